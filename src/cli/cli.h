@@ -1,0 +1,40 @@
+/* The rocm-perf command: one cmd_<name>() per subcommand, each in its own file. */
+#ifndef RPL_CLI_H
+#define RPL_CLI_H
+
+#include <stdio.h>
+
+typedef struct rpl_cli_cmd {
+    const char *name;
+    int (*run)(int argc, char **argv); /* argv[0] is the subcommand name */
+    const char *summary;
+} rpl_cli_cmd;
+
+int cmd_analyze(int argc, char **argv);
+int cmd_help(int argc, char **argv);
+int cmd_version(int argc, char **argv);
+
+/*
+ * Report the last library error as "rocm-perf: <message>" on stderr and
+ * return the exit code for `status`.
+ */
+int rpl_cli_fail(int status);
+
+/* Print "rocm-perf: <message>" for a usage error and return exit code 2. */
+int rpl_cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Handle the options every subcommand takes: -v/--verbose, -q/--quiet.
+ * Returns 1 when `opt` was one of them (and applied it), else 0.
+ */
+int rpl_cli_common_option(int opt);
+
+/* getopt_long entries and short-option letters for the common options. */
+#define RPL_CLI_COMMON_LONGOPTS                                                                    \
+    {"verbose", no_argument, NULL, 'v'}, {"quiet", no_argument, NULL, 'q'},                        \
+    {                                                                                              \
+        "help", no_argument, NULL, 'h'                                                             \
+    }
+#define RPL_CLI_COMMON_SHORTOPTS "vqh"
+
+#endif

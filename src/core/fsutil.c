@@ -1,0 +1,156 @@
+/* Paths and files (see rpl/fsutil.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rpl/error.h"
+#include "rpl/fsutil.h"
+#include "rpl/strbuf.h"
+
+int rpl_path_join(char **out, const char *base, const char *rel)
+{
+    rpl_strbuf sb = RPL_STRBUF_INIT;
+    const char *p = rel;
+    int rc;
+
+    *out = NULL;
+    if (!rel[0])
+        return rpl_error_set(RPL_EINPUT, "empty relative path");
+    if (rel[0] == '/')
+        return rpl_error_set(RPL_EINPUT, "path '%s' must be relative", rel);
+    while (*p) {
+        size_t n = strcspn(p, "/");
+        if (n == 2 && p[0] == '.' && p[1] == '.')
+            return rpl_error_set(RPL_EINPUT, "path '%s' leaves its directory", rel);
+        p += n;
+        p += strspn(p, "/");
+    }
+    rc = rpl_strbuf_puts(&sb, base);
+    if (!rc && sb.len && sb.ptr[sb.len - 1] != '/')
+        rc = rpl_strbuf_putc(&sb, '/');
+    if (!rc)
+        rc = rpl_strbuf_puts(&sb, rel);
+    if (rc) {
+        rpl_strbuf_release(&sb);
+        return rc;
+    }
+    *out = rpl_strbuf_detach(&sb);
+    return 0;
+}
+
+int rpl_mkdir_p(const char *path)
+{
+    char *copy = strdup(path);
+    char *p;
+    struct stat st;
+
+    if (!copy)
+        return rpl_error_oom();
+    for (p = copy + 1;; p++) {
+        char c = *p;
+        if (c != '/' && c != '\0')
+            continue;
+        *p = '\0';
+        if (mkdir(copy, 0777) != 0 && errno != EEXIST) {
+            rpl_error_set(RPL_EIO, "cannot create directory '%s': %s", copy, strerror(errno));
+            free(copy);
+            return RPL_EIO;
+        }
+        *p = c;
+        if (c == '\0')
+            break;
+    }
+    free(copy);
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+        return rpl_error_set(RPL_EIO, "'%s' is not a directory", path);
+    return 0;
+}
+
+int rpl_file_read_all(const char *path, size_t max, char **out, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    rpl_strbuf sb = RPL_STRBUF_INIT;
+    char chunk[65536];
+    size_t n;
+    int rc = 0;
+
+    *out = NULL;
+    if (len)
+        *len = 0;
+    if (!f)
+        return rpl_error_set(errno == ENOENT ? RPL_ENOTFOUND : RPL_EIO, "cannot open '%s': %s",
+                             path, strerror(errno));
+    while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+        if (sb.len + n > max) {
+            rc = rpl_error_set(RPL_EINPUT, "'%s' is larger than %zu bytes", path, max);
+            break;
+        }
+        if ((rc = rpl_strbuf_put(&sb, chunk, n)) != 0)
+            break;
+    }
+    if (!rc && ferror(f))
+        rc = rpl_error_set(RPL_EIO, "cannot read '%s': %s", path, strerror(errno));
+    fclose(f);
+    if (rc) {
+        rpl_strbuf_release(&sb);
+        return rc;
+    }
+    if (len)
+        *len = sb.len;
+    *out = rpl_strbuf_detach(&sb);
+    return *out ? 0 : rpl_error_oom();
+}
+
+int rpl_path_temp_sibling(char **out, const char *path)
+{
+    static unsigned counter;
+    rpl_strbuf sb = RPL_STRBUF_INIT;
+
+    if (rpl_strbuf_printf(&sb, "%s.tmp.%ld.%u", path, (long)getpid(), counter++)) {
+        rpl_strbuf_release(&sb);
+        return RPL_ENOMEM;
+    }
+    *out = rpl_strbuf_detach(&sb);
+    return 0;
+}
+
+int rpl_file_write_atomic(const char *path, const void *data, size_t len)
+{
+    const char *p = data;
+    char *tmp;
+    int fd, rc = 0;
+
+    if ((rc = rpl_path_temp_sibling(&tmp, path)) != 0)
+        return rc;
+    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        rc = rpl_error_set(RPL_EIO, "cannot create '%s': %s", tmp, strerror(errno));
+        free(tmp);
+        return rc;
+    }
+    while (len > 0) {
+        ssize_t n = write(fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            rc = rpl_error_set(RPL_EIO, "cannot write '%s': %s", path, strerror(errno));
+            break;
+        }
+        p += n;
+        len -= (size_t)n;
+    }
+    if (!rc && fsync(fd) != 0)
+        rc = rpl_error_set(RPL_EIO, "cannot sync '%s': %s", path, strerror(errno));
+    if (close(fd) != 0 && !rc)
+        rc = rpl_error_set(RPL_EIO, "cannot close '%s': %s", path, strerror(errno));
+    if (!rc && rename(tmp, path) != 0)
+        rc = rpl_error_set(RPL_EIO, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
+    if (rc)
+        unlink(tmp);
+    free(tmp);
+    return rc;
+}

@@ -1,0 +1,125 @@
+/* cJSON helpers (see rpl/json.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rpl/error.h"
+#include "rpl/fsutil.h"
+#include "rpl/json.h"
+
+int rpl_json_parse(cJSON **out, const char *text, size_t len, const char *what)
+{
+    const char *end = NULL;
+    cJSON *doc;
+
+    *out = NULL;
+    doc = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+    if (!doc) {
+        size_t off = end && end >= text ? (size_t)(end - text) : 0;
+        return rpl_error_set(RPL_EINPUT, "%s: malformed JSON near byte %zu", what, off);
+    }
+    *out = doc;
+    return 0;
+}
+
+int rpl_json_parse_file(cJSON **out, const char *path, size_t max)
+{
+    char *text;
+    size_t len;
+    int rc;
+
+    *out = NULL;
+    if ((rc = rpl_file_read_all(path, max, &text, &len)) != 0)
+        return rc;
+    rc = rpl_json_parse(out, text, len, path);
+    free(text);
+    return rc;
+}
+
+int rpl_json_get_number(const cJSON *obj, const char *key, double *out)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+    if (!item)
+        return RPL_ENOTFOUND;
+    if (!cJSON_IsNumber(item) || !isfinite(item->valuedouble))
+        return rpl_error_set(RPL_EINPUT, "'%s' must be a number", key);
+    *out = item->valuedouble;
+    return 0;
+}
+
+int rpl_json_get_int64(const cJSON *obj, const char *key, int64_t *out)
+{
+    double v;
+    int rc = rpl_json_get_number(obj, key, &v);
+
+    if (rc)
+        return rc;
+    /* Doubles hold integers exactly up to 2^53. */
+    if (v != floor(v) || fabs(v) > 9007199254740992.0)
+        return rpl_error_set(RPL_EINPUT, "'%s' must be an integer", key);
+    *out = (int64_t)v;
+    return 0;
+}
+
+int rpl_json_get_string(const cJSON *obj, const char *key, const char **out)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+    if (!item)
+        return RPL_ENOTFOUND;
+    if (!cJSON_IsString(item))
+        return rpl_error_set(RPL_EINPUT, "'%s' must be a string", key);
+    *out = item->valuestring;
+    return 0;
+}
+
+int rpl_json_get_bool(const cJSON *obj, const char *key, bool *out)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+    if (!item)
+        return RPL_ENOTFOUND;
+    if (!cJSON_IsBool(item))
+        return rpl_error_set(RPL_EINPUT, "'%s' must be true or false", key);
+    *out = cJSON_IsTrue(item);
+    return 0;
+}
+
+cJSON *rpl_json_add_int64(cJSON *obj, const char *key, int64_t v)
+{
+    return cJSON_AddNumberToObject(obj, key, (double)v);
+}
+
+int rpl_json_print(char **out, const cJSON *doc)
+{
+    char *text = cJSON_Print(doc);
+    size_t n;
+    char *with_nl;
+
+    *out = NULL;
+    if (!text)
+        return rpl_error_oom();
+    n = strlen(text);
+    with_nl = realloc(text, n + 2);
+    if (!with_nl) {
+        cJSON_free(text);
+        return rpl_error_oom();
+    }
+    with_nl[n] = '\n';
+    with_nl[n + 1] = '\0';
+    *out = with_nl;
+    return 0;
+}
+
+int rpl_json_write_file(const char *path, const cJSON *doc)
+{
+    char *text;
+    int rc = rpl_json_print(&text, doc);
+
+    if (rc)
+        return rc;
+    rc = rpl_file_write_atomic(path, text, strlen(text));
+    free(text);
+    return rc;
+}

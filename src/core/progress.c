@@ -1,0 +1,63 @@
+/* A progress line on stderr, drawn only on a terminal (see rpl/log.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rpl/log.h"
+
+struct rpl_progress {
+    char label[64];
+    uint64_t total;
+    double last_draw; /* seconds, CLOCK_MONOTONIC */
+};
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+rpl_progress *rpl_progress_start(const char *label, uint64_t total)
+{
+    rpl_progress *p;
+
+    if (!isatty(STDERR_FILENO) || rpl_log_get_level() < RPL_LOG_WARN)
+        return NULL;
+    p = calloc(1, sizeof(*p));
+    if (!p)
+        return NULL;
+    snprintf(p->label, sizeof(p->label), "%s", label);
+    p->total = total;
+    return p;
+}
+
+void rpl_progress_update(rpl_progress *p, uint64_t done)
+{
+    double now;
+
+    if (!p)
+        return;
+    now = now_seconds();
+    if (now - p->last_draw < 0.1)
+        return;
+    p->last_draw = now;
+    if (p->total)
+        fprintf(stderr, "\r%s: %llu/%llu (%.0f%%)\033[K", p->label, (unsigned long long)done,
+                (unsigned long long)p->total, 100.0 * (double)done / (double)p->total);
+    else
+        fprintf(stderr, "\r%s: %llu\033[K", p->label, (unsigned long long)done);
+    fflush(stderr);
+}
+
+void rpl_progress_finish(rpl_progress *p)
+{
+    if (!p)
+        return;
+    fputs("\r\033[K", stderr);
+    fflush(stderr);
+    free(p);
+}

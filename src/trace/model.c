@@ -1,0 +1,315 @@
+/* The in-memory trace model (see rpl/trace.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rpl/error.h"
+#include "rpl/trace.h"
+#include "strpool.h"
+
+/* Grow a RPL_ARRAY to hold one more item. */
+#define ARRAY_RESERVE(arr)                                                                         \
+    array_reserve((void **)&(arr).items, &(arr).cap, (arr).count, sizeof(*(arr).items))
+
+static int array_reserve(void **items, uint32_t *cap, uint32_t count, size_t size)
+{
+    uint32_t ncap;
+    void *p;
+
+    if (count < *cap)
+        return 0;
+    if (count >= RPL_NONE - 1)
+        return rpl_error_set(RPL_EINPUT, "trace has too many records");
+    ncap = *cap ? (*cap > RPL_NONE / 2 ? RPL_NONE - 1 : *cap * 2) : 16;
+    p = realloc(*items, (size_t)ncap * size);
+    if (!p)
+        return rpl_error_oom();
+    *items = p;
+    *cap = ncap;
+    return 0;
+}
+
+int rpl_trace_new(rpl_trace **out)
+{
+    rpl_trace *t = calloc(1, sizeof(*t));
+
+    *out = NULL;
+    if (!t)
+        return rpl_error_oom();
+    t->strings = rpl_strpool_new();
+    if (!t->strings) {
+        free(t);
+        return rpl_error_oom();
+    }
+    *out = t;
+    return 0;
+}
+
+void rpl_trace_free(rpl_trace *t)
+{
+    if (!t)
+        return;
+    for (uint32_t i = 0; i < t->agents.count; i++)
+        cJSON_Delete(t->agents.items[i].extdata);
+    free(t->sources.items);
+    free(t->processes.items);
+    free(t->agents.items);
+    free(t->symbols.items);
+    free(t->queues.items);
+    free(t->streams.items);
+    free(t->dispatches.items);
+    free(t->memcpys.items);
+    free(t->regions.items);
+    free(t->args.items);
+    free(t->counter_names.items);
+    free(t->counter_values.items);
+    rpl_strpool_free(t->strings);
+    free(t);
+}
+
+const char *rpl_trace_intern(rpl_trace *t, const char *s)
+{
+    if (!s)
+        s = "";
+    return rpl_strpool_intern(t->strings, s, strlen(s));
+}
+
+/* Intern *field in place; returns nonzero when out of memory. */
+static int intern_field(rpl_trace *t, const char **field)
+{
+    const char *s = rpl_trace_intern(t, *field);
+
+    if (!s)
+        return rpl_error_oom();
+    *field = s;
+    return 0;
+}
+
+#define APPEND(arr, rec, index)                                                                    \
+    do {                                                                                           \
+        int rc_ = ARRAY_RESERVE(arr);                                                              \
+        if (rc_)                                                                                   \
+            return rc_;                                                                            \
+        (arr).items[(arr).count] = (rec);                                                          \
+        if (index)                                                                                 \
+            *(index) = (arr).count;                                                                \
+        (arr).count++;                                                                             \
+    } while (0)
+
+int rpl_trace_add_source(rpl_trace *t, const rpl_source *rec, uint32_t *index)
+{
+    rpl_source r = *rec;
+
+    if (intern_field(t, &r.path) || intern_field(t, &r.schema_version) ||
+        intern_field(t, &r.guid) || intern_field(t, &r.uuid))
+        return RPL_ENOMEM;
+    APPEND(t->sources, r, index);
+    return 0;
+}
+
+int rpl_trace_add_process(rpl_trace *t, const rpl_process *rec, uint32_t *index)
+{
+    rpl_process r = *rec;
+
+    if (intern_field(t, &r.command) || intern_field(t, &r.hostname))
+        return RPL_ENOMEM;
+    APPEND(t->processes, r, index);
+    return 0;
+}
+
+int rpl_trace_add_agent(rpl_trace *t, const rpl_agent *rec, uint32_t *index)
+{
+    rpl_agent r = *rec;
+
+    if (intern_field(t, &r.name) || intern_field(t, &r.model_name) ||
+        intern_field(t, &r.vendor_name) || intern_field(t, &r.product_name))
+        return RPL_ENOMEM;
+    APPEND(t->agents, r, index);
+    return 0;
+}
+
+int rpl_trace_add_symbol(rpl_trace *t, const rpl_kernel_symbol *rec, uint32_t *index)
+{
+    rpl_kernel_symbol r = *rec;
+
+    if (!r.display_name || !r.display_name[0])
+        r.display_name = r.name;
+    if (intern_field(t, &r.name) || intern_field(t, &r.display_name))
+        return RPL_ENOMEM;
+    APPEND(t->symbols, r, index);
+    return 0;
+}
+
+int rpl_trace_add_queue(rpl_trace *t, const rpl_queue *rec, uint32_t *index)
+{
+    rpl_queue r = *rec;
+
+    if (intern_field(t, &r.name))
+        return RPL_ENOMEM;
+    APPEND(t->queues, r, index);
+    return 0;
+}
+
+int rpl_trace_add_stream(rpl_trace *t, const rpl_queue *rec, uint32_t *index)
+{
+    rpl_queue r = *rec;
+
+    if (intern_field(t, &r.name))
+        return RPL_ENOMEM;
+    APPEND(t->streams, r, index);
+    return 0;
+}
+
+int rpl_trace_add_dispatch(rpl_trace *t, const rpl_dispatch *rec, uint32_t *index)
+{
+    APPEND(t->dispatches, *rec, index);
+    return 0;
+}
+
+int rpl_trace_add_memcpy(rpl_trace *t, const rpl_memcpy *rec, uint32_t *index)
+{
+    rpl_memcpy r = *rec;
+
+    if (intern_field(t, &r.name))
+        return RPL_ENOMEM;
+    APPEND(t->memcpys, r, index);
+    return 0;
+}
+
+int rpl_trace_add_region(rpl_trace *t, const rpl_region *rec, const rpl_arg *args, uint32_t nargs,
+                         uint32_t *index)
+{
+    rpl_region r = *rec;
+
+    if (intern_field(t, &r.name) || intern_field(t, &r.category))
+        return RPL_ENOMEM;
+    r.args_first = t->args.count;
+    r.args_count = nargs;
+    for (uint32_t i = 0; i < nargs; i++) {
+        rpl_arg a = args[i];
+        if (intern_field(t, &a.name) || intern_field(t, &a.type) || intern_field(t, &a.value))
+            return RPL_ENOMEM;
+        APPEND(t->args, a, (uint32_t *)NULL);
+    }
+    APPEND(t->regions, r, index);
+    return 0;
+}
+
+int rpl_trace_counter_index(rpl_trace *t, const char *name, uint32_t *index)
+{
+    const char *s = rpl_trace_intern(t, name);
+
+    if (!s)
+        return rpl_error_oom();
+    /* Interned strings compare by pointer; traces have few counter names. */
+    for (uint32_t i = 0; i < t->counter_names.count; i++) {
+        if (t->counter_names.items[i] == s) {
+            *index = i;
+            return 0;
+        }
+    }
+    APPEND(t->counter_names, s, index);
+    return 0;
+}
+
+static int cmp_counter(const void *a, const void *b)
+{
+    const rpl_counter_value *x = a, *y = b;
+
+    return (x->counter > y->counter) - (x->counter < y->counter);
+}
+
+int rpl_trace_set_dispatch_counters(rpl_trace *t, uint32_t dispatch,
+                                    const rpl_counter_value *values, uint32_t count)
+{
+    uint32_t first = t->counter_values.count, n = 0;
+    rpl_counter_value *slice;
+
+    if (dispatch >= t->dispatches.count)
+        return rpl_error_set(RPL_EUSAGE, "dispatch index %u out of range", dispatch);
+    for (uint32_t i = 0; i < count; i++) {
+        int rc = ARRAY_RESERVE(t->counter_values);
+        if (rc)
+            return rc;
+        t->counter_values.items[t->counter_values.count++] = values[i];
+    }
+    slice = t->counter_values.items + first;
+    qsort(slice, count, sizeof(*slice), cmp_counter);
+    /* Sum repeated counters (one row per hardware instance). */
+    for (uint32_t i = 0; i < count; i++) {
+        if (n > 0 && slice[n - 1].counter == slice[i].counter)
+            slice[n - 1].value += slice[i].value;
+        else
+            slice[n++] = slice[i];
+    }
+    t->counter_values.count = first + n;
+    t->dispatches.items[dispatch].counters_first = first;
+    t->dispatches.items[dispatch].counters_count = n;
+    return 0;
+}
+
+bool rpl_dispatch_counter(const rpl_trace *t, const rpl_dispatch *d, uint32_t counter,
+                          double *value)
+{
+    const rpl_counter_value *v = t->counter_values.items + d->counters_first;
+    uint32_t lo = 0, hi = d->counters_count;
+
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (v[mid].counter == counter) {
+            *value = v[mid].value;
+            return true;
+        }
+        if (v[mid].counter < counter)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return false;
+}
+
+static uint32_t json_u32(const cJSON *obj, const char *key)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+    if (!cJSON_IsNumber(item) || !(item->valuedouble >= 0) || item->valuedouble > 4294967295.0)
+        return 0;
+    return (uint32_t)item->valuedouble;
+}
+
+void rpl_agent_refresh_facts(rpl_agent *a)
+{
+    const cJSON *clk;
+
+    if (!cJSON_IsObject(a->extdata))
+        return;
+    a->cu_count = json_u32(a->extdata, "cu_count");
+    a->simd_per_cu = json_u32(a->extdata, "simd_per_cu");
+    a->wave_front_size = json_u32(a->extdata, "wave_front_size");
+    a->max_waves_per_cu = json_u32(a->extdata, "max_waves_per_cu");
+    a->gfx_target_version = json_u32(a->extdata, "gfx_target_version");
+    clk = cJSON_GetObjectItemCaseSensitive(a->extdata, "max_engine_clk_fcompute");
+    a->max_engine_clk_mhz = cJSON_IsNumber(clk) && clk->valuedouble > 0 ? clk->valuedouble : 0;
+}
+
+static const char *const copy_kind_names[] = {
+    [RPL_COPY_OTHER] = "MEMORY_COPY_NONE",
+    [RPL_COPY_HOST_TO_HOST] = "MEMORY_COPY_HOST_TO_HOST",
+    [RPL_COPY_HOST_TO_DEVICE] = "MEMORY_COPY_HOST_TO_DEVICE",
+    [RPL_COPY_DEVICE_TO_HOST] = "MEMORY_COPY_DEVICE_TO_HOST",
+    [RPL_COPY_DEVICE_TO_DEVICE] = "MEMORY_COPY_DEVICE_TO_DEVICE",
+};
+
+rpl_copy_kind rpl_copy_kind_from_name(const char *name)
+{
+    for (int k = RPL_COPY_HOST_TO_HOST; k <= RPL_COPY_DEVICE_TO_DEVICE; k++)
+        if (name && strcmp(name, copy_kind_names[k]) == 0)
+            return (rpl_copy_kind)k;
+    return RPL_COPY_OTHER;
+}
+
+const char *rpl_copy_kind_name(rpl_copy_kind kind)
+{
+    if ((unsigned)kind > RPL_COPY_DEVICE_TO_DEVICE)
+        kind = RPL_COPY_OTHER;
+    return copy_kind_names[kind];
+}

@@ -41,9 +41,8 @@ int rpl_log_init_from_env(void)
         return 0;
     level = rpl_log_level_parse(env);
     if (level < 0)
-        return rpl_error_set(RPL_EUSAGE,
-                             "ROCM_PERF_LOG='%s' is not one of error, warn, info, debug, trace",
-                             env);
+        return rpl_error_set(
+            RPL_EUSAGE, "ROCM_PERF_LOG='%s' is not one of error, warn, info, debug, trace", env);
     current_level = (rpl_log_level)level;
     return 0;
 }

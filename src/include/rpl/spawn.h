@@ -21,13 +21,13 @@ typedef struct rpl_spawn_opts {
 } rpl_spawn_opts;
 
 typedef struct rpl_spawn_result {
-    bool exited;      /* exited normally (exit_code is valid) */
+    bool exited; /* exited normally (exit_code is valid) */
     int exit_code;
-    int term_signal;  /* the signal that ended it, when !exited */
+    int term_signal; /* the signal that ended it, when !exited */
     bool timed_out;
-    char *out;        /* captured stdout, NUL-terminated, or NULL */
+    char *out; /* captured stdout, NUL-terminated, or NULL */
     size_t out_len;
-    char *err;        /* captured stderr, NUL-terminated, or NULL */
+    char *err; /* captured stderr, NUL-terminated, or NULL */
     size_t err_len;
 } rpl_spawn_result;
 

@@ -10,7 +10,10 @@ typedef struct rpl_strbuf {
     size_t cap; /* bytes allocated */
 } rpl_strbuf;
 
-#define RPL_STRBUF_INIT {NULL, 0, 0}
+#define RPL_STRBUF_INIT                                                                            \
+    {                                                                                              \
+        NULL, 0, 0                                                                                 \
+    }
 
 /* Make room for `extra` more bytes plus the NUL. */
 int rpl_strbuf_grow(rpl_strbuf *sb, size_t extra);

@@ -48,9 +48,9 @@ typedef struct rpl_agent {
     const char *product_name; /* "AMD Instinct MI300X", "NVIDIA H100 80GB HBM3", or "" */
     cJSON *extdata;           /* parsed extdata object, owned by the trace; may be NULL */
     /* Facts taken from extdata when present (0 when unknown). */
-    uint32_t cu_count;          /* CUs or SMs */
+    uint32_t cu_count; /* CUs or SMs */
     uint32_t simd_per_cu;
-    uint32_t wave_front_size;   /* 64/32 on AMD, 32 on NVIDIA */
+    uint32_t wave_front_size; /* 64/32 on AMD, 32 on NVIDIA */
     uint32_t max_waves_per_cu;
     uint32_t gfx_target_version; /* e.g. 90402 for gfx942 */
     double max_engine_clk_mhz;
@@ -87,13 +87,13 @@ typedef struct rpl_dispatch {
     uint32_t queue;      /* index into queues */
     uint32_t stream;     /* index into streams, or RPL_NONE */
     int64_t pid, tid;
-    int64_t start, end;  /* ns, end >= start */
-    uint32_t grid[3];      /* work-items (AMD) or threads (NVIDIA) per dimension */
-    uint32_t workgroup[3]; /* work-items per workgroup / threads per block */
+    int64_t start, end;            /* ns, end >= start */
+    uint32_t grid[3];              /* work-items (AMD) or threads (NVIDIA) per dimension */
+    uint32_t workgroup[3];         /* work-items per workgroup / threads per block */
     uint32_t group_segment_size;   /* dynamic LDS of this dispatch */
     uint32_t private_segment_size; /* scratch of this dispatch */
-    int64_t correlation_id; /* internal correlation (rocpd_event.stack_id), 0 if none */
-    uint32_t counters_first; /* slice [first, first+count) of trace->counter_values */
+    int64_t correlation_id;        /* internal correlation (rocpd_event.stack_id), 0 if none */
+    uint32_t counters_first;       /* slice [first, first+count) of trace->counter_values */
     uint32_t counters_count;
 } rpl_dispatch;
 
@@ -112,9 +112,9 @@ typedef struct rpl_memcpy {
     rpl_copy_kind kind;
     int64_t pid, tid;
     int64_t start, end;
-    uint64_t size;               /* bytes */
+    uint64_t size;                 /* bytes */
     uint32_t src_agent, dst_agent; /* indices or RPL_NONE */
-    uint32_t queue, stream;      /* indices or RPL_NONE */
+    uint32_t queue, stream;        /* indices or RPL_NONE */
     int64_t correlation_id;
 } rpl_memcpy;
 
@@ -135,7 +135,7 @@ typedef struct rpl_region {
     int64_t start, end;
     int64_t correlation_id;        /* internal correlation (stack_id) */
     int64_t parent_correlation_id; /* ancestor (parent_stack_id) */
-    uint32_t args_first; /* slice of trace->args */
+    uint32_t args_first;           /* slice of trace->args */
     uint32_t args_count;
 } rpl_region;
 
@@ -144,7 +144,11 @@ typedef struct rpl_counter_value {
     double value;     /* summed over instances (as the counters_collection view) */
 } rpl_counter_value;
 
-#define RPL_ARRAY(type) struct { type *items; uint32_t count, cap; }
+#define RPL_ARRAY(type)                                                                            \
+    struct {                                                                                       \
+        type *items;                                                                               \
+        uint32_t count, cap;                                                                       \
+    }
 
 typedef struct rpl_trace {
     RPL_ARRAY(rpl_source) sources;

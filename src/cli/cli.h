@@ -12,6 +12,9 @@ typedef struct rpl_cli_cmd {
 
 int cmd_analyze(int argc, char **argv);
 int cmd_help(int argc, char **argv);
+int cmd_inspect(int argc, char **argv);
+int cmd_profile(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 
 /*

@@ -11,6 +11,9 @@
 static const rpl_cli_cmd commands[] = {
     {"analyze", cmd_analyze, "summarise rocpd traces: per-kernel runtime statistics"},
     {"help", cmd_help, "show help for rocm-perf or a subcommand"},
+    {"inspect", cmd_inspect, "registers, LDS, scratch and occupancy of compiled kernels"},
+    {"profile", cmd_profile, "run a program under rocprofv3 or CUPTI and analyse it"},
+    {"report", cmd_report, "critical path of traces: summary, Perfetto trace, SVG timeline"},
     {"version", cmd_version, "print the version"},
 };
 

@@ -10,21 +10,27 @@
 static _Thread_local char error_text[RPL_ERROR_MAX];
 static _Thread_local rpl_error last_error = {0, ""};
 
-/* Keep messages on one line: a caller's text may carry newlines from input. */
+/*
+ * Keep messages on one line: a caller's text may carry newlines or other
+ * control characters (escape sequences) from input.
+ */
 static void flatten(char *s)
 {
     for (; *s; s++)
-        if (*s == '\n' || *s == '\r' || *s == '\t')
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
             *s = ' ';
 }
 
 int rpl_error_set(int code, const char *fmt, ...)
 {
+    char text[RPL_ERROR_MAX];
     va_list ap;
 
+    /* Format aside first: an argument may be the current message itself. */
     va_start(ap, fmt);
-    vsnprintf(error_text, sizeof(error_text), fmt, ap);
+    vsnprintf(text, sizeof(text), fmt, ap);
     va_end(ap);
+    memcpy(error_text, text, sizeof(error_text));
     flatten(error_text);
     last_error.code = code;
     last_error.message = error_text;

@@ -1,6 +1,7 @@
 /* Paths and files (see rpl/fsutil.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,10 +45,12 @@ int rpl_path_join(char **out, const char *base, const char *rel)
 
 int rpl_mkdir_p(const char *path)
 {
-    char *copy = strdup(path);
-    char *p;
+    char *copy, *p;
     struct stat st;
 
+    if (!path[0])
+        return rpl_error_set(RPL_EINPUT, "empty directory path");
+    copy = strdup(path);
     if (!copy)
         return rpl_error_oom();
     for (p = copy + 1;; p++) {
@@ -55,8 +58,10 @@ int rpl_mkdir_p(const char *path)
         if (c != '/' && c != '\0')
             continue;
         *p = '\0';
-        if (mkdir(copy, 0777) != 0 && errno != EEXIST) {
-            rpl_error_set(RPL_EIO, "cannot create directory '%s': %s", copy, strerror(errno));
+        /* An existing directory may also answer EACCES or EROFS. */
+        int err = mkdir(copy, 0777) == 0 ? 0 : errno;
+        if (err && err != EEXIST && !(stat(copy, &st) == 0 && S_ISDIR(st.st_mode))) {
+            rpl_error_set(RPL_EIO, "cannot create directory '%s': %s", copy, strerror(err));
             free(copy);
             return RPL_EIO;
         }
@@ -107,10 +112,11 @@ int rpl_file_read_all(const char *path, size_t max, char **out, size_t *len)
 
 int rpl_path_temp_sibling(char **out, const char *path)
 {
-    static unsigned counter;
+    static atomic_uint counter;
     rpl_strbuf sb = RPL_STRBUF_INIT;
 
-    if (rpl_strbuf_printf(&sb, "%s.tmp.%ld.%u", path, (long)getpid(), counter++)) {
+    if (rpl_strbuf_printf(&sb, "%s.tmp.%ld.%u", path, (long)getpid(),
+                          atomic_fetch_add(&counter, 1))) {
         rpl_strbuf_release(&sb);
         return RPL_ENOMEM;
     }
@@ -128,7 +134,8 @@ int rpl_file_write_atomic(const char *path, const void *data, size_t len)
         return rc;
     fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd < 0) {
-        rc = rpl_error_set(RPL_EIO, "cannot create '%s': %s", tmp, strerror(errno));
+        rc = rpl_error_set(RPL_EIO, "cannot write '%s': cannot create '%s': %s", path, tmp,
+                           strerror(errno));
         free(tmp);
         return rc;
     }
@@ -136,8 +143,9 @@ int rpl_file_write_atomic(const char *path, const void *data, size_t len)
         ssize_t n = write(fd, p, len);
         if (n < 0 && errno == EINTR)
             continue;
-        if (n < 0) {
-            rc = rpl_error_set(RPL_EIO, "cannot write '%s': %s", path, strerror(errno));
+        if (n <= 0) {
+            rc = rpl_error_set(RPL_EIO, "cannot write '%s': %s", path,
+                               n < 0 ? strerror(errno) : "no progress");
             break;
         }
         p += n;

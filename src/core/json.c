@@ -13,9 +13,24 @@ int rpl_json_parse(cJSON **out, const char *text, size_t len, const char *what)
     cJSON *doc;
 
     *out = NULL;
+    /*
+     * cJSON's own null-terminated check wants the NUL inside `len`, so
+     * trailing garbage ("{} x") is rejected here instead.
+     */
     doc = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+    if (doc && end) {
+        const char *stop = text + len;
+        while (end < stop && (*end == ' ' || *end == '\t' || *end == '\n' || *end == '\r'))
+            end++;
+        if (end < stop && *end != '\0') {
+            cJSON_Delete(doc);
+            doc = NULL;
+        }
+    }
     if (!doc) {
         size_t off = end && end >= text ? (size_t)(end - text) : 0;
+        if (!len)
+            return rpl_error_set(RPL_EINPUT, "%s: empty JSON document", what);
         return rpl_error_set(RPL_EINPUT, "%s: malformed JSON near byte %zu", what, off);
     }
     *out = doc;
@@ -57,7 +72,7 @@ int rpl_json_get_int64(const cJSON *obj, const char *key, int64_t *out)
         return rc;
     /* Doubles hold integers exactly up to 2^53. */
     if (v != floor(v) || fabs(v) > 9007199254740992.0)
-        return rpl_error_set(RPL_EINPUT, "'%s' must be an integer", key);
+        return rpl_error_set(RPL_EINPUT, "'%s' must be an integer of at most 2^53", key);
     *out = (int64_t)v;
     return 0;
 }

@@ -1,4 +1,5 @@
 /* Levelled logging on stderr (see rpl/log.h). */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,8 @@ rpl_log_level rpl_log_get_level(void)
 
 int rpl_log_level_parse(const char *name)
 {
+    if (!name)
+        return -1;
     for (int i = 0; i <= RPL_LOG_TRACE; i++)
         if (strcasecmp(name, level_names[i]) == 0)
             return i;
@@ -49,13 +52,18 @@ int rpl_log_init_from_env(void)
 
 void rpl_log(rpl_log_level level, const char *fmt, ...)
 {
+    int saved_errno = errno; /* callers log and then report strerror(errno) */
     va_list ap;
 
-    if (level > current_level)
+    if ((int)level < RPL_LOG_ERROR || level > RPL_LOG_TRACE || level > current_level)
         return;
+    /* One line per call, even with several threads logging. */
+    flockfile(stderr);
     fprintf(stderr, "rocm-perf: %s: ", level_names[level]);
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fputc('\n', stderr);
+    funlockfile(stderr);
+    errno = saved_errno;
 }

@@ -10,32 +10,70 @@
 #include <regex.h>
 #include <stdbool.h>
 
-/* POSIX extended regex matched against the mangled and the display name. */
+#include "rpl/strbuf.h"
+
+/*
+ * POSIX extended regex matched against a kernel's short name (see
+ * rpl_kernel_short_name), never against its template arguments or
+ * parameters, so "gemm<rocblas_fill>(FillMode)" is no helper.  It catches:
+ * - names that start with a runtime prefix: __amd_rocclr_ (the ROCclr blit
+ *   kernels: fillBufferAligned, copyBuffer, copyBufferRect, streamOpsWait,
+ *   initHeap, ...), amd_rocclr_, __hip, hip + capital or '_', hsa_;
+ * - memset kernels: "memset" or "Memset" anywhere;
+ * - fill kernels: "fill"/"Fill" as a word (fill_kernel, FillFunctor,
+ *   deviceFill), not inside a word (prefill, refill);
+ * - runtime buffer/image copies: copyBuffer*, copyImage*, CopyBuffer*.
+ * Copies written by users (copy_kernel, copy_transpose) are real work and
+ * are kept.
+ */
 #define RPL_HELPER_REGEX_DEFAULT                                                                   \
-    "^(__amd_rocclr_|hip[A-Z_]|hsa_|__hip|_Z[0-9]+__amd_rocclr_|amd_rocclr_)"                      \
-    "|([Mm]emset|[Ff]ill[A-Z_]|[Cc]opy[A-Z_](Buffer|Image)|BlitKernel)"
+    "^(__amd_rocclr_|amd_rocclr_|__hip|hip[A-Z_]|hsa_)"                                            \
+    "|[Mm]emset"                                                                                   \
+    "|(^|[^A-Za-z])[Ff]ill([^a-z]|$)|[a-z0-9]Fill([^a-z]|$)"                                       \
+    "|(^|[^A-Za-z])[Cc]opy(Buffer|Image)|[a-z0-9]Copy(Buffer|Image)"
+
+/* Environment variable that replaces the default helper pattern. */
+#define RPL_HELPER_REGEX_ENV "ROCM_PERF_HELPERS"
 
 typedef struct rpl_kernel_filter {
     regex_t include; /* --kernel REGEX */
     regex_t helper;
     bool has_include;
     bool include_helpers; /* keep helpers too */
+    char *kernel_regex;   /* the --kernel pattern, or NULL */
+    char *helper_regex;   /* the helper pattern in effect */
 } rpl_kernel_filter;
 
 /*
  * kernel_regex: NULL for every kernel.  helper_regex: NULL for the
- * ROCM_PERF_HELPERS environment variable, else the default.  A bad
- * expression fails with RPL_EUSAGE.
+ * ROCM_PERF_HELPERS environment variable when it is set and not empty, else
+ * the default.  A bad expression fails with RPL_EUSAGE.
  */
-int rpl_kernel_filter_init(rpl_kernel_filter *f, const char *kernel_regex,
-                           const char *helper_regex, bool include_helpers);
+int rpl_kernel_filter_init(rpl_kernel_filter *f, const char *kernel_regex, const char *helper_regex,
+                           bool include_helpers);
 void rpl_kernel_filter_release(rpl_kernel_filter *f);
 
-/* True when either name looks like a runtime helper. */
+/* True when the kernel's short name matches the helper pattern. */
 bool rpl_kernel_filter_is_helper(const rpl_kernel_filter *f, const char *name,
                                  const char *display_name);
-/* True when the kernel is selected: matches --kernel, and is no helper unless kept. */
+/*
+ * True when the kernel is selected: the --kernel pattern matches its display
+ * name or its mangled name (anywhere, as grep does), and it is no helper
+ * unless helpers are kept.
+ */
 bool rpl_kernel_filter_selects(const rpl_kernel_filter *f, const char *name,
                                const char *display_name);
+
+/*
+ * The short name of a kernel: its qualified function name without return
+ * type, template arguments, parameters and a ".kd" suffix.  Taken from the
+ * display name, or by decoding the mangled name when the display name is
+ * empty or itself mangled:
+ *   "void ns::gemm<float, 4>(float*, int)"  -> "ns::gemm"
+ *   "_ZN2ns4gemmIfEEvPf"                    -> "ns::gemm"
+ *   "__amd_rocclr_copyBuffer.kd"            -> "__amd_rocclr_copyBuffer"
+ * `out` is reset first.
+ */
+int rpl_kernel_short_name(rpl_strbuf *out, const char *name, const char *display_name);
 
 #endif

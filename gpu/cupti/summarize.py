@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""Summarise the recorder's databases and compare them with ncu.
+
+usage: summarize.py NAME=DB[,NCU_CSV] ...
+
+For every database: the kernels (name, grid in blocks, block, registers,
+static/dynamic shared memory, calls, median duration), the median of ncu's
+gpu__time_duration.sum for the same kernel and the ratio, memory copies by
+kind, the event-record and stream-wait regions with their arguments, and
+the counters recorded.  Reads the rocpd views the writer creates.
+"""
+import csv
+import sqlite3
+import statistics
+import sys
+
+
+def ncu_durations(path):
+    """Kernel name -> list of gpu__time_duration.sum (ns) from `ncu --csv`."""
+    out = {}
+    with open(path, newline="") as f:
+        lines = [l for l in f if l.startswith('"')]  # skip ncu's own log lines
+    for row in csv.DictReader(lines):
+        if row.get("Metric Name") != "gpu__time_duration.sum":
+            continue
+        name = row["Kernel Name"].split("(")[0]
+        value = float(row["Metric Value"].replace(",", ""))
+        unit = row.get("Metric Unit", "ns")
+        scale = {"ns": 1, "nsecond": 1, "us": 1e3, "usecond": 1e3, "ms": 1e6, "msecond": 1e6}
+        out.setdefault(name, []).append(value * scale.get(unit, 1))
+    return out
+
+
+def short(name):
+    return name.split("(")[0]
+
+
+def summarise(label, db, ncu_csv):
+    con = sqlite3.connect(db)
+    q = con.execute
+    print(f"== {label}: {db}")
+    agent = q("SELECT name, product_name, extdata FROM rocpd_info_agent WHERE type='GPU'").fetchone()
+    if agent:
+        print(f"GPU agent: {agent[0]} {agent[1]}")
+        print(f"  extdata: {agent[2]}")
+    ncu = ncu_durations(ncu_csv) if ncu_csv else {}
+    rows = q(
+        "SELECT s.display_name, d.grid_size_x, d.grid_size_y, d.grid_size_z, d.workgroup_size_x,"
+        " d.workgroup_size_y, d.workgroup_size_z, s.arch_vgpr_count, s.group_segment_size,"
+        " d.group_segment_size, d.\"end\" - d.start, d.stream_id FROM rocpd_kernel_dispatch d"
+        " JOIN rocpd_info_kernel_symbol s ON s.id = d.kernel_id ORDER BY d.start").fetchall()
+    kernels = {}
+    for r in rows:
+        kernels.setdefault(r[0], []).append(r)
+    print("kernel | grid (blocks) | block | regs | static smem | dyn smem | calls | "
+          "median ns (ours) | median ns (ncu) | ours/ncu")
+    for name, rs in kernels.items():
+        r = rs[0]
+        blocks = [r[1] // max(r[4], 1), r[2] // max(r[5], 1), r[3] // max(r[6], 1)]
+        ours = statistics.median(x[10] for x in rs)
+        theirs = ncu.get(short(name))
+        med = statistics.median(theirs) if theirs else None
+        ratio = f"{ours / med:.4f}" if med else "-"
+        print(f"{name} | {blocks} | {[r[4], r[5], r[6]]} | {r[7]} | {r[8]} | {r[9]} | {len(rs)} | "
+              f"{ours:.0f} | {med if med is None else f'{med:.0f}'} | {ratio}")
+        print(f"  durations ns (ours): {[x[10] for x in rs]}")
+        if theirs:
+            print(f"  durations ns (ncu):  {[round(x) for x in theirs]}")
+    for name, n, size, dur in q(
+            "SELECT st.string, count(*), sum(m.size), sum(m.\"end\" - m.start) FROM rocpd_memory_copy m"
+            " JOIN rocpd_string st ON st.id = m.name_id GROUP BY st.string"):
+        print(f"copy {name}: {n} ops, {size} bytes, {dur} ns")
+    for name, n in q("SELECT st.string, count(*) FROM rocpd_region r JOIN rocpd_string st"
+                     " ON st.id = r.name_id GROUP BY st.string ORDER BY 2 DESC LIMIT 12"):
+        print(f"region {name}: {n}")
+    for name, args in q(
+            "SELECT st.string, group_concat(a.name || '=' || a.value, ' ') FROM rocpd_region r"
+            " JOIN rocpd_string st ON st.id = r.name_id JOIN rocpd_arg a ON a.event_id = r.event_id"
+            " WHERE st.string LIKE '%EventRecord%' OR st.string LIKE '%StreamWaitEvent%'"
+            " GROUP BY r.id ORDER BY r.start LIMIT 6"):
+        print(f"sync {name}: {args}")
+    counters = q("SELECT i.name, count(*), avg(e.value) FROM rocpd_pmc_event e"
+                 " JOIN rocpd_info_pmc i ON i.id = e.pmc_id GROUP BY i.name").fetchall()
+    for name, n, avg in counters:
+        print(f"counter {name}: {n} values, mean {avg:.6g}")
+    if counters:
+        for kname, metric, val in q(
+                "SELECT s.display_name, i.name, e.value FROM rocpd_pmc_event e"
+                " JOIN rocpd_info_pmc i ON i.id = e.pmc_id"
+                " JOIN rocpd_kernel_dispatch d ON d.event_id = e.event_id"
+                " JOIN rocpd_info_kernel_symbol s ON s.id = d.kernel_id"
+                " WHERE i.name IN ('gpu__time_duration.sum', 'dram__bytes_read.sum',"
+                " 'dram__bytes_write.sum', 'smsp__sass_thread_inst_executed_op_ffma_pred_on.sum')"
+                " ORDER BY d.start LIMIT 16"):
+            print(f"  {short(kname)} {metric} = {val:.6g}")
+    con.close()
+
+
+def main(argv):
+    for spec in argv[1:]:
+        label, _, rest = spec.partition("=")
+        db, _, ncu_csv = rest.partition(",")
+        try:
+            summarise(label, db, ncu_csv or None)
+        except (sqlite3.Error, OSError, KeyError, ValueError) as e:
+            print(f"== {label}: cannot summarise {db}: {e}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,132 @@
+/*
+ * Busy time: the union of the dispatch intervals, swept in start order.
+ * Traces read from one queue are usually in start order already and are
+ * swept in place.  Otherwise the intervals are sorted by an LSD radix sort
+ * on the start offset: on a million dispatches over several queues it takes
+ * a fifth of the time of qsort, which would otherwise cost more than the
+ * whole rest of the summary.
+ */
+#include <stdlib.h>
+
+#include "busy_time.h"
+#include "rpl/error.h"
+
+#define RADIX_BITS   11
+#define SELECTED_BIT (UINT64_C(1) << 63)
+
+typedef struct sweep {
+    int64_t covered; /* end of the union so far */
+    int64_t length;
+    int started;
+} sweep;
+
+/* Add [start, end) given in start order: only what lies beyond the covered end counts. */
+static void sweep_add(sweep *s, int64_t start, int64_t end)
+{
+    int64_t from = s->started && s->covered > start ? s->covered : start;
+
+    if (end > from)
+        s->length += end - from;
+    if (!s->started || end > s->covered)
+        s->covered = end;
+    s->started = 1;
+}
+
+/* An interval keyed by its start offset from the earliest start; bit 63 marks "selected". */
+typedef struct keyed {
+    uint64_t key;
+    int64_t end;
+} keyed;
+
+/* Stable LSD radix sort on the low `bits` bits of the keys; returns the sorted array. */
+static keyed *radix_sort(keyed *a, keyed *tmp, size_t n, unsigned bits)
+{
+    size_t count[1u << RADIX_BITS];
+
+    for (unsigned shift = 0; shift < bits; shift += RADIX_BITS) {
+        size_t sum = 0;
+        keyed *swap;
+
+        for (size_t d = 0; d < (1u << RADIX_BITS); d++)
+            count[d] = 0;
+        for (size_t i = 0; i < n; i++)
+            count[(a[i].key >> shift) & ((1u << RADIX_BITS) - 1)]++;
+        for (size_t d = 0; d < (1u << RADIX_BITS); d++) {
+            size_t c = count[d];
+            count[d] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < n; i++)
+            tmp[count[(a[i].key >> shift) & ((1u << RADIX_BITS) - 1)]++] = a[i];
+        swap = a;
+        a = tmp;
+        tmp = swap;
+    }
+    return a;
+}
+
+static int sweep_unsorted(const rpl_trace *t, const uint8_t *flags, uint8_t mask, sweep *all,
+                          sweep *sel)
+{
+    const rpl_dispatch *d = t->dispatches.items;
+    size_t n = t->dispatches.count;
+    int64_t min = d[0].start, max = d[0].start;
+    keyed *a, *tmp, *sorted;
+    unsigned bits = 0;
+
+    for (size_t i = 1; i < n; i++) {
+        min = d[i].start < min ? d[i].start : min;
+        max = d[i].start > max ? d[i].start : max;
+    }
+    /* Offsets of 2^62 ns (146 years) and more are refused rather than mis-sorted. */
+    if ((uint64_t)max - (uint64_t)min >= (UINT64_C(1) << 62))
+        return rpl_error_set(RPL_EINPUT, "dispatch start times span more than 2^62 ns");
+    while (bits < 62 && ((uint64_t)max - (uint64_t)min) >> bits)
+        bits++;
+    a = malloc(n * sizeof(*a));
+    tmp = malloc(n * sizeof(*tmp));
+    if (!a || !tmp) {
+        free(a);
+        free(tmp);
+        return rpl_error_oom();
+    }
+    for (size_t i = 0; i < n; i++) {
+        a[i].key =
+            ((uint64_t)d[i].start - (uint64_t)min) | (flags[d[i].kernel] & mask ? SELECTED_BIT : 0);
+        a[i].end = d[i].end;
+    }
+    sorted = radix_sort(a, tmp, n, bits);
+    for (size_t i = 0; i < n; i++) {
+        int64_t start = (int64_t)((uint64_t)min + (sorted[i].key & ~SELECTED_BIT));
+        sweep_add(all, start, sorted[i].end);
+        if (sorted[i].key & SELECTED_BIT)
+            sweep_add(sel, start, sorted[i].end);
+    }
+    free(a);
+    free(tmp);
+    return 0;
+}
+
+int rpl_busy_time(const rpl_trace *t, const uint8_t *flags, uint8_t mask, int64_t *all,
+                  int64_t *sel)
+{
+    const rpl_dispatch *d = t->dispatches.items;
+    sweep s_all = {0}, s_sel = {0};
+    uint32_t i;
+    int rc = 0;
+
+    for (i = 1; i < t->dispatches.count && d[i].start >= d[i - 1].start; i++)
+        ;
+    if (i < t->dispatches.count) {
+        rc = sweep_unsorted(t, flags, mask, &s_all, &s_sel);
+    } else {
+        for (i = 0; i < t->dispatches.count; i++) {
+            sweep_add(&s_all, d[i].start, d[i].end);
+            if (flags[d[i].kernel] & mask)
+                sweep_add(&s_sel, d[i].start, d[i].end);
+        }
+    }
+    *all = s_all.length;
+    *sel = s_sel.length;
+    return rc;
+}

@@ -1,0 +1,304 @@
+/*
+ * rocm-perf analyze: read rocpd traces, summarise the kernels, print a table
+ * or profile.json, and with --out write every analysis file into a folder.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "rpl/dag_report.h"
+#include "rpl/error.h"
+#include "rpl/fsutil.h"
+#include "rpl/json.h"
+#include "rpl/log.h"
+#include "rpl/profile.h"
+#include "rpl/report.h"
+#include "rpl/rocpd.h"
+
+#define DEFAULT_TOP 20
+
+typedef struct analyze_opts {
+    const char *const *traces; /* the DB arguments */
+    size_t ntraces;
+    const char **passes; /* --counter-pass DBs */
+    size_t npasses;
+    const char *out_dir;
+    const char *kernel_regex;
+    const char *helper_regex;
+    bool json;
+    bool include_helpers;
+    size_t top;
+} analyze_opts;
+
+/* What every analysis output is made from. */
+typedef struct analyze_ctx {
+    analyze_opts opts;
+    rpl_trace *trace; /* every trace DB merged, with the counter passes */
+    rpl_kernel_filter filter;
+    rpl_profile *profile;
+    cJSON *profile_doc;
+} analyze_ctx;
+
+enum { OPT_JSON = 256, OPT_HELPERS, OPT_INCLUDE_HELPERS, OPT_TOP, OPT_COUNTER_PASS };
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: rocm-perf analyze DB... [--json] [--out DIR] [--kernel REGEX]\n"
+            "                         [--helpers REGEX] [--include-helpers] [--top N]\n"
+            "                         [--counter-pass DB]... [-v|-q]\n"
+            "\n"
+            "Summarise rocpd trace databases (several are merged, e.g. one per process):\n"
+            "per kernel the dispatch count, total/mean/median/min/max/p10/p90 duration,\n"
+            "CV and stability class (cv <= 0.05 stable, <= 0.10 moderate, else unstable)\n"
+            "and share of the selected GPU time.  Runtime helper kernels (__amd_rocclr_*,\n"
+            "hip*/hsa_* internals, memset/fill/copyBuffer kernels) are left out.\n"
+            "\n"
+            "  --json               print profile.json on stdout instead of the table\n"
+            "  -o, --out DIR        create DIR and write DIR/profile.json\n"
+            "  -k, --kernel REGEX   only kernels whose name matches (POSIX extended regex)\n"
+            "  --helpers REGEX      helper pattern (default: built in, or $ROCM_PERF_HELPERS)\n"
+            "  --include-helpers    keep runtime helper kernels\n"
+            "  --top N              rows in the table (default %d, 0 for all)\n"
+            "  --counter-pass DB    merge the counters of another run's DB (repeatable)\n"
+            "  -v, --verbose        more detail on stderr (repeatable)\n"
+            "  -q, --quiet          errors only\n"
+            "  -h, --help           this help\n"
+            "\n"
+            "Exit codes: 0 ok, 2 bad usage, unreadable trace or no kernel selected,\n"
+            "3 output could not be written.\n",
+            DEFAULT_TOP);
+}
+
+static int parse_top(const char *arg, size_t *top)
+{
+    char *end;
+    long v;
+
+    errno = 0;
+    v = strtol(arg, &end, 10);
+    if (errno || end == arg || *end || v < 0 || v > INT_MAX)
+        return rpl_cli_usage_error("--top takes a count >= 0, not '%s'", arg);
+    *top = (size_t)v;
+    return 0;
+}
+
+/* Returns -1 when parsed, else the exit code to leave with. */
+static int parse_args(analyze_opts *o, int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"json", no_argument, NULL, OPT_JSON},
+        {"out", required_argument, NULL, 'o'},
+        {"kernel", required_argument, NULL, 'k'},
+        {"helpers", required_argument, NULL, OPT_HELPERS},
+        {"include-helpers", no_argument, NULL, OPT_INCLUDE_HELPERS},
+        {"top", required_argument, NULL, OPT_TOP},
+        {"counter-pass", required_argument, NULL, OPT_COUNTER_PASS},
+        RPL_CLI_COMMON_LONGOPTS,
+        {NULL, 0, NULL, 0},
+    };
+    int opt;
+
+    o->top = DEFAULT_TOP;
+    o->passes = calloc((size_t)argc, sizeof(*o->passes));
+    if (!o->passes)
+        return rpl_cli_fail(rpl_error_oom());
+    optind = 1;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, "o:k:" RPL_CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+        if (rpl_cli_common_option(opt))
+            continue;
+        switch (opt) {
+        case 'h':
+            usage(stdout);
+            return RPL_EXIT_OK;
+        case OPT_JSON:
+            o->json = true;
+            break;
+        case 'o':
+            o->out_dir = optarg;
+            break;
+        case 'k':
+            o->kernel_regex = optarg;
+            break;
+        case OPT_HELPERS:
+            o->helper_regex = optarg;
+            break;
+        case OPT_INCLUDE_HELPERS:
+            o->include_helpers = true;
+            break;
+        case OPT_TOP:
+            if (parse_top(optarg, &o->top))
+                return RPL_EXIT_INPUT;
+            break;
+        case OPT_COUNTER_PASS:
+            o->passes[o->npasses++] = optarg;
+            break;
+        default:
+            return rpl_cli_usage_error("analyze: unknown option or missing value '%s'; see "
+                                       "'rocm-perf analyze --help'",
+                                       argv[optind - 1]);
+        }
+    }
+    if (optind == argc)
+        return rpl_cli_usage_error(
+            "analyze needs at least one trace database; see 'rocm-perf analyze --help'");
+    o->traces = (const char *const *)argv + optind;
+    o->ntraces = (size_t)(argc - optind);
+    return -1;
+}
+
+/* Read every trace DB into one trace, then merge each counter pass into it. */
+static int load_trace(analyze_ctx *ctx)
+{
+    const analyze_opts *o = &ctx->opts;
+    int rc = rpl_trace_new(&ctx->trace);
+
+    for (size_t i = 0; !rc && i < o->ntraces; i++) {
+        rc = rpl_rocpd_read(ctx->trace, o->traces[i]);
+        rpl_log_info("read '%s': %u dispatches in all so far", o->traces[i],
+                     ctx->trace ? ctx->trace->dispatches.count : 0);
+    }
+    for (size_t i = 0; !rc && i < o->npasses; i++) {
+        rpl_trace *pass;
+        rc = rpl_trace_new(&pass);
+        if (!rc)
+            rc = rpl_rocpd_read(pass, o->passes[i]);
+        if (!rc) {
+            rc = rpl_trace_merge_counter_pass(ctx->trace, pass);
+            if (rc)
+                rpl_error_prefix("counter pass '%s'", o->passes[i]);
+        }
+        rpl_trace_free(pass);
+    }
+    return rc;
+}
+
+/* No kernel to summarise: say why, and what would help. */
+static int explain_empty(const analyze_ctx *ctx)
+{
+    const rpl_profile *p = ctx->profile;
+
+    if (p->totals.dispatches == 0)
+        return rpl_error_set(RPL_EINPUT, "the trace has no kernel dispatches");
+    if (ctx->opts.kernel_regex)
+        return rpl_error_set(RPL_EINPUT,
+                             "no %skernel matches --kernel '%s' (%u kernels in the trace)",
+                             ctx->opts.include_helpers ? "" : "non-helper ", ctx->opts.kernel_regex,
+                             p->totals.kernels);
+    return rpl_error_set(RPL_EINPUT,
+                         "the trace holds only runtime helper kernels (%llu dispatches, e.g. "
+                         "'%s'); use --include-helpers to summarise them",
+                         (unsigned long long)p->totals.helper_dispatches,
+                         p->top_helper ? p->top_helper : "?");
+}
+
+static int print_summary(const analyze_ctx *ctx)
+{
+    rpl_strbuf table = RPL_STRBUF_INIT;
+    char *text = NULL;
+    int rc;
+
+    if (ctx->opts.json) {
+        rc = rpl_json_print(&text, ctx->profile_doc);
+        if (!rc)
+            fputs(text, stdout);
+        free(text);
+    } else {
+        rc = rpl_profile_table(&table, ctx->profile, ctx->opts.top);
+        if (!rc)
+            fputs(rpl_strbuf_cstr(&table), stdout);
+        rpl_strbuf_release(&table);
+    }
+    if (!rc && (fflush(stdout) != 0 || ferror(stdout)))
+        rc = rpl_error_set(RPL_EIO, "writing to standard output failed");
+    return rc;
+}
+
+static int write_json(const char *dir, const char *name, const cJSON *doc)
+{
+    char *path;
+    int rc = rpl_path_join(&path, dir, name);
+
+    if (rc)
+        return rc;
+    rc = rpl_json_write_file(path, doc);
+    if (!rc)
+        rpl_log_info("wrote %s", path);
+    free(path);
+    return rc;
+}
+
+/*
+ * --out DIR: every analysis writes its file here, one call each
+ * (profile.json, dag.json; later analyses add theirs the same way).
+ */
+static int write_outputs(const analyze_ctx *ctx)
+{
+    int rc = rpl_mkdir_p(ctx->opts.out_dir);
+
+    if (!rc)
+        rc = write_json(ctx->opts.out_dir, "profile.json", ctx->profile_doc);
+    if (!rc)
+        rc = rpl_dag_json_write(ctx->opts.out_dir, ctx->trace, &ctx->filter, ctx->opts.traces,
+                                ctx->opts.ntraces);
+    return rc;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static int run(analyze_ctx *ctx)
+{
+    const analyze_opts *o = &ctx->opts;
+    rpl_report_inputs in = {o->traces, o->ntraces, o->passes, o->npasses};
+    double t0, t1;
+    int rc;
+
+    rc = rpl_kernel_filter_init(&ctx->filter, o->kernel_regex, o->helper_regex, o->include_helpers);
+    if (rc)
+        return rc;
+    t0 = now_ms();
+    rc = load_trace(ctx);
+    t1 = now_ms();
+    if (!rc)
+        rc = rpl_profile_build(&ctx->profile, ctx->trace, &ctx->filter);
+    if (!rc)
+        rpl_log_debug("read %u dispatches in %.1f ms, summarised in %.1f ms",
+                      ctx->trace->dispatches.count, t1 - t0, now_ms() - t1);
+    if (!rc && ctx->profile->nkernels == 0)
+        rc = explain_empty(ctx);
+    if (!rc)
+        rc = rpl_profile_json(&ctx->profile_doc, ctx->profile, &in);
+    if (!rc)
+        rc = print_summary(ctx);
+    if (!rc && o->out_dir)
+        rc = write_outputs(ctx);
+    return rc;
+}
+
+int cmd_analyze(int argc, char **argv)
+{
+    analyze_ctx ctx = {0};
+    int rc = parse_args(&ctx.opts, argc, argv);
+
+    if (rc < 0) {
+        rc = run(&ctx);
+        rc = rc ? rpl_cli_fail(rc) : RPL_EXIT_OK;
+    }
+    cJSON_Delete(ctx.profile_doc);
+    rpl_profile_free(ctx.profile);
+    rpl_trace_free(ctx.trace);
+    rpl_kernel_filter_release(&ctx.filter);
+    free(ctx.opts.passes);
+    return rc;
+}

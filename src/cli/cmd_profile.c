@@ -1,0 +1,238 @@
+/*
+ * rocm-perf profile: run a program under rocprofv3 (AMD) or the CUPTI
+ * recorder (NVIDIA), merge the counter passes, write the merged trace as
+ * DIR/profile.db and analyse it exactly as `rocm-perf analyze --out DIR`.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "rpl/error.h"
+#include "rpl/fsutil.h"
+#include "rpl/log.h"
+#include "rpl/profile_backend.h"
+#include "rpl/rocpd.h"
+
+#define DEFAULT_OUT "rocm-perf-out"
+
+typedef struct profile_args {
+    rpl_profile_opts opts;
+    bool no_rocprof;
+    const char **traces; /* --trace */
+    size_t ntraces;
+} profile_args;
+
+enum { OPT_BACKEND = 256, OPT_COUNTERS, OPT_ARCH, OPT_ATT, OPT_NO_ROCPROF, OPT_TRACE };
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: rocm-perf profile [--backend auto|rocprofv3|cupti]\n"
+            "                         [--counters roofline|none|LIST] [--arch GFX] [--att]\n"
+            "                         [--out DIR] [--kernel REGEX] [-v|-q] -- PROGRAM [ARGS...]\n"
+            "       rocm-perf profile --no-rocprof --trace DB|DIR|CSV [--trace ...]\n"
+            "                         [--out DIR] [--kernel REGEX]\n"
+            "\n"
+            "Run PROGRAM under a profiler, merge its counter passes, and analyse the result as\n"
+            "'rocm-perf analyze --out DIR' does.  DIR keeps the profiler's own output\n"
+            "(DIR/rocprofv3 or DIR/cupti, replaced on each run), the merged trace\n"
+            "DIR/profile.db and the analysis files (DIR/profile.json, ...).\n"
+            "\n"
+            "  --backend NAME       rocprofv3 (AMD), cupti (NVIDIA) or auto (default: the\n"
+            "                       GPU found; neither is exit 77)\n"
+            "  --counters SPEC      roofline (FLOP and HBM-byte counters; the default where\n"
+            "                       the architecture has a set), none, or counter names\n"
+            "                       separated by commas; rocprofv3 runs PROGRAM once per pass\n"
+            "  --arch GFX           architecture whose counter set to use (default: the\n"
+            "                       first AMD GPU of the KFD topology)\n"
+            "  --att                rocprofv3 thread trace (files left in DIR/rocprofv3)\n"
+            "  -o, --out DIR        output folder (default ./" DEFAULT_OUT ")\n"
+            "  -k, --kernel REGEX   counters and thread trace only for matching kernels, and\n"
+            "                       only they are summarised\n"
+            "  --no-rocprof         run nothing: analyse the --trace inputs\n"
+            "  --trace PATH         with --no-rocprof: a rocpd database, a profiler output\n"
+            "                       folder (pass_N/ merged) or a rocprofv3 *kernel_trace.csv\n"
+            "  -v, --verbose        more detail on stderr (repeatable)\n"
+            "  -q, --quiet          errors only\n"
+            "  -h, --help           this help\n"
+            "\n"
+            "Exit codes: 0 ok, 2 bad usage or input, 3 profiler missing, /dev/kfd not\n"
+            "accessible, the program failed or wrote nothing, 77 no GPU.\n");
+}
+
+/* Returns -1 when parsed, else the exit code to leave with. */
+static int parse_args(profile_args *a, int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"backend", required_argument, NULL, OPT_BACKEND},
+        {"counters", required_argument, NULL, OPT_COUNTERS},
+        {"arch", required_argument, NULL, OPT_ARCH},
+        {"att", no_argument, NULL, OPT_ATT},
+        {"out", required_argument, NULL, 'o'},
+        {"kernel", required_argument, NULL, 'k'},
+        {"no-rocprof", no_argument, NULL, OPT_NO_ROCPROF},
+        {"trace", required_argument, NULL, OPT_TRACE},
+        RPL_CLI_COMMON_LONGOPTS,
+        {NULL, 0, NULL, 0},
+    };
+    int opt, dashes = 1;
+
+    /* Options end at "--"; PROGRAM and its own options follow and are not parsed here. */
+    while (dashes < argc && strcmp(argv[dashes], "--") != 0)
+        dashes++;
+    a->opts.out_dir = DEFAULT_OUT;
+    a->opts.probe_root = "";
+    a->traces = calloc((size_t)argc, sizeof(*a->traces));
+    if (!a->traces)
+        return rpl_cli_fail(rpl_error_oom());
+    optind = 1;
+    opterr = 0;
+    while ((opt = getopt_long(dashes, argv, "o:k:" RPL_CLI_COMMON_SHORTOPTS, longopts, NULL)) !=
+           -1) {
+        if (rpl_cli_common_option(opt))
+            continue;
+        switch (opt) {
+        case 'h':
+            usage(stdout);
+            return RPL_EXIT_OK;
+        case OPT_BACKEND:
+            if (rpl_backend_parse(&a->opts.backend, optarg))
+                return rpl_cli_fail(RPL_EUSAGE);
+            break;
+        case OPT_COUNTERS:
+            a->opts.counters = optarg;
+            break;
+        case OPT_ARCH:
+            a->opts.arch = optarg;
+            break;
+        case OPT_ATT:
+            a->opts.att = true;
+            break;
+        case 'o':
+            a->opts.out_dir = optarg;
+            break;
+        case 'k':
+            a->opts.kernel_regex = optarg;
+            break;
+        case OPT_NO_ROCPROF:
+            a->no_rocprof = true;
+            break;
+        case OPT_TRACE:
+            a->traces[a->ntraces++] = optarg;
+            break;
+        default:
+            return rpl_cli_usage_error("profile: unknown option or missing value '%s'; see "
+                                       "'rocm-perf profile --help'",
+                                       argv[optind - 1]);
+        }
+    }
+    if (dashes < argc && optind < dashes)
+        return rpl_cli_usage_error("profile: unexpected argument '%s' before '--'", argv[optind]);
+    if (dashes < argc)
+        optind = dashes + 1;
+    if (a->no_rocprof) {
+        if (a->ntraces == 0)
+            return rpl_cli_usage_error("--no-rocprof needs at least one --trace");
+        if (optind < argc)
+            return rpl_cli_usage_error("--no-rocprof runs nothing, yet a program was given");
+        return -1;
+    }
+    if (a->ntraces)
+        return rpl_cli_usage_error("--trace is read only with --no-rocprof");
+    if (optind >= argc) {
+        usage(stderr);
+        return rpl_cli_usage_error("profile needs a program to run: rocm-perf profile -- PROGRAM");
+    }
+    a->opts.app_argv = (const char *const *)argv + optind;
+    return -1;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* --no-rocprof: every --trace into one trace. */
+static int load_traces(rpl_profile_result *r, const profile_args *a)
+{
+    int rc = rpl_trace_new(&r->trace);
+
+    for (size_t i = 0; rc == 0 && i < a->ntraces; i++) {
+        const char *path = a->traces[i];
+        struct stat st;
+        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+            rc = rpl_profile_read_dir(r->trace, path, &r->files, &r->nfiles);
+            if (rc == RPL_ENOTFOUND)
+                rc = rpl_error_set(RPL_EINPUT, "'%s' holds no profiler output", path);
+            continue;
+        }
+        rc = ends_with(path, ".csv") ? rpl_rocprofv3_csv_import(r->trace, path)
+                                     : rpl_rocpd_read(r->trace, path);
+    }
+    return rc;
+}
+
+/* `rocm-perf analyze DB --out DIR [--kernel REGEX]` on the merged trace. */
+static int analyze(const profile_args *a, const char *db)
+{
+    char *argv[7];
+    int argc = 0;
+
+    argv[argc++] = "analyze";
+    argv[argc++] = (char *)db;
+    argv[argc++] = "--out";
+    argv[argc++] = (char *)a->opts.out_dir;
+    if (a->opts.kernel_regex) {
+        argv[argc++] = "--kernel";
+        argv[argc++] = (char *)a->opts.kernel_regex;
+    }
+    argv[argc] = NULL;
+    return cmd_analyze(argc, argv);
+}
+
+static int run(profile_args *a)
+{
+    rpl_profile_result *r = NULL;
+    char *db = NULL;
+    int rc, code;
+
+    if (a->no_rocprof) {
+        if (!(r = calloc(1, sizeof(*r))))
+            rc = rpl_error_oom();
+        else
+            rc = load_traces(r, a);
+    } else {
+        rc = rpl_profile_run(&r, &a->opts);
+        if (rc == 0)
+            rpl_log_info("%s: %u dispatches from %u file%s, counters: %s%s%s",
+                         rpl_backend_name(r->backend), r->trace->dispatches.count, r->nfiles,
+                         r->nfiles == 1 ? "" : "s", r->counters, r->arch[0] ? " of " : "", r->arch);
+    }
+    if (rc == 0 && (rc = rpl_mkdir_p(a->opts.out_dir)) == 0 &&
+        (rc = rpl_path_join(&db, a->opts.out_dir, "profile.db")) == 0)
+        rc = rpl_rocpd_write(r->trace, db, NULL);
+    if (rc) {
+        code = rpl_cli_fail(rc);
+    } else {
+        rpl_log_info("wrote %s", db);
+        code = analyze(a, db);
+    }
+    free(db);
+    rpl_profile_result_free(r);
+    return code;
+}
+
+int cmd_profile(int argc, char **argv)
+{
+    profile_args a = {0};
+    int rc = parse_args(&a, argc, argv);
+
+    if (rc < 0)
+        rc = run(&a);
+    free(a.traces);
+    return rc;
+}

@@ -1,0 +1,295 @@
+/*
+ * rocm-perf report: the critical-path DAG of rocpd traces as a summary, a
+ * Chrome/Perfetto trace and an SVG timeline.  Given an `analyze --out`
+ * folder it reads the databases listed in DIR/dag.json ("inputs") with the
+ * DAG options recorded there; given databases it reads them directly.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "rpl/dag_report.h"
+#include "rpl/error.h"
+#include "rpl/fsutil.h"
+#include "rpl/json.h"
+#include "rpl/log.h"
+#include "rpl/rocpd.h"
+
+#define DEFAULT_TOP  10
+#define DAG_JSON_MAX (64u << 20)
+
+typedef struct report_opts {
+    const char *perfetto, *svg;
+    size_t top;
+    /* DAG options given on the command line: they override dag.json's. */
+    bool has_infer, has_gap, has_tolerance;
+    rpl_dag_infer infer;
+    int64_t gap, tolerance;
+} report_opts;
+
+enum { OPT_PERFETTO = 256, OPT_SVG, OPT_INFER, OPT_GAP, OPT_TOLERANCE, OPT_TOP };
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: rocm-perf report DIR|DB... [--perfetto FILE] [--svg FILE] [--top N]\n"
+            "                        [--infer auto|never|always] [--gap-ns N]\n"
+            "                        [--tolerance-ns N] [-v|-q]\n"
+            "\n"
+            "Critical path of rocpd traces: print a summary (critical path, span,\n"
+            "dominant kernel, speedup ceiling, priorities) and write timelines.\n"
+            "DIR is an 'analyze --out' folder: its dag.json names the databases and the\n"
+            "DAG options; otherwise the arguments are the databases.\n"
+            "\n"
+            "  --perfetto FILE      Chrome/Perfetto trace JSON (open in ui.perfetto.dev)\n"
+            "  --svg FILE           static SVG timeline, critical path highlighted\n"
+            "  --top N              priorities in the summary (default %d)\n"
+            "  --infer MODE         inferred edges: auto (only without record/wait regions),\n"
+            "                       never, always\n"
+            "  --gap-ns N           largest gap of an inferred edge (default %d)\n"
+            "  --tolerance-ns N     how far a wait may point back in time (default %d)\n"
+            "  -v, --verbose        more detail on stderr (repeatable)\n"
+            "  -q, --quiet          errors only\n"
+            "  -h, --help           this help\n"
+            "\n"
+            "Exit codes: 0 ok, 2 bad usage or bad input (unreadable trace, dependency\n"
+            "cycle, contradictory timestamps), 3 output could not be written.\n",
+            DEFAULT_TOP, RPL_DAG_GAP_NS_DEFAULT, RPL_DAG_TOLERANCE_NS_DEFAULT);
+}
+
+static int parse_count(const char *opt, const char *arg, int64_t *out)
+{
+    char *end;
+    long long v;
+
+    errno = 0;
+    v = strtoll(arg, &end, 10);
+    if (errno || end == arg || *end || v < 0)
+        return rpl_error_set(RPL_EUSAGE, "%s takes a count >= 0, not '%s'", opt, arg);
+    *out = v;
+    return 0;
+}
+
+static int parse_infer(const char *arg, rpl_dag_infer *out)
+{
+    if (strcmp(arg, "auto") == 0)
+        *out = RPL_DAG_INFER_AUTO;
+    else if (strcmp(arg, "never") == 0)
+        *out = RPL_DAG_INFER_NEVER;
+    else if (strcmp(arg, "always") == 0)
+        *out = RPL_DAG_INFER_ALWAYS;
+    else
+        return rpl_error_set(RPL_EUSAGE, "--infer takes auto, never or always, not '%s'", arg);
+    return 0;
+}
+
+/* Returns -1 when parsed, else the exit code to leave with. */
+static int parse_args(report_opts *o, int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"perfetto", required_argument, NULL, OPT_PERFETTO},
+        {"svg", required_argument, NULL, OPT_SVG},
+        {"top", required_argument, NULL, OPT_TOP},
+        {"infer", required_argument, NULL, OPT_INFER},
+        {"gap-ns", required_argument, NULL, OPT_GAP},
+        {"tolerance-ns", required_argument, NULL, OPT_TOLERANCE},
+        RPL_CLI_COMMON_LONGOPTS,
+        {NULL, 0, NULL, 0},
+    };
+    int opt;
+    int64_t top;
+
+    o->top = DEFAULT_TOP;
+    optind = 1;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, RPL_CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+        if (rpl_cli_common_option(opt))
+            continue;
+        switch (opt) {
+        case 'h':
+            usage(stdout);
+            return RPL_EXIT_OK;
+        case OPT_PERFETTO:
+            o->perfetto = optarg;
+            break;
+        case OPT_SVG:
+            o->svg = optarg;
+            break;
+        case OPT_TOP:
+            if (parse_count("--top", optarg, &top) || top > 100000)
+                return rpl_cli_usage_error("--top takes a count from 0 to 100000, not '%s'",
+                                           optarg);
+            o->top = (size_t)top;
+            break;
+        case OPT_INFER:
+            if (parse_infer(optarg, &o->infer))
+                return rpl_cli_fail(RPL_EUSAGE);
+            o->has_infer = true;
+            break;
+        case OPT_GAP:
+            if (parse_count("--gap-ns", optarg, &o->gap))
+                return rpl_cli_fail(RPL_EUSAGE);
+            o->has_gap = true;
+            break;
+        case OPT_TOLERANCE:
+            if (parse_count("--tolerance-ns", optarg, &o->tolerance))
+                return rpl_cli_fail(RPL_EUSAGE);
+            o->has_tolerance = true;
+            break;
+        default:
+            return rpl_cli_usage_error("report: unknown option or missing value '%s'; see "
+                                       "'rocm-perf report --help'",
+                                       argv[optind - 1]);
+        }
+    }
+    if (optind == argc) {
+        usage(stderr);
+        return rpl_cli_usage_error("report needs an analyze --out folder or trace databases");
+    }
+    return -1;
+}
+
+/* What to read and how: from DIR/dag.json or from the arguments. */
+typedef struct report_input {
+    cJSON *doc; /* dag.json when given a folder */
+    const char **paths;
+    size_t npaths;
+    const char *helper_regex;
+    rpl_dag_opts dag;
+} report_input;
+
+static int read_dag_json(report_input *in, const char *dir)
+{
+    char *path = NULL;
+    const cJSON *inputs, *options, *item;
+    const char *infer;
+    int rc = rpl_path_join(&path, dir, RPL_DAG_JSON_NAME);
+
+    if (!rc)
+        rc = rpl_json_parse_file(&in->doc, path, DAG_JSON_MAX);
+    if (rc) {
+        if (rc == RPL_EIO || rc == RPL_ENOTFOUND)
+            rc = rpl_error_set(RPL_EINPUT,
+                               "'%s' has no readable dag.json; run 'rocm-perf "
+                               "analyze --out %s' first, or pass the trace databases",
+                               dir, dir);
+        free(path);
+        return rc;
+    }
+    inputs = cJSON_GetObjectItemCaseSensitive(in->doc, "inputs");
+    in->npaths = cJSON_IsArray(inputs) ? (size_t)cJSON_GetArraySize(inputs) : 0;
+    in->paths = calloc(in->npaths + 1, sizeof(*in->paths));
+    if (!in->paths)
+        rc = rpl_error_oom();
+    for (size_t i = 0; !rc && i < in->npaths; i++) {
+        item = cJSON_GetArrayItem(inputs, (int)i);
+        if (!cJSON_IsString(item) || !item->valuestring[0])
+            rc = rpl_error_set(RPL_EINPUT, "'%s': inputs[%zu] is not a path", path, i);
+        else
+            in->paths[i] = item->valuestring;
+    }
+    if (!rc && in->npaths == 0)
+        rc = rpl_error_set(RPL_EINPUT, "'%s' lists no trace databases in 'inputs'", path);
+    options = cJSON_GetObjectItemCaseSensitive(in->doc, "options");
+    if (!rc && cJSON_IsObject(options)) {
+        if (rpl_json_get_string(options, "infer", &infer) == 0)
+            rc = parse_infer(infer, &in->dag.infer);
+        if (!rc && rpl_json_get_int64(options, "gap_ns", &in->dag.gap_ns) == RPL_EINPUT)
+            rc = RPL_EINPUT;
+        if (!rc && rpl_json_get_int64(options, "tolerance_ns", &in->dag.tolerance_ns) == RPL_EINPUT)
+            rc = RPL_EINPUT;
+        item = cJSON_GetObjectItemCaseSensitive(options, "helper_regex");
+        if (cJSON_IsString(item))
+            in->helper_regex = item->valuestring;
+        if (rc)
+            rpl_error_prefix("'%s'", path);
+    }
+    free(path);
+    return rc;
+}
+
+static void apply_overrides(report_input *in, const report_opts *o)
+{
+    if (o->has_infer)
+        in->dag.infer = o->infer;
+    if (o->has_gap)
+        in->dag.gap_ns = o->gap;
+    if (o->has_tolerance)
+        in->dag.tolerance_ns = o->tolerance;
+}
+
+static int run(const report_opts *o, report_input *in, int argc, char **argv)
+{
+    struct stat st;
+    rpl_kernel_filter filter;
+    bool filter_ready = false;
+    rpl_trace *trace = NULL;
+    rpl_dag *dag = NULL;
+    char *text = NULL;
+    int rc = 0;
+
+    rpl_dag_opts_init(&in->dag);
+    if (argc - optind == 1 && stat(argv[optind], &st) == 0 && S_ISDIR(st.st_mode)) {
+        rc = read_dag_json(in, argv[optind]);
+    } else {
+        in->paths = (const char **)argv + optind;
+        in->npaths = (size_t)(argc - optind);
+    }
+    apply_overrides(in, o);
+    if (!rc) {
+        rc = rpl_kernel_filter_init(&filter, NULL, in->helper_regex, false);
+        filter_ready = rc == 0;
+        in->dag.filter = &filter;
+    }
+    if (!rc)
+        rc = rpl_trace_new(&trace);
+    for (size_t i = 0; !rc && i < in->npaths; i++) {
+        rc = rpl_rocpd_read(trace, in->paths[i]);
+        rpl_log_info("read '%s': %u dispatches, %u copies so far", in->paths[i],
+                     trace->dispatches.count, trace->memcpys.count);
+    }
+    if (!rc)
+        rc = rpl_dag_build(&dag, trace, &in->dag);
+    if (!rc)
+        rc = rpl_dag_summary_text(&text, dag, o->top);
+    if (!rc) {
+        fputs(text, stdout);
+        if (fflush(stdout) != 0 || ferror(stdout))
+            rc = rpl_error_set(RPL_EIO, "writing to standard output failed");
+    }
+    if (!rc && o->perfetto) {
+        rc = rpl_dag_perfetto_write(o->perfetto, dag, trace);
+        if (!rc)
+            rpl_log_info("wrote %s", o->perfetto);
+    }
+    if (!rc && o->svg) {
+        rc = rpl_dag_svg_write(o->svg, dag);
+        if (!rc)
+            rpl_log_info("wrote %s", o->svg);
+    }
+    free(text);
+    rpl_dag_free(dag);
+    rpl_trace_free(trace);
+    if (filter_ready)
+        rpl_kernel_filter_release(&filter);
+    return rc;
+}
+
+int cmd_report(int argc, char **argv)
+{
+    report_opts o = {0};
+    report_input in = {0};
+    int rc = parse_args(&o, argc, argv);
+
+    if (rc < 0) {
+        rc = run(&o, &in, argc, argv);
+        rc = rc ? rpl_cli_fail(rc) : RPL_EXIT_OK;
+    }
+    if (in.doc)
+        free(in.paths);
+    cJSON_Delete(in.doc);
+    return rc;
+}

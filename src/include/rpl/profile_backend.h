@@ -1,0 +1,180 @@
+/*
+ * Profiling backends: run a program under rocprofv3 (AMD) or our CUPTI
+ * recorder (NVIDIA) and read what it wrote into one rpl_trace, with counter
+ * passes merged; GPU detection for `--backend auto`; the counter sets of
+ * each architecture; and the import of rocprofv3 CSV output (ROCm 6.x, which
+ * writes no rocpd).
+ */
+#ifndef RPL_PROFILE_BACKEND_H
+#define RPL_PROFILE_BACKEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "rpl/trace.h"
+
+typedef enum rpl_backend {
+    RPL_BACKEND_AUTO = 0,
+    RPL_BACKEND_ROCPROFV3,
+    RPL_BACKEND_CUPTI
+} rpl_backend;
+
+/* "auto", "rocprofv3" or "cupti"; anything else is RPL_EUSAGE. */
+int rpl_backend_parse(rpl_backend *out, const char *name);
+const char *rpl_backend_name(rpl_backend backend);
+
+/* What GPUs this machine has, as the drivers show them. */
+typedef struct rpl_gpu_probe {
+    bool amd;          /* /dev/kfd exists and a KFD topology node has simd_count > 0 */
+    bool nvidia;       /* /dev/nvidia0 or /proc/driver/nvidia/gpus/<bus id> exists */
+    char amd_arch[16]; /* "gfx942": gfx_target_version of the first AMD GPU node, or "" */
+    char detail[256];  /* what was found missing, for messages */
+} rpl_gpu_probe;
+
+/*
+ * Look for GPUs below `root` ("" for the running system; tests pass a fake
+ * tree holding dev/, sys/class/kfd/kfd/topology/nodes/N/properties and
+ * proc/driver/nvidia/gpus/).  Never fails for a missing file.
+ */
+int rpl_gpu_probe_run(rpl_gpu_probe *out, const char *root);
+
+/*
+ * Resolve `requested`: AUTO becomes ROCPROFV3 with an AMD GPU, else CUPTI
+ * with an NVIDIA GPU, else RPL_ENODEV ("no AMD or NVIDIA GPU found (...)").
+ * An explicit backend is kept as asked (its tool then says what is missing).
+ */
+int rpl_backend_select(rpl_backend *out, rpl_backend requested, const rpl_gpu_probe *probe);
+
+/* Name of an architecture from a KFD gfx_target_version: 90402 -> "gfx942", 90010 -> "gfx90a". */
+int rpl_gfx_name(char *buf, size_t size, uint32_t gfx_target_version);
+
+/* Counter collection plan: the counters of each pass (one run of the program per pass). */
+typedef struct rpl_counter_pass {
+    char **names;
+    uint32_t count;
+} rpl_counter_pass;
+
+typedef struct rpl_counter_plan {
+    rpl_counter_pass *passes;
+    uint32_t npasses; /* 0 for "none" */
+} rpl_counter_plan;
+
+/*
+ * Plan the passes for `spec`: "none"; "roofline", the FLOP and HBM-byte
+ * counters of `arch` (gfx90a, gfx940/941/942, gfx950; others are
+ * RPL_ENOTFOUND); or a list of counter names separated by commas or spaces.
+ * Counters are packed first-fit into passes by hardware block (the name up
+ * to its first '_') under rocprofiler-compute's per-pass limits; the counters
+ * of one byte formula stay in one pass so they come from the same run.
+ */
+int rpl_counter_plan_make(rpl_counter_plan **out, const char *spec, const char *arch);
+void rpl_counter_plan_free(rpl_counter_plan *plan);
+
+/*
+ * The rocprofv3 input file for a plan: {"jobs":[{"pmc":[...]}, ...]}
+ * (ROCm 7.0-7.2 multi-pass; each job writes below <dir>/pass_<N>/).
+ * *out is free()d by the caller.
+ */
+int rpl_rocprofv3_passes_json(char **out, const rpl_counter_plan *plan);
+
+/*
+ * The same as text, one "pmc: A B C" line per pass: the input form every
+ * rocprofv3 since ROCm 6.2 reads (ROCm 6.2's JSON form differs from 7.x);
+ * each line writes below <dir>/pmc_<N>/.
+ */
+int rpl_rocprofv3_passes_text(char **out, const rpl_counter_plan *plan);
+
+typedef struct rpl_rocprofv3_cmd {
+    const char *rocprofv3;       /* path of the rocprofv3 program */
+    const char *output_dir;      /* -d */
+    const char *output_format;   /* "rocpd" (ROCm 7) or "csv" (ROCm 6.x) */
+    const char *input_file;      /* -i passes.json (or .txt), or NULL: a trace-only run */
+    const char *kernel_regex;    /* --kernel-include-regex, or NULL */
+    bool att;                    /* --att */
+    const char *const *app_argv; /* NULL-terminated */
+    const char *output_file;     /* -o; NULL: "%hostname%/%pid%" (ROCm 6.2 knows only %pid%) */
+} rpl_rocprofv3_cmd;
+
+/* The argv (NULL-terminated, free() the array only; the strings are borrowed). */
+int rpl_rocprofv3_argv(const char ***out, const rpl_rocprofv3_cmd *cmd);
+
+/*
+ * Find rocprofv3: PATH, then $ROCM_PATH/bin, then /opt/rocm/bin when
+ * ROCM_PATH is unset.  RPL_EENV with a hint when it is nowhere.
+ */
+int rpl_rocprofv3_find(char **out);
+
+/*
+ * Read what one rocprofv3 (or CUPTI recorder) run left in `dir`: the
+ * databases <dir>/<host>/<pid>_results.db, or with counter passes
+ * <dir>/pass_<N>/<host>/<pid>_results.db, where pass 1 gives the trace and
+ * the counters of later passes are merged by dispatch.  Without databases,
+ * rocprofv3 CSV files (<pid>_kernel_trace.csv and siblings) are imported the
+ * same way.  The paths read are appended to *files (free each and the array).
+ * RPL_ENOTFOUND when the directory holds no output.
+ */
+int rpl_profile_read_dir(rpl_trace *trace, const char *dir, char ***files, uint32_t *nfiles);
+
+/*
+ * Import the rocprofv3 CSV files of one process: `kernel_trace_csv` names
+ * "<prefix>kernel_trace.csv"; "<prefix>agent_info.csv",
+ * "<prefix>memory_copy_trace.csv" and "<prefix>counter_collection.csv" are
+ * read too when they exist.  Columns are found by header name (ROCm 6.2 to
+ * 6.4 spellings), unknown columns are ignored; a missing required column,
+ * a bad number, end < start, a record over the length limit or a broken
+ * quote fail with RPL_EINPUT naming the file and line.  On failure `trace`
+ * is left as it was.
+ */
+int rpl_rocprofv3_csv_import(rpl_trace *trace, const char *kernel_trace_csv);
+
+/* The four inputs of one import as open streams (any may be NULL but the kernel trace). */
+typedef struct rpl_rocprofv3_csv_files {
+    FILE *kernel_trace;
+    FILE *agent_info;
+    FILE *memory_copy;
+    FILE *counters;
+    const char *label; /* names the input in messages and in the trace's source */
+    int64_t pid;       /* process id (from the file name), 0 when unknown */
+} rpl_rocprofv3_csv_files;
+
+int rpl_rocprofv3_csv_import_files(rpl_trace *trace, const rpl_rocprofv3_csv_files *files);
+
+/* What `rocm-perf profile` asks of a backend. */
+typedef struct rpl_profile_opts {
+    rpl_backend backend;         /* AUTO resolves through rpl_gpu_probe_run */
+    const char *counters;        /* "roofline", "none" or a list; NULL: roofline where the
+                                    architecture has a set, else none */
+    const char *arch;            /* counter-set architecture; NULL: the probed AMD GPU */
+    bool att;                    /* rocprofv3 thread trace */
+    const char *kernel_regex;    /* counters (and ATT) only for kernels matching it */
+    const char *out_dir;         /* exists; the backend writes below it */
+    const char *const *app_argv; /* NULL-terminated */
+    const char *probe_root;      /* "" for the running system */
+} rpl_profile_opts;
+
+typedef struct rpl_profile_result {
+    rpl_backend backend; /* the one that ran */
+    rpl_trace *trace;    /* passes merged */
+    char **files;        /* databases (or CSV files) read */
+    uint32_t nfiles;
+    char *run_dir;          /* where the backend wrote, below out_dir */
+    char arch[16];          /* architecture of the counter set, or "" */
+    char *counters;         /* the counter spec used: "roofline", "none" or a list */
+    rpl_counter_plan *plan; /* rocprofv3's passes (npasses 0: none; cupti: none, the
+                               recorder replays kernels itself) */
+    bool csv_fallback;      /* rocprofv3 had no rocpd output: CSV was imported */
+} rpl_profile_result;
+
+/*
+ * Run the program under the backend and read its output.  Failures come
+ * back with one-line reasons: the profiler is missing (RPL_EENV, with where
+ * it was looked for), no GPU (RPL_ENODEV), /dev/kfd not accessible
+ * (RPL_EENV with the fix), the program's own non-zero exit (RPL_ERROR with
+ * its status), no output written (RPL_EENV).
+ */
+int rpl_profile_run(rpl_profile_result **out, const rpl_profile_opts *opts);
+void rpl_profile_result_free(rpl_profile_result *result);
+
+#endif

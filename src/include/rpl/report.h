@@ -1,0 +1,42 @@
+/*
+ * Report writers: the documents and tables rocm-perf prints or writes.
+ * Each JSON document carries "schema_version" and has a JSON Schema in
+ * docs/schemas/.
+ */
+#ifndef RPL_REPORT_H
+#define RPL_REPORT_H
+
+#include <stddef.h>
+#include <cjson/cJSON.h>
+
+#include "rpl/profile.h"
+#include "rpl/strbuf.h"
+
+/* profile.json, docs/schemas/profile.schema.json */
+#define RPL_PROFILE_SCHEMA_VERSION "1.0"
+
+/* What a report was made from, as the user named it. */
+typedef struct rpl_report_inputs {
+    const char *const *traces; /* trace databases */
+    size_t ntraces;
+    const char *const *counter_passes; /* counter-pass databases merged into them */
+    size_t ncounter_passes;
+} rpl_report_inputs;
+
+/* The profile.json document. */
+int rpl_profile_json(cJSON **out, const rpl_profile *p, const rpl_report_inputs *in);
+
+/*
+ * The human summary: a short header (device, dispatches, span, GPU busy)
+ * and an aligned table of the `top` kernels with the most time (0: all),
+ * appended to `out`.
+ */
+int rpl_profile_table(rpl_strbuf *out, const rpl_profile *p, size_t top);
+
+/*
+ * A duration for people: "850 ns", "12.35 us", "4.20 ms", "3.142 s".
+ * Writes at most `cap` bytes into `buf` and returns it.
+ */
+const char *rpl_format_ns(char *buf, size_t cap, double ns);
+
+#endif

@@ -1,0 +1,181 @@
+/* GPU detection for `--backend auto` (see rpl/profile_backend.h). */
+#include <dirent.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "rpl/error.h"
+#include "rpl/profile_backend.h"
+
+int rpl_backend_parse(rpl_backend *out, const char *name)
+{
+    if (strcmp(name, "auto") == 0)
+        *out = RPL_BACKEND_AUTO;
+    else if (strcmp(name, "rocprofv3") == 0)
+        *out = RPL_BACKEND_ROCPROFV3;
+    else if (strcmp(name, "cupti") == 0)
+        *out = RPL_BACKEND_CUPTI;
+    else
+        return rpl_error_set(RPL_EUSAGE, "unknown backend '%s' (auto, rocprofv3 or cupti)", name);
+    return 0;
+}
+
+const char *rpl_backend_name(rpl_backend backend)
+{
+    switch (backend) {
+    case RPL_BACKEND_ROCPROFV3:
+        return "rocprofv3";
+    case RPL_BACKEND_CUPTI:
+        return "cupti";
+    default:
+        return "auto";
+    }
+}
+
+int rpl_gfx_name(char *buf, size_t size, uint32_t v)
+{
+    /* KFD encodes major*10000 + minor*100 + stepping; LLVM spells the stepping in hex. */
+    unsigned major = v / 10000, minor = (v / 100) % 100, step = v % 100;
+    int n;
+
+    if (major == 0 || minor > 9 || step > 15)
+        return rpl_error_set(RPL_EINPUT, "gfx_target_version %" PRIu32 " is not an AMD GPU", v);
+    n = snprintf(buf, size, "gfx%u%u%x", major, minor, step);
+    if (n < 0 || (size_t)n >= size)
+        return rpl_error_set(RPL_EUSAGE, "buffer too small for an architecture name");
+    return 0;
+}
+
+static int path_of(char *buf, size_t size, const char *root, const char *rel)
+{
+    int n = snprintf(buf, size, "%s%s", root, rel);
+
+    return n < 0 || (size_t)n >= size ? -1 : 0;
+}
+
+static bool exists(const char *root, const char *rel)
+{
+    char p[4096];
+
+    return path_of(p, sizeof(p), root, rel) == 0 && access(p, F_OK) == 0;
+}
+
+/* A directory with at least one entry besides . and .. */
+static bool dir_has_entry(const char *root, const char *rel)
+{
+    char p[4096];
+    struct dirent *e;
+    bool found = false;
+    DIR *d;
+
+    if (path_of(p, sizeof(p), root, rel) != 0 || !(d = opendir(p)))
+        return false;
+    while (!found && (e = readdir(d)) != NULL)
+        found = strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    closedir(d);
+    return found;
+}
+
+/* simd_count and gfx_target_version of one KFD node's properties file. */
+static void read_node(const char *path, uint64_t *simd_count, uint64_t *gfx_version)
+{
+    char line[256], key[128];
+    unsigned long long v;
+    FILE *f = fopen(path, "r");
+
+    *simd_count = *gfx_version = 0;
+    if (!f)
+        return;
+    while (fgets(line, sizeof(line), f)) {
+        if (sscanf(line, "%127s %llu", key, &v) != 2)
+            continue;
+        if (strcmp(key, "simd_count") == 0)
+            *simd_count = v;
+        else if (strcmp(key, "gfx_target_version") == 0)
+            *gfx_version = v;
+    }
+    fclose(f);
+}
+
+static int cmp_long(const void *a, const void *b)
+{
+    long x = *(const long *)a, y = *(const long *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* The first KFD node (by number) with SIMDs; its arch into probe->amd_arch. */
+static bool kfd_has_gpu(rpl_gpu_probe *probe, const char *root)
+{
+    char dir[4096], path[4200];
+    long nodes[256];
+    size_t n = 0;
+    struct dirent *e;
+    DIR *d;
+
+    if (path_of(dir, sizeof(dir), root, "/sys/class/kfd/kfd/topology/nodes") != 0 ||
+        !(d = opendir(dir)))
+        return false;
+    while ((e = readdir(d)) != NULL && n < sizeof(nodes) / sizeof(nodes[0])) {
+        char *end;
+        long id = strtol(e->d_name, &end, 10);
+        if (e->d_name[0] >= '0' && e->d_name[0] <= '9' && !*end)
+            nodes[n++] = id;
+    }
+    closedir(d);
+    if (n > 1)
+        qsort(nodes, n, sizeof(nodes[0]), cmp_long);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t simds, gfx;
+        snprintf(path, sizeof(path), "%s/%ld/properties", dir, nodes[i]);
+        read_node(path, &simds, &gfx);
+        if (simds == 0)
+            continue;
+        if (gfx > UINT32_MAX ||
+            rpl_gfx_name(probe->amd_arch, sizeof(probe->amd_arch), (uint32_t)gfx) != 0) {
+            rpl_error_clear();
+            probe->amd_arch[0] = '\0';
+        }
+        return true;
+    }
+    return false;
+}
+
+int rpl_gpu_probe_run(rpl_gpu_probe *out, const char *root)
+{
+    const char *amd_why = NULL, *nv_why = NULL;
+
+    memset(out, 0, sizeof(*out));
+    if (!root)
+        root = "";
+    if (!exists(root, "/dev/kfd"))
+        amd_why = "/dev/kfd not found";
+    else if (!kfd_has_gpu(out, root))
+        amd_why = "no KFD topology node with SIMDs";
+    else
+        out->amd = true;
+    if (exists(root, "/dev/nvidia0") || dir_has_entry(root, "/proc/driver/nvidia/gpus"))
+        out->nvidia = true;
+    else
+        nv_why = "no /dev/nvidia0 or /proc/driver/nvidia/gpus";
+    snprintf(out->detail, sizeof(out->detail), "%s%s%s", amd_why ? amd_why : "",
+             amd_why && nv_why ? "; " : "", nv_why ? nv_why : "");
+    return 0;
+}
+
+int rpl_backend_select(rpl_backend *out, rpl_backend requested, const rpl_gpu_probe *probe)
+{
+    *out = requested;
+    if (requested != RPL_BACKEND_AUTO)
+        return 0;
+    if (probe->amd)
+        *out = RPL_BACKEND_ROCPROFV3;
+    else if (probe->nvidia)
+        *out = RPL_BACKEND_CUPTI;
+    else
+        return rpl_error_set(RPL_ENODEV, "no AMD or NVIDIA GPU found (%s)", probe->detail);
+    return 0;
+}

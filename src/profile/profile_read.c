@@ -1,0 +1,325 @@
+/*
+ * Reading what a profiler run left in its output directory, and the small
+ * file-system helpers of the backends.
+ *
+ * Layout (shared/reference/rocpd.md §1): <dir>/<host>/<pid>_results.db, one
+ * per process; with counter passes <dir>/pass_<N>/<host>/<pid>_results.db
+ * ("pmc_<N>" for rocprofv3's text input).  ROCm 6.x writes
+ * <pid>_kernel_trace.csv and siblings in the same places.
+ */
+#define _XOPEN_SOURCE 700 /* nftw */
+#include <dirent.h>
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "profile_int.h"
+#include "rpl/error.h"
+#include "rpl/fsutil.h"
+#include "rpl/log.h"
+#include "rpl/rocpd.h"
+
+#define DB_SUFFIX  "_results.db"
+#define CSV_SUFFIX "kernel_trace.csv"
+
+typedef struct path_list {
+    char **items;
+    uint32_t count, cap;
+} path_list;
+
+static void list_release(path_list *l)
+{
+    for (uint32_t i = 0; i < l->count; i++)
+        free(l->items[i]);
+    free(l->items);
+    l->items = NULL;
+    l->count = l->cap = 0;
+}
+
+/* Takes ownership of `path`. */
+static int list_push(path_list *l, char *path)
+{
+    if (l->count == l->cap) {
+        uint32_t ncap = l->cap ? l->cap * 2 : 8;
+        char **p = realloc(l->items, ncap * sizeof(*p));
+        if (!p) {
+            free(path);
+            return rpl_error_oom();
+        }
+        l->items = p;
+        l->cap = ncap;
+    }
+    l->items[l->count++] = path;
+    return 0;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static bool is_dir(const char *path)
+{
+    struct stat st;
+
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Regular files in `dir` and in its subdirectories (one level) whose names end in `suffix`. */
+static int collect(path_list *out, const char *dir, const char *suffix, int depth)
+{
+    struct dirent *e;
+    DIR *d = opendir(dir);
+    int rc = 0;
+
+    if (!d)
+        return 0;
+    while (rc == 0 && (e = readdir(d)) != NULL) {
+        struct stat st;
+        char *path;
+        if (e->d_name[0] == '.')
+            continue;
+        if ((rc = rpl_path_join(&path, dir, e->d_name)) != 0)
+            break;
+        if (stat(path, &st) != 0) {
+            free(path);
+            continue;
+        }
+        if (S_ISREG(st.st_mode) && ends_with(e->d_name, suffix)) {
+            rc = list_push(out, path);
+            continue;
+        }
+        if (S_ISDIR(st.st_mode) && depth > 0)
+            rc = collect(out, path, suffix, depth - 1);
+        free(path);
+    }
+    closedir(d);
+    return rc;
+}
+
+/* The outputs of one run directory: databases, else CSV kernel traces; sorted. */
+static int outputs_of(path_list *out, const char *dir)
+{
+    int rc = collect(out, dir, DB_SUFFIX, 1);
+
+    if (rc == 0 && out->count == 0)
+        rc = collect(out, dir, CSV_SUFFIX, 1);
+    if (rc == 0 && out->count > 1)
+        qsort(out->items, out->count, sizeof(*out->items), cmp_str);
+    return rc;
+}
+
+/* N of "pass_N" or "pmc_N", else 0. */
+static long pass_number(const char *name)
+{
+    const char *digits = NULL;
+    char *end;
+    long n;
+
+    if (strncmp(name, "pass_", 5) == 0)
+        digits = name + 5;
+    else if (strncmp(name, "pmc_", 4) == 0)
+        digits = name + 4;
+    if (!digits || *digits < '1' || *digits > '9')
+        return 0;
+    n = strtol(digits, &end, 10);
+    return *end || n > 100000 ? 0 : n;
+}
+
+typedef struct pass_dir {
+    long n;
+    char *path;
+} pass_dir;
+
+static int cmp_pass(const void *a, const void *b)
+{
+    const pass_dir *x = a, *y = b;
+
+    return (x->n > y->n) - (x->n < y->n);
+}
+
+static int pass_dirs(pass_dir **out, size_t *count, const char *dir)
+{
+    pass_dir *p = NULL;
+    size_t n = 0, cap = 0;
+    struct dirent *e;
+    DIR *d = opendir(dir);
+    int rc = 0;
+
+    *out = NULL;
+    *count = 0;
+    if (!d)
+        return rpl_error_set(errno == ENOENT ? RPL_ENOTFOUND : RPL_EIO, "cannot read '%s': %s", dir,
+                             strerror(errno));
+    while (rc == 0 && (e = readdir(d)) != NULL) {
+        long num = pass_number(e->d_name);
+        char *path;
+        if (num == 0)
+            continue;
+        if ((rc = rpl_path_join(&path, dir, e->d_name)) != 0)
+            break;
+        if (!is_dir(path)) {
+            free(path);
+            continue;
+        }
+        if (n == cap) {
+            pass_dir *q = realloc(p, (cap = cap ? cap * 2 : 8) * sizeof(*p));
+            if (!q) {
+                free(path);
+                rc = rpl_error_oom();
+                break;
+            }
+            p = q;
+        }
+        p[n].n = num;
+        p[n++].path = path;
+    }
+    closedir(d);
+    if (rc) {
+        while (n)
+            free(p[--n].path);
+        free(p);
+        return rc;
+    }
+    if (n > 1)
+        qsort(p, n, sizeof(*p), cmp_pass);
+    *out = p;
+    *count = n;
+    return 0;
+}
+
+static int read_file(rpl_trace *t, const char *path)
+{
+    rpl_log_info("reading '%s'", path);
+    if (ends_with(path, ".db"))
+        return rpl_rocpd_read(t, path);
+    return rpl_rocprofv3_csv_import(t, path);
+}
+
+/* Read every output of one run directory into `t`, noting the paths in `seen`. */
+static int read_run(rpl_trace *t, const char *dir, path_list *seen)
+{
+    path_list files = {0};
+    int rc = outputs_of(&files, dir);
+
+    if (rc == 0 && files.count == 0)
+        rc = rpl_error_set(RPL_ENOTFOUND, "no '*%s' or '*%s' below '%s'", DB_SUFFIX, CSV_SUFFIX,
+                           dir);
+    for (uint32_t i = 0; rc == 0 && i < files.count; i++) {
+        rc = read_file(t, files.items[i]);
+        if (rc == 0) {
+            rc = list_push(seen, files.items[i]);
+            files.items[i] = NULL;
+        }
+    }
+    list_release(&files);
+    return rc;
+}
+
+int rpl_profile_read_dir(rpl_trace *trace, const char *dir, char ***files, uint32_t *nfiles)
+{
+    path_list seen = {0};
+    pass_dir *passes = NULL;
+    size_t npasses = 0;
+    int rc = pass_dirs(&passes, &npasses, dir);
+
+    if (rc == 0 && npasses == 0)
+        rc = read_run(trace, dir, &seen);
+    for (size_t i = 0; rc == 0 && i < npasses; i++) {
+        rpl_trace *pass = NULL;
+        if (i == 0) {
+            rc = read_run(trace, passes[i].path, &seen);
+            continue;
+        }
+        /* Every process of a pass together: the merge matches dispatches in run order. */
+        if ((rc = rpl_trace_new(&pass)) == 0 && (rc = read_run(pass, passes[i].path, &seen)) == 0)
+            rc = rpl_trace_merge_counter_pass(trace, pass);
+        if (rc == RPL_ENOTFOUND)
+            rc = rpl_error_set(RPL_EINPUT, "counter pass '%s' holds no output", passes[i].path);
+        rpl_trace_free(pass);
+    }
+    for (size_t i = 0; i < npasses; i++)
+        free(passes[i].path);
+    free(passes);
+    if (rc == 0) {
+        char **grown = realloc(*files, (*nfiles + seen.count + 1) * sizeof(*grown));
+        if (!grown) {
+            rc = rpl_error_oom();
+        } else {
+            if (seen.count)
+                memcpy(grown + *nfiles, seen.items, seen.count * sizeof(*grown));
+            *files = grown;
+            *nfiles += seen.count;
+            free(seen.items);
+            return 0;
+        }
+    }
+    list_release(&seen);
+    return rc;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+int rpl_profile_reset_dir(const char *dir)
+{
+    struct stat st;
+
+    if (lstat(dir, &st) == 0 && nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0)
+        return rpl_error_set(RPL_EIO, "cannot remove the previous run's '%s': %s", dir,
+                             strerror(errno));
+    return rpl_mkdir_p(dir);
+}
+
+void rpl_profile_echo_stderr(const rpl_spawn_result *res)
+{
+    if (res->err_len && rpl_log_get_level() >= RPL_LOG_WARN) {
+        fwrite(res->err, 1, res->err_len, stderr);
+        fflush(stderr);
+    }
+}
+
+static bool has_output_below(const char *dir, int depth)
+{
+    path_list l = {0};
+    bool found;
+
+    if (collect(&l, dir, DB_SUFFIX, depth) != 0 ||
+        (l.count == 0 && collect(&l, dir, CSV_SUFFIX, depth) != 0)) {
+        list_release(&l);
+        return false;
+    }
+    found = l.count > 0;
+    list_release(&l);
+    return found;
+}
+
+bool rpl_profile_dir_has_output(const char *dir)
+{
+    return has_output_below(dir, 2);
+}
+
+bool rpl_probe_has_kfd(const rpl_profile_ctx *ctx)
+{
+    char path[4096];
+    int n = snprintf(path, sizeof(path), "%s/dev/kfd",
+                     ctx->opts->probe_root ? ctx->opts->probe_root : "");
+
+    return n > 0 && (size_t)n < sizeof(path) && access(path, F_OK) == 0;
+}

@@ -1,0 +1,255 @@
+/*
+ * CUPTI activity buffers: CUPTI asks for empty buffers, fills them with
+ * records and hands them back (often on its own worker thread); each record
+ * is copied into cr_g under its lock and the buffer is freed.
+ */
+#include <stdlib.h>
+
+#include <cupti.h>
+
+#include "cupti_int.h"
+#include "rpl/log.h"
+
+#define BUFFER_SIZE (8u << 20)
+
+static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
+{
+    *buffer = aligned_alloc(8, BUFFER_SIZE);
+    *size = *buffer ? BUFFER_SIZE : 0;
+    *max_records = 0; /* as many as fit */
+}
+
+static cr_copy_dir copy_dir(uint8_t kind)
+{
+    switch (kind) {
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD:
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA:
+        return CR_COPY_HTOD;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH:
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH:
+        return CR_COPY_DTOH;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD:
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOA:
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOD:
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOA:
+        return CR_COPY_DTOD;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH:
+        return CR_COPY_HTOH;
+    default:
+        return CR_COPY_OTHER;
+    }
+}
+
+/* A GPU record without both timestamps was flushed before it completed. */
+static int incomplete(uint64_t start, uint64_t end)
+{
+    return start == 0 || end == 0 || end < start;
+}
+
+static int take_kernel(const CUpti_ActivityKernel10 *r)
+{
+    cr_kernel *k;
+
+    if (incomplete(r->start, r->end))
+        return 1;
+    k = CR_PUSH(cr_g.kernels);
+    if (!k)
+        return 1;
+    k->start = r->start;
+    k->end = r->end;
+    k->device = r->deviceId;
+    k->context = r->contextId;
+    k->stream = r->streamId;
+    k->corr = r->correlationId;
+    k->grid[0] = r->gridX;
+    k->grid[1] = r->gridY;
+    k->grid[2] = r->gridZ;
+    k->block[0] = r->blockX;
+    k->block[1] = r->blockY;
+    k->block[2] = r->blockZ;
+    k->static_smem = r->staticSharedMemory;
+    k->dynamic_smem = r->dynamicSharedMemory;
+    k->local_per_thread = r->localMemoryPerThread;
+    k->registers = r->registersPerThread;
+    k->name = rpl_trace_intern(cr_g.trace, r->name ? r->name : "");
+    if (!k->name) {
+        cr_g.kernels.count--;
+        return 1;
+    }
+    return 0;
+}
+
+static int take_memcpy(const CUpti_ActivityMemcpy6 *r)
+{
+    cr_copy *c;
+
+    if (incomplete(r->start, r->end) || !(c = CR_PUSH(cr_g.copies)))
+        return 1;
+    c->start = r->start;
+    c->end = r->end;
+    c->bytes = r->bytes;
+    c->device = r->deviceId;
+    c->context = r->contextId;
+    c->stream = r->streamId;
+    c->corr = r->correlationId;
+    c->runtime_corr = r->runtimeCorrelationId;
+    c->dir = copy_dir(r->copyKind);
+    return 0;
+}
+
+static int take_memset(const CUpti_ActivityMemset4 *r)
+{
+    cr_copy *c;
+
+    if (incomplete(r->start, r->end) || !(c = CR_PUSH(cr_g.copies)))
+        return 1;
+    c->start = r->start;
+    c->end = r->end;
+    c->bytes = r->bytes;
+    c->device = r->deviceId;
+    c->context = r->contextId;
+    c->stream = r->streamId;
+    c->corr = r->correlationId;
+    c->dir = CR_COPY_MEMSET;
+    return 0;
+}
+
+static int take_api(const CUpti_ActivityAPI *r)
+{
+    cr_api *a = CR_PUSH(cr_g.apis);
+
+    if (!a)
+        return 1;
+    a->start = r->start;
+    a->end = r->end;
+    a->corr = r->correlationId;
+    a->pid = r->processId;
+    a->tid = r->threadId;
+    a->cbid = r->cbid;
+    a->domain = r->kind == CUPTI_ACTIVITY_KIND_RUNTIME ? CR_API_RUNTIME : CR_API_DRIVER;
+    return 0;
+}
+
+static int take_sync(const CUpti_ActivitySynchronization2 *r)
+{
+    cr_sync *s = CR_PUSH(cr_g.syncs);
+
+    if (!s)
+        return 1;
+    s->start = r->start;
+    s->end = r->end;
+    s->sync_id = r->cudaEventSyncId;
+    s->type = (uint32_t)r->type;
+    s->corr = r->correlationId;
+    s->context = r->contextId;
+    s->stream = r->streamId;
+    s->event = r->cudaEventId;
+    return 0;
+}
+
+static int take_event(const CUpti_ActivityCudaEvent2 *r)
+{
+    cr_event *e = CR_PUSH(cr_g.events);
+
+    if (!e)
+        return 1;
+    e->sync_id = r->cudaEventSyncId;
+    e->corr = r->correlationId;
+    e->context = r->contextId;
+    e->stream = r->streamId;
+    e->event = r->eventId;
+    e->device = r->deviceId;
+    return 0;
+}
+
+static int take_record(const CUpti_Activity *rec)
+{
+    switch (rec->kind) {
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+    case CUPTI_ACTIVITY_KIND_KERNEL:
+        return take_kernel((const CUpti_ActivityKernel10 *)rec);
+    case CUPTI_ACTIVITY_KIND_MEMCPY:
+        return take_memcpy((const CUpti_ActivityMemcpy6 *)rec);
+    case CUPTI_ACTIVITY_KIND_MEMSET:
+        return take_memset((const CUpti_ActivityMemset4 *)rec);
+    case CUPTI_ACTIVITY_KIND_RUNTIME:
+    case CUPTI_ACTIVITY_KIND_DRIVER:
+        return take_api((const CUpti_ActivityAPI *)rec);
+    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
+        return take_sync((const CUpti_ActivitySynchronization2 *)rec);
+    case CUPTI_ACTIVITY_KIND_CUDA_EVENT:
+        return take_event((const CUpti_ActivityCudaEvent2 *)rec);
+    default:
+        return 0;
+    }
+}
+
+static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size,
+                                      size_t valid)
+{
+    CUpti_Activity *rec = NULL;
+    size_t dropped = 0;
+    uint64_t lost = 0;
+
+    pthread_mutex_lock(&cr_g.lock);
+    while (valid > 0 && cuptiActivityGetNextRecord(buffer, valid, &rec) == CUPTI_SUCCESS)
+        lost += (uint64_t)take_record(rec);
+    if (cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS)
+        lost += dropped;
+    cr_g.dropped_records += lost;
+    pthread_mutex_unlock(&cr_g.lock);
+    free(buffer);
+}
+
+static const CUpti_ActivityKind gpu_kinds[] = {
+    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+    CUPTI_ACTIVITY_KIND_MEMCPY,
+    CUPTI_ACTIVITY_KIND_MEMSET,
+    CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+    CUPTI_ACTIVITY_KIND_CUDA_EVENT,
+};
+
+/*
+ * Driver calls that only ask for facts (names, attributes, entry points):
+ * the runtime makes them around every launch and the recorder itself when it
+ * describes a device.  They carry no GPU work, so they are not recorded.
+ */
+static const CUpti_CallbackId quiet_driver_calls[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuDriverGetVersion,    CUPTI_DRIVER_TRACE_CBID_cuDeviceGet,
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceGetCount,      CUPTI_DRIVER_TRACE_CBID_cuDeviceGetName,
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceTotalMem,      CUPTI_DRIVER_TRACE_CBID_cuDeviceTotalMem_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceGetAttribute,  CUPTI_DRIVER_TRACE_CBID_cuDeviceGetUuid,
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceGetUuid_v2,    CUPTI_DRIVER_TRACE_CBID_cuCtxGetCurrent,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxGetDevice,        CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress,
+    CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress_v2,   CUPTI_DRIVER_TRACE_CBID_cuKernelGetName,
+    CUPTI_DRIVER_TRACE_CBID_cuKernelGetAttribute,  CUPTI_DRIVER_TRACE_CBID_cuFuncGetName,
+    CUPTI_DRIVER_TRACE_CBID_cuFuncGetAttribute,    CUPTI_DRIVER_TRACE_CBID_cuModuleGetLoadingMode,
+    CUPTI_DRIVER_TRACE_CBID_cuPointerGetAttribute,
+};
+
+int cr_activity_start(int apis)
+{
+    if (cr_cupti_failed(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed),
+                        "cuptiActivityRegisterCallbacks"))
+        return -1;
+    for (size_t i = 0; i < sizeof(gpu_kinds) / sizeof(gpu_kinds[0]); i++)
+        if (cr_cupti_failed(cuptiActivityEnable(gpu_kinds[i]), "cuptiActivityEnable"))
+            return -1;
+    if ((apis & CR_TRACE_RUNTIME) &&
+        cr_cupti_failed(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME), "cuptiActivityEnable"))
+        return -1;
+    if (apis & CR_TRACE_DRIVER) {
+        if (cr_cupti_failed(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER), "cuptiActivityEnable"))
+            return -1;
+        for (size_t i = 0; i < sizeof(quiet_driver_calls) / sizeof(quiet_driver_calls[0]); i++)
+            cr_cupti_failed(cuptiActivityEnableDriverApi(quiet_driver_calls[i], 0),
+                            "cuptiActivityEnableDriverApi");
+    }
+    return 0;
+}
+
+void cr_activity_flush(void)
+{
+    cr_cupti_failed(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED),
+                    "cuptiActivityFlushAll");
+}

@@ -1,0 +1,452 @@
+/*
+ * Hardware counters through the CUPTI Range Profiler (cupti_range_profiler.h,
+ * CUDA 12.6+): auto range (one range per kernel launch) with kernel replay
+ * (CUPTI runs each kernel as often as the metric set needs passes, saving
+ * and restoring the memory it touches).  The metric names are ncu's.
+ *
+ * Per context: at the first launch the host object checks each metric
+ * (unknown ones are dropped with a warning), builds the config image and
+ * enables the profiler; every launch's exit counts a range, and when the
+ * counter-data image is full (or the context ends) it is decoded and every
+ * range evaluated into cr_g.ranges, then profiling starts again.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cupti_profiler_host.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_target.h>
+
+#include "cupti_int.h"
+#include "rpl/log.h"
+
+#define RANGES_PER_IMAGE 512
+
+typedef struct pctx {
+    CUcontext ctx;
+    uint32_t context_id;
+    int failed;  /* set up failed or broke: no counters for this context */
+    int running; /* between Start and Stop */
+    char chip[64];
+    uint8_t *avail; /* counter availability image */
+    CUpti_Profiler_Host_Object *host;
+    CUpti_RangeProfiler_Object *prof;
+    uint8_t *config;
+    size_t config_size;
+    uint8_t *data;
+    size_t data_size;
+    const char **names; /* the accepted metrics */
+    size_t *slot;       /* their positions in cr_g.metrics */
+    size_t nnames;
+    size_t launches;    /* ranges in the current image */
+    uint64_t evaluated; /* ranges evaluated before the current image */
+} pctx;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pctx *ctxs;
+static size_t nctx;
+static int profiler_ready; /* cuptiProfilerInitialize done; -1 when it failed */
+
+static pctx *find(CUcontext ctx, int create)
+{
+    pctx *n;
+
+    for (size_t i = 0; i < nctx; i++)
+        if (ctxs[i].ctx == ctx)
+            return &ctxs[i];
+    if (!create)
+        return NULL;
+    n = realloc(ctxs, (nctx + 1) * sizeof(*ctxs));
+    if (!n)
+        return NULL;
+    ctxs = n;
+    memset(&ctxs[nctx], 0, sizeof(*ctxs));
+    ctxs[nctx].ctx = ctx;
+    return &ctxs[nctx++];
+}
+
+/* The chip name and the counter availability image that every host object of p is made with. */
+static int availability(pctx *p, uint32_t device)
+{
+    CUpti_Device_GetChipName_Params chip = {.structSize =
+                                                CUpti_Device_GetChipName_Params_STRUCT_SIZE};
+    CUpti_Profiler_GetCounterAvailability_Params av = {
+        .structSize = CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
+
+    chip.deviceIndex = device;
+    if (cr_cupti_failed(cuptiDeviceGetChipName(&chip), "cuptiDeviceGetChipName"))
+        return -1;
+    snprintf(p->chip, sizeof(p->chip), "%s", chip.pChipName ? chip.pChipName : "");
+    av.ctx = p->ctx;
+    if (cr_cupti_failed(cuptiProfilerGetCounterAvailability(&av),
+                        "cuptiProfilerGetCounterAvailability"))
+        return -1;
+    /* Kept for the context's lifetime: the host objects made with it may read it later. */
+    p->avail = calloc(1, av.counterAvailabilityImageSize ? av.counterAvailabilityImageSize : 1);
+    if (!p->avail)
+        return -1;
+    av.pCounterAvailabilityImage = p->avail;
+    if (cr_cupti_failed(cuptiProfilerGetCounterAvailability(&av),
+                        "cuptiProfilerGetCounterAvailability"))
+        return -1;
+    rpl_log_debug("cupti: chip %s, counter availability image of %zu bytes", p->chip,
+                  av.counterAvailabilityImageSize);
+    return 0;
+}
+
+static CUpti_Profiler_Host_Object *host_new(pctx *p)
+{
+    CUpti_Profiler_Host_Initialize_Params hi = {
+        .structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
+
+    hi.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+    hi.pChipName = p->chip;
+    hi.pCounterAvailabilityImage = p->avail;
+    if (cr_cupti_failed(cuptiProfilerHostInitialize(&hi), "cuptiProfilerHostInitialize"))
+        return NULL;
+    return hi.pHostObject;
+}
+
+static void host_free(CUpti_Profiler_Host_Object *host)
+{
+    CUpti_Profiler_Host_Deinitialize_Params h = {
+        .structSize = CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
+
+    if (!host)
+        return;
+    h.pHostObject = host;
+    cuptiProfilerHostDeinitialize(&h);
+}
+
+static void release(pctx *p)
+{
+    if (p->prof) {
+        CUpti_RangeProfiler_Disable_Params d = {.structSize =
+                                                    CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
+        d.pRangeProfilerObject = p->prof;
+        cr_cupti_failed(cuptiRangeProfilerDisable(&d), "cuptiRangeProfilerDisable");
+        p->prof = NULL;
+    }
+    host_free(p->host);
+    p->host = NULL;
+    free(p->avail);
+    free(p->config);
+    free(p->data);
+    free(p->names);
+    free(p->slot);
+    p->config = p->data = p->avail = NULL;
+    p->names = NULL;
+    p->slot = NULL;
+}
+
+static int host_add(CUpti_Profiler_Host_Object *host, const char **names, size_t n)
+{
+    CUpti_Profiler_Host_ConfigAddMetrics_Params add = {
+        .structSize = CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
+
+    add.pHostObject = host;
+    add.ppMetricNames = names;
+    add.numMetrics = n;
+    return cuptiProfilerHostConfigAddMetrics(&add) == CUPTI_SUCCESS ? 0 : -1;
+}
+
+/*
+ * The metrics go into the config in one call, which lets CUPTI pack them
+ * into the fewest passes.  When that fails, each is tried alone on a scratch
+ * host object, and the ones this chip knows are added together.
+ */
+static int add_metrics(pctx *p)
+{
+    p->names = malloc((cr_g.nmetrics + 1) * sizeof(*p->names));
+    p->slot = malloc((cr_g.nmetrics + 1) * sizeof(*p->slot));
+    if (!p->names || !p->slot || !(p->host = host_new(p)))
+        return -1;
+    if (host_add(p->host, cr_g.metrics, cr_g.nmetrics) == 0) {
+        for (size_t i = 0; i < cr_g.nmetrics; i++) {
+            p->names[i] = cr_g.metrics[i];
+            p->slot[i] = i;
+        }
+        p->nnames = cr_g.nmetrics;
+        return 0;
+    }
+    host_free(p->host);
+    p->host = NULL;
+    for (size_t i = 0; i < cr_g.nmetrics; i++) {
+        CUpti_Profiler_Host_Object *scratch = host_new(p);
+        int ok = scratch && host_add(scratch, &cr_g.metrics[i], 1) == 0;
+        host_free(scratch);
+        if (!ok) {
+            rpl_log_warn("cupti: metric '%s' is not available on %s; left out", cr_g.metrics[i],
+                         p->chip);
+            continue;
+        }
+        p->names[p->nnames] = cr_g.metrics[i];
+        p->slot[p->nnames++] = i;
+    }
+    if (!p->nnames || !(p->host = host_new(p)))
+        return -1;
+    return host_add(p->host, p->names, p->nnames);
+}
+
+static int config_image(pctx *p)
+{
+    CUpti_Profiler_Host_GetConfigImageSize_Params sz = {
+        .structSize = CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
+    CUpti_Profiler_Host_GetConfigImage_Params img = {
+        .structSize = CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
+    CUpti_Profiler_Host_GetNumOfPasses_Params passes = {
+        .structSize = CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE};
+
+    sz.pHostObject = p->host;
+    if (cr_cupti_failed(cuptiProfilerHostGetConfigImageSize(&sz),
+                        "cuptiProfilerHostGetConfigImageSize"))
+        return -1;
+    p->config_size = sz.configImageSize;
+    p->config = malloc(p->config_size ? p->config_size : 1);
+    if (!p->config)
+        return -1;
+    img.pHostObject = p->host;
+    img.configImageSize = p->config_size;
+    img.pConfigImage = p->config;
+    if (cr_cupti_failed(cuptiProfilerHostGetConfigImage(&img), "cuptiProfilerHostGetConfigImage"))
+        return -1;
+    passes.configImageSize = p->config_size;
+    passes.pConfigImage = p->config;
+    if (cuptiProfilerHostGetNumOfPasses(&passes) == CUPTI_SUCCESS)
+        rpl_log_info("cupti: %zu metrics, %zu replay passes per kernel", p->nnames,
+                     passes.numOfPasses);
+    return 0;
+}
+
+/* (Re)initialise the counter-data image and start profiling. */
+static int arm(pctx *p)
+{
+    CUpti_RangeProfiler_CounterDataImage_Initialize_Params init = {
+        .structSize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+    CUpti_RangeProfiler_SetConfig_Params cfg = {
+        .structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
+    CUpti_RangeProfiler_Start_Params start = {.structSize =
+                                                  CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+
+    init.pRangeProfilerObject = p->prof;
+    init.counterDataSize = p->data_size;
+    init.pCounterData = p->data;
+    if (cr_cupti_failed(cuptiRangeProfilerCounterDataImageInitialize(&init),
+                        "cuptiRangeProfilerCounterDataImageInitialize"))
+        return -1;
+    cfg.pRangeProfilerObject = p->prof;
+    cfg.configSize = p->config_size;
+    cfg.pConfig = p->config;
+    cfg.counterDataImageSize = p->data_size;
+    cfg.pCounterDataImage = p->data;
+    cfg.range = CUPTI_AutoRange;
+    cfg.replayMode = CUPTI_KernelReplay;
+    cfg.maxRangesPerPass = RANGES_PER_IMAGE;
+    cfg.numNestingLevels = 1;
+    cfg.minNestingLevel = 1;
+    cfg.passIndex = 0;
+    cfg.targetNestingLevel = 1;
+    if (cr_cupti_failed(cuptiRangeProfilerSetConfig(&cfg), "cuptiRangeProfilerSetConfig"))
+        return -1;
+    start.pRangeProfilerObject = p->prof;
+    if (cr_cupti_failed(cuptiRangeProfilerStart(&start), "cuptiRangeProfilerStart"))
+        return -1;
+    p->running = 1;
+    p->launches = 0;
+    return 0;
+}
+
+static int setup(pctx *p)
+{
+    CUpti_Profiler_Initialize_Params pi = {.structSize =
+                                               CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+    CUpti_RangeProfiler_Enable_Params en = {.structSize =
+                                                CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
+    CUpti_RangeProfiler_GetCounterDataSize_Params ds = {
+        .structSize = CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
+    uint32_t device = 0;
+
+    if (profiler_ready == 0)
+        profiler_ready =
+            cr_cupti_failed(cuptiProfilerInitialize(&pi), "cuptiProfilerInitialize") ? -1 : 1;
+    if (profiler_ready < 0)
+        return -1;
+    rpl_log_debug("cupti: setting up the range profiler for context %p", (void *)p->ctx);
+    if (cr_cupti_failed(cuptiGetContextId(p->ctx, &p->context_id), "cuptiGetContextId") ||
+        cr_cupti_failed(cuptiGetDeviceId(p->ctx, &device), "cuptiGetDeviceId"))
+        return -1;
+    if (availability(p, device) || add_metrics(p) || config_image(p))
+        return -1;
+    en.ctx = p->ctx;
+    if (cr_cupti_failed(cuptiRangeProfilerEnable(&en), "cuptiRangeProfilerEnable"))
+        return -1;
+    p->prof = en.pRangeProfilerObject;
+    rpl_log_debug("cupti: range profiler enabled on context %u", p->context_id);
+    ds.pRangeProfilerObject = p->prof;
+    ds.pMetricNames = p->names;
+    ds.numMetrics = p->nnames;
+    ds.maxNumOfRanges = RANGES_PER_IMAGE;
+    ds.maxNumRangeTreeNodes = RANGES_PER_IMAGE;
+    if (cr_cupti_failed(cuptiRangeProfilerGetCounterDataSize(&ds),
+                        "cuptiRangeProfilerGetCounterDataSize"))
+        return -1;
+    p->data_size = ds.counterDataSize;
+    p->data = malloc(p->data_size ? p->data_size : 1);
+    if (!p->data)
+        return -1;
+    rpl_log_debug("cupti: counter data image of %zu bytes for %d ranges", p->data_size,
+                  RANGES_PER_IMAGE);
+    return arm(p);
+}
+
+/* Evaluate every range of the decoded image into cr_g.ranges. */
+static int evaluate(pctx *p)
+{
+    CUpti_RangeProfiler_GetCounterDataInfo_Params info = {
+        .structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
+    double *vals = malloc((p->nnames + 1) * sizeof(double));
+
+    if (!vals)
+        return -1;
+    info.pCounterDataImage = p->data;
+    info.counterDataImageSize = p->data_size;
+    if (cr_cupti_failed(cuptiRangeProfilerGetCounterDataInfo(&info),
+                        "cuptiRangeProfilerGetCounterDataInfo")) {
+        free(vals);
+        return -1;
+    }
+    for (size_t r = 0; r < info.numTotalRanges; r++) {
+        CUpti_Profiler_Host_EvaluateToGpuValues_Params ev = {
+            .structSize = CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
+        cr_range *rg;
+        ev.pHostObject = p->host;
+        ev.pCounterDataImage = p->data;
+        ev.counterDataImageSize = p->data_size;
+        ev.rangeIndex = r;
+        ev.ppMetricNames = p->names;
+        ev.numMetrics = p->nnames;
+        ev.pMetricValues = vals;
+        if (cr_cupti_failed(cuptiProfilerHostEvaluateToGpuValues(&ev),
+                            "cuptiProfilerHostEvaluateToGpuValues"))
+            continue;
+        pthread_mutex_lock(&cr_g.lock);
+        rg = CR_PUSH(cr_g.ranges);
+        if (rg) {
+            size_t first = cr_g.range_values.count;
+            int ok = 1;
+            for (size_t m = 0; m < cr_g.nmetrics && ok; m++) {
+                double *slot = CR_PUSH(cr_g.range_values);
+                ok = slot != NULL;
+                if (slot)
+                    *slot = NAN;
+            }
+            for (size_t m = 0; m < p->nnames && ok; m++)
+                cr_g.range_values.items[first + p->slot[m]] = vals[m];
+            rg->context = p->context_id;
+            rg->ordinal = p->evaluated + r;
+            rg->values_first = (uint32_t)first;
+            if (!ok)
+                cr_g.ranges.count--;
+        }
+        pthread_mutex_unlock(&cr_g.lock);
+    }
+    rpl_log_debug("cupti: context %u: %zu ranges evaluated", p->context_id, info.numTotalRanges);
+    p->evaluated += info.numTotalRanges;
+    free(vals);
+    return 0;
+}
+
+/* Stop, decode and evaluate the current image. */
+static int drain(pctx *p)
+{
+    CUpti_RangeProfiler_Stop_Params stop = {.structSize =
+                                                CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+    CUpti_RangeProfiler_DecodeData_Params dec = {
+        .structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
+
+    if (!p->running)
+        return 0;
+    p->running = 0;
+    stop.pRangeProfilerObject = p->prof;
+    if (cr_cupti_failed(cuptiRangeProfilerStop(&stop), "cuptiRangeProfilerStop"))
+        return -1;
+    dec.pRangeProfilerObject = p->prof;
+    if (cr_cupti_failed(cuptiRangeProfilerDecodeData(&dec), "cuptiRangeProfilerDecodeData"))
+        return -1;
+    if (dec.numOfRangeDropped) {
+        pthread_mutex_lock(&cr_g.lock);
+        cr_g.dropped_ranges += dec.numOfRangeDropped;
+        pthread_mutex_unlock(&cr_g.lock);
+    }
+    return evaluate(p);
+}
+
+static void fail(pctx *p)
+{
+    rpl_log_warn("cupti: counters are off for context %u", p->context_id);
+    p->failed = 1;
+    p->running = 0;
+    release(p);
+}
+
+void cr_counters_launch_enter(CUcontext ctx)
+{
+    pctx *p;
+
+    pthread_mutex_lock(&lock);
+    p = find(ctx, 1);
+    if (p && !p->failed && !p->prof && setup(p) != 0)
+        fail(p);
+    pthread_mutex_unlock(&lock);
+}
+
+void cr_counters_launch_exit(CUcontext ctx)
+{
+    pctx *p;
+
+    pthread_mutex_lock(&lock);
+    p = find(ctx, 0);
+    if (p && p->running && ++p->launches >= RANGES_PER_IMAGE && (drain(p) != 0 || arm(p) != 0))
+        fail(p);
+    pthread_mutex_unlock(&lock);
+}
+
+void cr_counters_context_ending(CUcontext ctx)
+{
+    pctx *p;
+
+    pthread_mutex_lock(&lock);
+    p = find(ctx, 0);
+    if (p) {
+        if (!p->failed && drain(p) != 0)
+            rpl_log_warn("cupti: the last counter ranges of context %u are lost", p->context_id);
+        release(p);
+        /* Forget the handle: a new context may get the same one (and a new context id). */
+        *p = ctxs[--nctx];
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+void cr_counters_finish(void)
+{
+    CUpti_Profiler_DeInitialize_Params de = {.structSize =
+                                                 CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE};
+
+    pthread_mutex_lock(&lock);
+    for (size_t i = 0; i < nctx; i++) {
+        if (ctxs[i].failed)
+            continue;
+        if (drain(&ctxs[i]) != 0)
+            rpl_log_warn("cupti: the last counter ranges of context %u are lost",
+                         ctxs[i].context_id);
+        release(&ctxs[i]);
+        ctxs[i].failed = 1;
+    }
+    if (profiler_ready > 0)
+        cuptiProfilerDeInitialize(&de);
+    profiler_ready = -1;
+    pthread_mutex_unlock(&lock);
+}

@@ -1,0 +1,43 @@
+/*
+ * The CUPTI-facing half of librpl_cupti.so: one recorder per process,
+ * activity buffers, the device description and the range profiler.
+ */
+#ifndef RPL_CUPTI_INT_H
+#define RPL_CUPTI_INT_H
+
+#include <cuda.h>
+#include <cupti.h>
+
+#include "recorder.h"
+
+/* The recorder of this process. */
+extern cr_state cr_g;
+
+/* Log a failed CUPTI call ("cupti: <what>: <CUPTI message>"); returns nonzero on failure. */
+int cr_cupti_failed(CUptiResult res, const char *what);
+
+/* Fill *out (name, compute capability, extdata) for CUDA device `ordinal`. */
+int cr_device_describe(cr_device *out, int ordinal);
+
+/*
+ * Register the buffer callbacks and enable the traced activity kinds: GPU
+ * work always, runtime and driver API calls as `apis` says.
+ */
+int cr_activity_start(int apis);
+/* Deliver every buffered record, complete or not (CUPTI_ACTIVITY_FLAG_FLUSH_FORCED). */
+void cr_activity_flush(void);
+
+/*
+ * Range profiler (ROCM_PERF_CUPTI_COUNTERS): one auto range per kernel,
+ * kernel replay.  A context is set up at its first kernel launch; every
+ * launch's exit counts a range, and a full counter-data image is decoded
+ * into cr_g.ranges before profiling goes on.
+ */
+void cr_counters_launch_enter(CUcontext ctx);
+void cr_counters_launch_exit(CUcontext ctx);
+/* Decode what is left and release the profiler of one context (it is going away). */
+void cr_counters_context_ending(CUcontext ctx);
+/* The same for every context, then deinitialise (process exit). */
+void cr_counters_finish(void);
+
+#endif

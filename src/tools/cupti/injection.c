@@ -1,0 +1,384 @@
+/*
+ * librpl_cupti.so: a CUDA injection library.  With
+ * CUDA_INJECTION64_PATH=/path/librpl_cupti.so the CUDA driver loads it in
+ * cuInit() and calls InitializeInjection(); from then on CUPTI traces the
+ * process, and at exit the whole trace is written once, atomically, as a
+ * rocpd database at $ROCM_PERF_CUPTI_OUTPUT/<hostname>/<pid>_results.db
+ * (the current directory when the variable is unset).  A child that execs
+ * inherits the variable, is injected again and writes its own database.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cupti.h>
+
+#include "cupti_int.h"
+#include "rpl/error.h"
+#include "rpl/fsutil.h"
+#include "rpl/log.h"
+#include "rpl/rocpd.h"
+
+int InitializeInjection(void) __attribute__((visibility("default")));
+
+cr_state cr_g;
+
+static struct {
+    int initialized;
+    int forked_child; /* a fork of a traced process: its records belong to the parent */
+    int written;
+    CUpti_SubscriberHandle subscriber;
+    char *out_dir;
+    int64_t start_ns;      /* process start on trace_clock */
+    clockid_t trace_clock; /* CLOCK_BOOTTIME, or CUPTI's CLOCK_REALTIME if ours was refused */
+} g;
+
+int cr_cupti_failed(CUptiResult res, const char *what)
+{
+    const char *msg = NULL;
+
+    if (res == CUPTI_SUCCESS)
+        return 0;
+    cuptiGetResultString(res, &msg);
+    rpl_log_warn("cupti: %s: %s", what, msg ? msg : "unknown error");
+    return 1;
+}
+
+static int64_t clock_ns(clockid_t id)
+{
+    struct timespec ts;
+
+    clock_gettime(id, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int64_t boottime_ns(void)
+{
+    return clock_ns(CLOCK_BOOTTIME);
+}
+
+/* Now, on the clock of the recorded timestamps. */
+static int64_t trace_now_ns(void)
+{
+    return clock_ns(g.trace_clock);
+}
+
+/* CUPTI's clock: the same CLOCK_BOOTTIME as rocprofv3's timestamps. */
+static uint64_t CUPTIAPI timestamp_cb(void)
+{
+    return (uint64_t)boottime_ns();
+}
+
+/* Process start from /proc/self/stat (clock ticks since boot), or `fallback`. */
+static int64_t process_start_ns(int64_t fallback)
+{
+    char buf[1024], *p;
+    unsigned long long ticks;
+    long hz = sysconf(_SC_CLK_TCK);
+    FILE *f = fopen("/proc/self/stat", "r");
+    size_t n;
+
+    if (!f)
+        return fallback;
+    n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    p = strrchr(buf, ')'); /* the command name may hold spaces */
+    if (!p || hz <= 0)
+        return fallback;
+    /* After ") " come fields 3..; starttime is field 22. */
+    for (int field = 2; field < 21 && p; field++)
+        p = strchr(p + 1, ' ');
+    if (!p || sscanf(p + 1, "%llu", &ticks) != 1)
+        return fallback;
+    return (int64_t)(ticks * (1000000000ULL / (unsigned long long)hz));
+}
+
+static void read_cmdline(char *buf, size_t cap)
+{
+    FILE *f = fopen("/proc/self/cmdline", "r");
+    size_t n = 0;
+
+    buf[0] = '\0';
+    if (!f)
+        return;
+    n = fread(buf, 1, cap - 1, f);
+    fclose(f);
+    while (n > 0 && buf[n - 1] == '\0')
+        n--;
+    for (size_t i = 0; i < n; i++)
+        if (buf[i] == '\0')
+            buf[i] = ' ';
+    buf[n] = '\0';
+}
+
+static void read_cpu_model(char *buf, size_t cap)
+{
+    char line[512];
+    FILE *f = fopen("/proc/cpuinfo", "r");
+
+    buf[0] = '\0';
+    if (!f)
+        return;
+    while (fgets(line, sizeof(line), f)) {
+        char *colon = strchr(line, ':');
+        if (strncmp(line, "model name", 10) == 0 && colon) {
+            snprintf(buf, cap, "%s", colon + 2);
+            buf[strcspn(buf, "\n")] = '\0';
+            break;
+        }
+    }
+    fclose(f);
+}
+
+static const char *api_name(uint8_t domain, uint32_t cbid)
+{
+    const char *name = NULL;
+    CUpti_CallbackDomain d =
+        domain == CR_API_RUNTIME ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API;
+
+    if (cuptiGetCallbackName(d, cbid, &name) != CUPTI_SUCCESS)
+        return NULL;
+    return name;
+}
+
+/* Build the trace and write the database; called once, at exit. */
+static void write_database(void)
+{
+    char host[256] = "", command[4096], cpu[256];
+    cr_process_info proc = {0};
+    char *path = NULL, *dir = NULL;
+    int rc;
+
+    if (gethostname(host, sizeof(host) - 1) != 0 || !host[0])
+        snprintf(host, sizeof(host), "localhost");
+    read_cmdline(command, sizeof(command));
+    read_cpu_model(cpu, sizeof(cpu));
+    proc.pid = getpid();
+    proc.ppid = getppid();
+    proc.start = g.start_ns;
+    proc.end = trace_now_ns();
+    proc.command = command;
+    proc.hostname = host;
+    proc.cpu_model = cpu;
+    rc = cr_output_path(&path, g.out_dir, host, proc.pid);
+    if (!rc)
+        rc = rpl_path_join(&dir, g.out_dir, host);
+    if (!rc)
+        rc = rpl_mkdir_p(dir);
+    proc.db_path = path;
+    if (!rc)
+        rc = cr_build_trace(&cr_g, &proc, api_name);
+    if (!rc) {
+        rpl_rocpd_write_opts opts = {.hostname = host};
+        rc = rpl_rocpd_write(cr_g.trace, path, &opts);
+    }
+    if (rc)
+        rpl_log_error("cupti: no trace written: %s", rpl_error_last()->message);
+    else
+        rpl_log_info("cupti: wrote %s (%zu kernels, %zu copies, %zu API calls)", path,
+                     cr_g.kernels.count, cr_g.copies.count, cr_g.apis.count);
+    if (cr_g.dropped_records)
+        rpl_log_warn("cupti: %llu activity records were lost or incomplete",
+                     (unsigned long long)cr_g.dropped_records);
+    if (cr_g.dropped_ranges)
+        rpl_log_warn("cupti: %llu counter ranges were dropped",
+                     (unsigned long long)cr_g.dropped_ranges);
+    free(path);
+    free(dir);
+}
+
+static void at_exit(void)
+{
+    if (!g.initialized || g.forked_child || g.written)
+        return;
+    g.written = 1;
+    if (cr_g.metrics)
+        cr_counters_finish();
+    cuCtxSynchronize(); /* the current context's last kernels, if any are pending */
+    cr_activity_flush();
+    pthread_mutex_lock(&cr_g.lock);
+    write_database();
+    pthread_mutex_unlock(&cr_g.lock);
+}
+
+static void in_forked_child(void)
+{
+    g.forked_child = 1;
+}
+
+/* Describe the device of a new context once. */
+static void context_created(CUcontext ctx)
+{
+    uint32_t device = 0;
+    cr_device dev;
+    cr_device *slot;
+
+    if (cuptiGetDeviceId(ctx, &device) != CUPTI_SUCCESS)
+        return;
+    pthread_mutex_lock(&cr_g.lock);
+    for (size_t i = 0; i < cr_g.devices.count; i++) {
+        if (cr_g.devices.items[i].ordinal == device) {
+            pthread_mutex_unlock(&cr_g.lock);
+            return;
+        }
+    }
+    pthread_mutex_unlock(&cr_g.lock);
+    if (cr_device_describe(&dev, (int)device) != 0) {
+        rpl_log_warn("cupti: %s", rpl_error_last()->message);
+        return;
+    }
+    pthread_mutex_lock(&cr_g.lock);
+    slot = CR_PUSH(cr_g.devices);
+    if (slot)
+        *slot = dev;
+    pthread_mutex_unlock(&cr_g.lock);
+}
+
+/* The API calls that launch a kernel: the range profiler counts them. */
+static const struct {
+    CUpti_CallbackDomain domain;
+    CUpti_CallbackId cbid;
+} launch_calls[] = {
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000},
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000},
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060},
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060},
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000},
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000},
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000},
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunch},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchGrid},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchGridAsync},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz},
+};
+
+static int is_launch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
+{
+    for (size_t i = 0; i < sizeof(launch_calls) / sizeof(launch_calls[0]); i++)
+        if (launch_calls[i].domain == domain && launch_calls[i].cbid == cbid)
+            return 1;
+    return 0;
+}
+
+static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                                 const void *data)
+{
+    if (g.forked_child)
+        return;
+    if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
+        const CUpti_ResourceData *rd = data;
+        if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
+            context_created(rd->context);
+        } else if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
+            if (cr_g.metrics)
+                cr_counters_context_ending(rd->context);
+            cr_activity_flush();
+        }
+    } else if (domain == CUPTI_CB_DOMAIN_RUNTIME_API &&
+               cbid == CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020) {
+        const CUpti_CallbackData *cd = data;
+        /* The reset throws away the device's pending work and records. */
+        if (cd->callbackSite == CUPTI_API_ENTER) {
+            cuCtxSynchronize();
+            cr_activity_flush();
+        }
+    } else if (is_launch(domain, cbid)) {
+        const CUpti_CallbackData *cd = data;
+        if (!cd->context) /* no context yet: nothing to profile through */
+            return;
+        if (cd->callbackSite == CUPTI_API_ENTER)
+            cr_counters_launch_enter(cd->context);
+        else
+            cr_counters_launch_exit(cd->context);
+    }
+}
+
+static int enable_callbacks(void)
+{
+    if (cr_cupti_failed(cuptiSubscribe(&g.subscriber, on_callback, NULL), "cuptiSubscribe"))
+        return -1;
+    if (cr_cupti_failed(cuptiEnableCallback(1, g.subscriber, CUPTI_CB_DOMAIN_RESOURCE,
+                                            CUPTI_CBID_RESOURCE_CONTEXT_CREATED),
+                        "cuptiEnableCallback") ||
+        cr_cupti_failed(cuptiEnableCallback(1, g.subscriber, CUPTI_CB_DOMAIN_RESOURCE,
+                                            CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING),
+                        "cuptiEnableCallback") ||
+        cr_cupti_failed(cuptiEnableCallback(1, g.subscriber, CUPTI_CB_DOMAIN_RUNTIME_API,
+                                            CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020),
+                        "cuptiEnableCallback"))
+        return -1;
+    for (size_t i = 0; cr_g.metrics && i < sizeof(launch_calls) / sizeof(launch_calls[0]); i++)
+        if (cr_cupti_failed(
+                cuptiEnableCallback(1, g.subscriber, launch_calls[i].domain, launch_calls[i].cbid),
+                "cuptiEnableCallback"))
+            return -1;
+    return 0;
+}
+
+/* The output directory, made absolute now in case the application changes directory. */
+static char *output_dir(void)
+{
+    const char *env = getenv("ROCM_PERF_CUPTI_OUTPUT");
+    char cwd[4096];
+    char *out = NULL;
+
+    if (env && env[0] == '/')
+        return strdup(env);
+    if (!getcwd(cwd, sizeof(cwd)))
+        return strdup(env && env[0] ? env : ".");
+    if (!env || !env[0] || strcmp(env, ".") == 0)
+        return strdup(cwd);
+    if (rpl_path_join(&out, cwd, env) != 0)
+        return strdup(env);
+    return out;
+}
+
+int InitializeInjection(void)
+{
+    const char *spec = getenv("ROCM_PERF_CUPTI_COUNTERS");
+    int apis;
+
+    if (g.initialized)
+        return 1;
+    rpl_log_init_from_env();
+    if (cr_state_init(&cr_g) != 0) {
+        rpl_log_error("cupti: %s", rpl_error_last()->message);
+        return 0;
+    }
+    if (cr_metrics_parse(spec, &cr_g.metrics, &cr_g.nmetrics) != 0) {
+        rpl_log_error("cupti: %s; recording without counters", rpl_error_last()->message);
+        cr_g.metrics = NULL;
+        cr_g.nmetrics = 0;
+    }
+    if (cr_api_parse(getenv("ROCM_PERF_CUPTI_API"), &apis) != 0)
+        rpl_log_error("cupti: %s; recording runtime and driver calls", rpl_error_last()->message);
+    g.out_dir = output_dir();
+    if (!g.out_dir)
+        return 0;
+    g.start_ns = process_start_ns(boottime_ns());
+    g.trace_clock = CLOCK_BOOTTIME;
+    if (cr_cupti_failed(cuptiActivityRegisterTimestampCallback(timestamp_cb),
+                        "cuptiActivityRegisterTimestampCallback")) {
+        /* CUPTI keeps its CLOCK_REALTIME: move the process start onto it. */
+        g.trace_clock = CLOCK_REALTIME;
+        g.start_ns += clock_ns(CLOCK_REALTIME) - boottime_ns();
+    }
+    cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+    if (enable_callbacks() != 0 || cr_activity_start(apis) != 0) {
+        rpl_log_error("cupti: tracing is off for process %d", (int)getpid());
+        return 0;
+    }
+    g.initialized = 1;
+    atexit(at_exit);
+    pthread_atfork(NULL, NULL, in_forked_child);
+    return 1;
+}

@@ -1,0 +1,540 @@
+/*
+ * rocpd reader: the record tables (kernel dispatches, memory copies, API
+ * regions with their arguments, counter values).  Rows are read straight
+ * from the base tables and joined here through the id maps of
+ * rocpd_read_info.c: the data views' SQL joins are far slower on large
+ * traces.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rocpd_reader_int.h"
+#include "rpl/error.h"
+
+/* --- shared column checks -------------------------------------------------- */
+
+/* start and end of a record: 0 <= start <= end, so end - start never overflows. */
+static int read_times(const rd_row *row, int col, int64_t *start, int64_t *end)
+{
+    int rc;
+
+    if ((rc = rd_i64(row, col, start)) != 0 || (rc = rd_i64(row, col + 1, end)) != 0)
+        return rc;
+    if (*start < 0)
+        return rd_row_error(row, "start %lld is negative", (long long)*start);
+    if (*end < *start)
+        return rd_row_error(row, "end %lld is before start %lld", (long long)*end,
+                            (long long)*start);
+    return 0;
+}
+
+/* pid (NOT NULL) and tid columns, checked against the process and thread tables. */
+static int read_pid_tid(const rd_row *row, int pid_col, int tid_col, bool tid_nullable,
+                        int64_t *pid, int64_t *tid)
+{
+    rd_reader *r = row->r;
+    bool has_tid = true;
+    int rc;
+
+    if ((rc = rd_i64(row, pid_col, pid)) != 0)
+        return rc;
+    if (r->present[RD_PROCESS] && rpl_idmap_get(&r->process_ids, *pid) == RPL_IDMAP_EMPTY)
+        return rd_dangling(row, pid_col, *pid, RD_PROCESS);
+    rc = tid_nullable ? rd_i64_opt(row, tid_col, tid, &has_tid) : rd_i64(row, tid_col, tid);
+    if (rc)
+        return rc;
+    if (has_tid && r->present[RD_THREAD] && rpl_idmap_get(&r->thread_ids, *tid) == RPL_IDMAP_EMPTY)
+        return rd_dangling(row, tid_col, *tid, RD_THREAD);
+    return 0;
+}
+
+/* A nullable event_id: the event (or NULL) and the raw id. */
+static int read_event(const rd_row *row, int col, const rd_event **event, int64_t *id,
+                      bool *present)
+{
+    rd_reader *r = row->r;
+    uint32_t index;
+    int rc = rd_i64_opt(row, col, id, present);
+
+    *event = NULL;
+    if (rc || !*present || !r->present[RD_EVENT])
+        return rc;
+    index = rpl_idmap_get(&r->event_ids, *id);
+    if (index == RPL_IDMAP_EMPTY)
+        return rd_dangling(row, col, *id, RD_EVENT);
+    *event = &r->events[index];
+    return 0;
+}
+
+/* A string reference (NOT NULL or nullable), interned; "" for NULL. */
+static int read_string(const rd_row *row, int col, bool nullable, const char **out)
+{
+    uint32_t index;
+    int rc = nullable ? rd_ref_opt(row, col, &row->r->string_ids, RD_STRING, &index)
+                      : rd_ref(row, col, &row->r->string_ids, RD_STRING, &index);
+
+    *out = "";
+    if (rc || index == RPL_NONE)
+        return rc;
+    return rd_string(row->r, index, out);
+}
+
+/* The queue or stream made up for an id when the database has no such table. */
+static int implied_queue(rd_reader *r, bool stream, int64_t id, int64_t pid, uint32_t *index)
+{
+    rpl_idmap *map = stream ? &r->stream_ids : &r->queue_ids;
+    rpl_queue q = {.source = r->source, .id = id, .pid = pid};
+    char name[48];
+    uint32_t existing;
+    int rc;
+
+    if ((*index = rpl_idmap_get(map, id)) != RPL_IDMAP_EMPTY)
+        return 0;
+    /* rocprofv3's names for queue and stream handles. */
+    if (id == 0)
+        snprintf(name, sizeof(name), "Default %s", stream ? "Stream" : "Queue");
+    else
+        snprintf(name, sizeof(name), "%s %lld", stream ? "Stream" : "Queue", (long long)id);
+    q.name = name;
+    rc = stream ? rpl_trace_add_stream(r->trace, &q, index)
+                : rpl_trace_add_queue(r->trace, &q, index);
+    return rc ? rc : rpl_idmap_put(map, id, *index, &existing);
+}
+
+/* A queue_id or stream_id column. */
+static int read_queue(const rd_row *row, int col, bool stream, bool nullable, int64_t pid,
+                      uint32_t *index)
+{
+    rd_reader *r = row->r;
+    enum rd_table t = stream ? RD_STREAM : RD_QUEUE;
+    const rpl_idmap *map = stream ? &r->stream_ids : &r->queue_ids;
+    int64_t id;
+    bool present;
+    int rc;
+
+    if (r->present[t])
+        return nullable ? rd_ref_opt(row, col, map, t, index) : rd_ref(row, col, map, t, index);
+    *index = RPL_NONE;
+    rc = nullable ? rd_i64_opt(row, col, &id, &present) : rd_i64(row, col, &id);
+    if (rc || (nullable && !present))
+        return rc;
+    return implied_queue(r, stream, id, pid, index);
+}
+
+/* --- rocpd_kernel_dispatch ------------------------------------------------ */
+
+enum {
+    D_ID,
+    D_PID,
+    D_TID,
+    D_AGENT,
+    D_KERNEL,
+    D_DISPATCH_ID,
+    D_QUEUE,
+    D_STREAM,
+    D_START,
+    D_END,
+    D_PRIVATE,
+    D_GROUP,
+    D_WG_X,
+    D_GRID_X = D_WG_X + 3,
+    D_EVENT = D_GRID_X + 3,
+    D_NCOLS
+};
+
+static int dispatch_row(rd_row *row)
+{
+    rd_reader *r = row->r;
+    rpl_dispatch d = {.source = r->source, .id = row->id};
+    const rd_event *event;
+    int64_t event_id;
+    bool has_event;
+    uint32_t index, existing;
+    int rc;
+
+    if ((rc = read_pid_tid(row, D_PID, D_TID, true, &d.pid, &d.tid)) != 0 ||
+        (rc = rd_ref(row, D_AGENT, &r->agent_ids, RD_AGENT, &d.agent)) != 0 ||
+        (rc = rd_ref(row, D_KERNEL, &r->symbol_ids, RD_SYMBOL, &d.kernel)) != 0 ||
+        (rc = rd_i64(row, D_DISPATCH_ID, &d.dispatch_id)) != 0 ||
+        (rc = read_queue(row, D_QUEUE, false, false, d.pid, &d.queue)) != 0 ||
+        (rc = read_queue(row, D_STREAM, true, false, d.pid, &d.stream)) != 0 ||
+        (rc = read_times(row, D_START, &d.start, &d.end)) != 0 ||
+        (rc = rd_u32(row, D_PRIVATE, true, &d.private_segment_size)) != 0 ||
+        (rc = rd_u32(row, D_GROUP, true, &d.group_segment_size)) != 0 ||
+        (rc = read_event(row, D_EVENT, &event, &event_id, &has_event)) != 0)
+        return rc;
+    if (d.agent == RD_AGENT_SKIPPED)
+        return rd_row_error(row, "agent_id is a NIC agent");
+    for (int i = 0; i < 3; i++) {
+        if ((rc = rd_u32(row, D_WG_X + i, false, &d.workgroup[i])) != 0 ||
+            (rc = rd_u32(row, D_GRID_X + i, false, &d.grid[i])) != 0)
+            return rc;
+        if (d.workgroup[i] == 0)
+            return rd_bad_range(row, D_WG_X + i, 0, "1..4294967295");
+    }
+    d.correlation_id = event ? event->stack_id : 0;
+    if ((rc = rpl_trace_add_dispatch(r->trace, &d, &index)) != 0)
+        return rc;
+    if (!has_event || !r->link_counters)
+        return 0;
+    if ((rc = rpl_idmap_put(&r->dispatch_events, event_id, index, &existing)) != 0)
+        return rc;
+    if (existing != RPL_IDMAP_EMPTY)
+        return rd_row_error(row, "event_id %lld is also the event of dispatch row %lld",
+                            (long long)event_id,
+                            (long long)r->trace->dispatches.items[existing].id);
+    return 0;
+}
+
+int rd_read_dispatches(rd_reader *r)
+{
+    static const char *const cols[] = {"id",
+                                       "pid",
+                                       "tid",
+                                       "agent_id",
+                                       "kernel_id",
+                                       "dispatch_id",
+                                       "queue_id",
+                                       "stream_id",
+                                       "start",
+                                       "end",
+                                       "private_segment_size",
+                                       "group_segment_size",
+                                       "workgroup_size_x",
+                                       "workgroup_size_y",
+                                       "workgroup_size_z",
+                                       "grid_size_x",
+                                       "grid_size_y",
+                                       "grid_size_z",
+                                       "event_id"};
+    _Static_assert(RD_COLUMNS(cols) == D_NCOLS, "columns and their enum differ");
+    uint64_t rows, values = 0;
+    int rc = rd_count(r, RD_DISPATCH, &rows);
+
+    r->first_dispatch = r->trace->dispatches.count;
+    /* Dispatches are found by event_id only to attach counter values. */
+    if (rc == 0 && r->present[RD_PMC_EVENT])
+        rc = rd_count(r, RD_PMC_EVENT, &values);
+    r->link_counters = values > 0;
+    if (rc == 0 && r->link_counters)
+        rc = rpl_idmap_reserve(&r->dispatch_events, rows);
+    return rc ? rc
+              : rd_scan(r, RD_DISPATCH, cols, RD_COLUMNS(cols), "kernel dispatches", rows,
+                        dispatch_row);
+}
+
+/* --- rocpd_memory_copy ---------------------------------------------------- */
+
+enum {
+    M_ID,
+    M_PID,
+    M_TID,
+    M_START,
+    M_END,
+    M_NAME,
+    M_DST_AGENT,
+    M_SRC_AGENT,
+    M_SIZE,
+    M_QUEUE,
+    M_STREAM,
+    M_EVENT,
+    M_NCOLS
+};
+
+static int memcpy_row(rd_row *row)
+{
+    rd_reader *r = row->r;
+    rpl_memcpy m = {.source = r->source, .id = row->id};
+    const rd_event *event;
+    int64_t size, event_id;
+    bool has_event;
+    int rc;
+
+    if ((rc = read_pid_tid(row, M_PID, M_TID, true, &m.pid, &m.tid)) != 0 ||
+        (rc = read_times(row, M_START, &m.start, &m.end)) != 0 ||
+        (rc = read_string(row, M_NAME, false, &m.name)) != 0 ||
+        (rc = rd_ref_opt(row, M_DST_AGENT, &r->agent_ids, RD_AGENT, &m.dst_agent)) != 0 ||
+        (rc = rd_ref_opt(row, M_SRC_AGENT, &r->agent_ids, RD_AGENT, &m.src_agent)) != 0 ||
+        (rc = rd_i64(row, M_SIZE, &size)) != 0 ||
+        (rc = read_queue(row, M_QUEUE, false, true, m.pid, &m.queue)) != 0 ||
+        (rc = read_queue(row, M_STREAM, true, true, m.pid, &m.stream)) != 0 ||
+        (rc = read_event(row, M_EVENT, &event, &event_id, &has_event)) != 0)
+        return rc;
+    if (size < 0)
+        return rd_row_error(row, "size %lld is negative", (long long)size);
+    m.size = (uint64_t)size;
+    m.kind = rpl_copy_kind_from_name(m.name);
+    if (m.dst_agent == RD_AGENT_SKIPPED)
+        m.dst_agent = RPL_NONE;
+    if (m.src_agent == RD_AGENT_SKIPPED)
+        m.src_agent = RPL_NONE;
+    m.correlation_id = event ? event->stack_id : 0;
+    return rpl_trace_add_memcpy(r->trace, &m, NULL);
+}
+
+int rd_read_memcpys(rd_reader *r)
+{
+    static const char *const cols[] = {"id",   "pid",      "tid",          "start",
+                                       "end",  "name_id",  "dst_agent_id", "src_agent_id",
+                                       "size", "queue_id", "stream_id",    "event_id"};
+    _Static_assert(RD_COLUMNS(cols) == M_NCOLS, "columns and their enum differ");
+    uint64_t rows;
+    int rc;
+
+    if (!r->present[RD_MEMCPY])
+        return 0;
+    if ((rc = rd_count(r, RD_MEMCPY, &rows)) != 0)
+        return rc;
+    return rd_scan(r, RD_MEMCPY, cols, RD_COLUMNS(cols), "memory copies", rows, memcpy_row);
+}
+
+/* --- rocpd_arg ------------------------------------------------------------ */
+
+static int arg_row(rd_row *row)
+{
+    rd_reader *r = row->r;
+    rd_pending_arg *a;
+    const char *type, *name, *value;
+    int rc;
+
+    if (r->npending_args >= r->pending_arg_cap)
+        return rd_row_error(row, "the table grew while it was read");
+    a = &r->pending_args[r->npending_args];
+    if ((rc = rd_ref(row, 1, &r->event_ids, RD_EVENT, &a->event)) != 0 ||
+        (rc = rd_i64(row, 2, &a->position)) != 0 ||
+        (rc = rd_text(row, 3, false, RD_NAME_MAX, &type, NULL)) != 0 ||
+        (rc = rd_text(row, 4, false, RD_NAME_MAX, &name, NULL)) != 0 ||
+        (rc = rd_text(row, 5, true, RD_TEXT_MAX, &value, NULL)) != 0)
+        return rc;
+    if (!(a->arg.type = rpl_trace_intern(r->trace, type)) ||
+        !(a->arg.name = rpl_trace_intern(r->trace, name)) ||
+        !(a->arg.value = rpl_trace_intern(r->trace, value)))
+        return rpl_error_oom();
+    r->npending_args++;
+    return 0;
+}
+
+static int cmp_position(const void *x, const void *y)
+{
+    const rd_pending_arg *a = x, *b = y;
+
+    return (a->position > b->position) - (a->position < b->position);
+}
+
+/* Group the pending arguments by event (counting sort), each group by position. */
+static int group_args(rd_reader *r)
+{
+    rd_pending_arg *sorted = malloc(((size_t)r->npending_args + 1) * sizeof(*sorted));
+    uint32_t *next;
+
+    r->args_first = calloc((size_t)r->nevents + 1, sizeof(*r->args_first));
+    r->args = malloc(((size_t)r->npending_args + 1) * sizeof(*r->args));
+    next = calloc((size_t)r->nevents + 1, sizeof(*next));
+    if (!sorted || !r->args_first || !r->args || !next) {
+        free(sorted);
+        free(next);
+        return rpl_error_oom();
+    }
+    for (uint32_t i = 0; i < r->npending_args; i++)
+        r->args_first[r->pending_args[i].event + 1]++;
+    for (uint32_t e = 0; e < r->nevents; e++)
+        r->args_first[e + 1] += r->args_first[e];
+    memcpy(next, r->args_first, (size_t)r->nevents * sizeof(*next));
+    for (uint32_t i = 0; i < r->npending_args; i++)
+        sorted[next[r->pending_args[i].event]++] = r->pending_args[i];
+    for (uint32_t e = 0; e < r->nevents; e++) {
+        uint32_t first = r->args_first[e], n = r->args_first[e + 1] - first;
+        if (n > 1)
+            qsort(sorted + first, n, sizeof(*sorted), cmp_position);
+    }
+    for (uint32_t i = 0; i < r->npending_args; i++)
+        r->args[i] = sorted[i].arg;
+    free(sorted);
+    free(next);
+    return 0;
+}
+
+static int read_args(rd_reader *r)
+{
+    static const char *const cols[] = {"id", "event_id", "position", "type", "name", "value"};
+    uint64_t rows;
+    int rc;
+
+    if ((rc = rd_count(r, RD_ARG, &rows)) != 0)
+        return rc;
+    if (rows > UINT32_MAX - 2)
+        return rpl_error_set(RPL_EINPUT, "'%s': %s has too many rows", r->label, r->table[RD_ARG]);
+    r->pending_arg_cap = (uint32_t)rows + 1;
+    if (!(r->pending_args = malloc((size_t)r->pending_arg_cap * sizeof(*r->pending_args))))
+        return rpl_error_oom();
+    rc = rd_scan(r, RD_ARG, cols, RD_COLUMNS(cols), "API arguments", rows, arg_row);
+    return rc ? rc : group_args(r);
+}
+
+/* --- rocpd_region ----------------------------------------------------------- */
+
+enum { R_ID, R_PID, R_TID, R_START, R_END, R_NAME, R_EVENT, R_NCOLS };
+
+static int region_row(rd_row *row)
+{
+    rd_reader *r = row->r;
+    rpl_region g = {.source = r->source, .id = row->id, .category = ""};
+    const rpl_arg *args = NULL;
+    uint32_t nargs = 0;
+    const rd_event *event;
+    int64_t event_id;
+    bool has_event;
+    int rc;
+
+    if ((rc = read_pid_tid(row, R_PID, R_TID, false, &g.pid, &g.tid)) != 0 ||
+        (rc = read_times(row, R_START, &g.start, &g.end)) != 0 ||
+        (rc = read_string(row, R_NAME, false, &g.name)) != 0 ||
+        (rc = read_event(row, R_EVENT, &event, &event_id, &has_event)) != 0)
+        return rc;
+    if (event) {
+        uint32_t e = (uint32_t)(event - r->events);
+        g.correlation_id = event->stack_id;
+        g.parent_correlation_id = event->parent_stack_id;
+        if (event->category != RPL_NONE && (rc = rd_string(r, event->category, &g.category)) != 0)
+            return rc;
+        if (r->args_first) {
+            args = r->args + r->args_first[e];
+            nargs = r->args_first[e + 1] - r->args_first[e];
+        }
+    }
+    return rpl_trace_add_region(r->trace, &g, args, nargs, NULL);
+}
+
+int rd_read_regions(rd_reader *r)
+{
+    static const char *const cols[] = {"id", "pid", "tid", "start", "end", "name_id", "event_id"};
+    _Static_assert(RD_COLUMNS(cols) == R_NCOLS, "columns and their enum differ");
+    uint64_t rows;
+    int rc;
+
+    if (!r->present[RD_REGION])
+        return 0;
+    /* Arguments hang off events: without regions and events they have no place. */
+    if (r->present[RD_ARG] && r->present[RD_EVENT] && (rc = read_args(r)) != 0)
+        return rc;
+    if ((rc = rd_count(r, RD_REGION, &rows)) != 0)
+        return rc;
+    return rd_scan(r, RD_REGION, cols, RD_COLUMNS(cols), "API regions", rows, region_row);
+}
+
+/* --- rocpd_info_pmc, rocpd_pmc_event ------------------------------------- */
+
+static int pmc_info_row(rd_row *row)
+{
+    const char *name;
+    uint32_t counter, existing;
+    int rc;
+
+    if (row->r->pmc_ids.count >= RD_COUNTERS_MAX)
+        return rd_row_error(row, "more than %u counters", RD_COUNTERS_MAX);
+    if ((rc = rd_text(row, 1, false, RD_NAME_MAX, &name, NULL)) != 0 ||
+        (rc = rpl_trace_counter_index(row->r->trace, name, &counter)) != 0 ||
+        (rc = rpl_idmap_put(&row->r->pmc_ids, row->id, counter, &existing)) != 0)
+        return rc;
+    if (existing != RPL_IDMAP_EMPTY)
+        return rd_row_error(row, "id %lld appears twice", (long long)row->id);
+    return 0;
+}
+
+static int pmc_event_row(rd_row *row)
+{
+    rd_reader *r = row->r;
+    rd_pending_value *v;
+    sqlite3_value *value;
+    int64_t event_id;
+    bool has_event;
+    int type, rc;
+
+    /* SPM samples (schema 3.0.3) are not per-dispatch values. */
+    if (r->pmc_sample_id && sqlite3_value_type(sqlite3_column_value(row->st, 4)) != SQLITE_NULL)
+        return 0;
+    if (r->npending_values >= r->pending_value_cap)
+        return rd_row_error(row, "the table grew while it was read");
+    v = &r->pending_values[r->npending_values];
+    if ((rc = rd_i64_opt(row, 1, &event_id, &has_event)) != 0 ||
+        (rc = rd_ref(row, 2, &r->pmc_ids, RD_PMC_INFO, &v->value.counter)) != 0)
+        return rc;
+    value = sqlite3_column_value(row->st, 3);
+    type = sqlite3_value_type(value);
+    /* Like SUM() in counters_collection: rows without an event or a value add nothing. */
+    if (!has_event || type == SQLITE_NULL)
+        return 0;
+    if (type != SQLITE_FLOAT && type != SQLITE_INTEGER)
+        return rd_bad_type(row, 3, "a number");
+    v->value.value = sqlite3_value_double(value);
+    if (!isfinite(v->value.value))
+        return rd_row_error(row, "value is not a finite number");
+    v->dispatch = rpl_idmap_get(&r->dispatch_events, event_id);
+    if (v->dispatch == RPL_IDMAP_EMPTY)
+        return rd_row_error(row, "event_id %lld is not the event of a kernel dispatch",
+                            (long long)event_id);
+    r->npending_values++;
+    return 0;
+}
+
+/* Hand each dispatch its values (grouped by a counting sort); the model sums repeats. */
+static int attach_values(rd_reader *r)
+{
+    uint32_t first_dispatch = r->first_dispatch;
+    uint32_t n = r->trace->dispatches.count - first_dispatch;
+    uint32_t *start = calloc((size_t)n + 1, sizeof(*start)),
+             *next = calloc((size_t)n + 1, sizeof(*next));
+    rpl_counter_value *grouped = malloc(((size_t)r->npending_values + 1) * sizeof(*grouped));
+    int rc = 0;
+
+    if (!start || !next || !grouped) {
+        rc = rpl_error_oom();
+        goto out;
+    }
+    for (uint32_t i = 0; i < r->npending_values; i++)
+        start[r->pending_values[i].dispatch - first_dispatch + 1]++;
+    for (uint32_t d = 0; d < n; d++)
+        start[d + 1] += start[d];
+    memcpy(next, start, (size_t)n * sizeof(*next));
+    for (uint32_t i = 0; i < r->npending_values; i++)
+        grouped[next[r->pending_values[i].dispatch - first_dispatch]++] =
+            r->pending_values[i].value;
+    for (uint32_t d = 0; d < n && rc == 0; d++)
+        if (start[d + 1] > start[d])
+            rc = rpl_trace_set_dispatch_counters(r->trace, first_dispatch + d, grouped + start[d],
+                                                 start[d + 1] - start[d]);
+out:
+    free(start);
+    free(next);
+    free(grouped);
+    return rc;
+}
+
+int rd_read_counters(rd_reader *r)
+{
+    static const char *const info_cols[] = {"id", "name"};
+    static const char *const cols[] = {"id", "event_id", "pmc_id", "value", "sample_id"};
+    uint64_t rows;
+    int rc;
+
+    if (!r->present[RD_PMC_EVENT])
+        return 0;
+    if (r->present[RD_PMC_INFO] && (rc = rd_scan(r, RD_PMC_INFO, info_cols, RD_COLUMNS(info_cols),
+                                                 NULL, 0, pmc_info_row)) != 0)
+        return rc;
+    if ((rc = rd_count(r, RD_PMC_EVENT, &rows)) != 0)
+        return rc;
+    if (rows > UINT32_MAX - 2)
+        return rpl_error_set(RPL_EINPUT, "'%s': %s has too many rows", r->label,
+                             r->table[RD_PMC_EVENT]);
+    r->pmc_sample_id = rd_has_column(r, RD_PMC_EVENT, "sample_id");
+    r->npending_values = 0;
+    r->pending_value_cap = (uint32_t)rows + 1;
+    if (!(r->pending_values = malloc((size_t)r->pending_value_cap * sizeof(*r->pending_values))))
+        return rpl_error_oom();
+    rc = rd_scan(r, RD_PMC_EVENT, cols, r->pmc_sample_id ? 5 : 4, "counter values", rows,
+                 pmc_event_row);
+    return rc ? rc : attach_values(r);
+}

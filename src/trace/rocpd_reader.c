@@ -1,0 +1,246 @@
+/*
+ * rocpd reader: open a database, guard the connection against hostile
+ * files, read every table into the trace, and undo it all on failure.
+ *
+ * Guards (they protect real inputs too: a truncated or damaged profile must
+ * not hang or exhaust the reader):
+ * - SQLite limits: no value longer than 16 MiB, shallow expressions, short
+ *   statement programs, no ATTACH; defensive mode, untrusted schema (views
+ *   in the file cannot call functions with side effects), no triggers.
+ * - A step budget through the progress handler: a query may run at most
+ *   RD_STEPS_BASE + RD_STEPS_PER_BYTE * (file size) virtual-machine steps.
+ *   An honest read takes under one step per byte; a view that loops (a
+ *   recursive CTE, a cross join) is stopped with a clear error.
+ * - A busy timeout, so a database locked by a live writer fails in seconds.
+ * The connection's previous limits and settings are restored afterwards.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rocpd_reader_int.h"
+#include "rpl/error.h"
+#include "rpl/log.h"
+#include "rpl/rocpd.h"
+
+#define RD_STEPS_BASE     10000000ULL
+#define RD_STEPS_PER_BYTE 20ULL
+#define RD_STEP_INTERVAL  1000
+#define RD_BUSY_MS        5000
+
+static const struct {
+    int id, value;
+} limits[] = {
+    {SQLITE_LIMIT_LENGTH, (int)RD_EXTDATA_MAX},
+    {SQLITE_LIMIT_EXPR_DEPTH, 200},
+    {SQLITE_LIMIT_COMPOUND_SELECT, 64},
+    {SQLITE_LIMIT_VDBE_OP, 100000},
+    {SQLITE_LIMIT_FUNCTION_ARG, 32},
+    {SQLITE_LIMIT_ATTACHED, 0},
+    {SQLITE_LIMIT_TRIGGER_DEPTH, 1},
+};
+#define NLIMITS (sizeof(limits) / sizeof(limits[0]))
+
+static const int configs[][2] = {
+    {SQLITE_DBCONFIG_DEFENSIVE, 1},
+    {SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0},
+    {SQLITE_DBCONFIG_ENABLE_TRIGGER, 0},
+};
+#define NCONFIGS (sizeof(configs) / sizeof(configs[0]))
+
+typedef struct saved_settings {
+    int limit[NLIMITS];
+    int config[NCONFIGS];
+} saved_settings;
+
+static int step_budget(void *arg)
+{
+    rd_reader *r = arg;
+
+    r->steps += RD_STEP_INTERVAL;
+    return r->steps > r->max_steps;
+}
+
+/* Size of the main database in bytes (file or deserialized memory). */
+static uint64_t database_bytes(sqlite3 *db)
+{
+    sqlite3_file *file = NULL;
+    sqlite3_int64 size = 0;
+
+    if (sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &file) != SQLITE_OK || !file ||
+        !file->pMethods || file->pMethods->xFileSize(file, &size) != SQLITE_OK || size < 0)
+        return 0;
+    return (uint64_t)size;
+}
+
+static void guard(rd_reader *r, saved_settings *saved)
+{
+    for (size_t i = 0; i < NLIMITS; i++)
+        saved->limit[i] = sqlite3_limit(r->db, limits[i].id, limits[i].value);
+    for (size_t i = 0; i < NCONFIGS; i++) {
+        sqlite3_db_config(r->db, configs[i][0], -1, &saved->config[i]);
+        sqlite3_db_config(r->db, configs[i][0], configs[i][1], (int *)NULL);
+    }
+    r->max_steps = RD_STEPS_BASE + RD_STEPS_PER_BYTE * database_bytes(r->db);
+    sqlite3_progress_handler(r->db, RD_STEP_INTERVAL, step_budget, r);
+}
+
+static void unguard(rd_reader *r, const saved_settings *saved)
+{
+    sqlite3_progress_handler(r->db, 0, NULL, NULL);
+    for (size_t i = 0; i < NLIMITS; i++)
+        sqlite3_limit(r->db, limits[i].id, saved->limit[i]);
+    for (size_t i = 0; i < NCONFIGS; i++)
+        sqlite3_db_config(r->db, configs[i][0], saved->config[i], (int *)NULL);
+}
+
+/* Array lengths of a trace, to undo a failed read. */
+typedef struct trace_mark {
+    uint32_t sources, processes, agents, symbols, queues, streams, dispatches, memcpys, regions,
+        args, counter_names, counter_values;
+} trace_mark;
+
+static void mark_trace(const rpl_trace *t, trace_mark *m)
+{
+    m->sources = t->sources.count;
+    m->processes = t->processes.count;
+    m->agents = t->agents.count;
+    m->symbols = t->symbols.count;
+    m->queues = t->queues.count;
+    m->streams = t->streams.count;
+    m->dispatches = t->dispatches.count;
+    m->memcpys = t->memcpys.count;
+    m->regions = t->regions.count;
+    m->args = t->args.count;
+    m->counter_names = t->counter_names.count;
+    m->counter_values = t->counter_values.count;
+}
+
+/*
+ * A read only appends, so cutting every array back restores the trace.
+ * Strings interned meanwhile stay in the pool, unreferenced.
+ */
+static void rollback(rpl_trace *t, const trace_mark *m)
+{
+    for (uint32_t i = m->agents; i < t->agents.count; i++)
+        cJSON_Delete(t->agents.items[i].extdata);
+    t->sources.count = m->sources;
+    t->processes.count = m->processes;
+    t->agents.count = m->agents;
+    t->symbols.count = m->symbols;
+    t->queues.count = m->queues;
+    t->streams.count = m->streams;
+    t->dispatches.count = m->dispatches;
+    t->memcpys.count = m->memcpys;
+    t->regions.count = m->regions;
+    t->args.count = m->args;
+    t->counter_names.count = m->counter_names;
+    t->counter_values.count = m->counter_values;
+}
+
+static void free_reader(rd_reader *r)
+{
+    rpl_idmap *maps[] = {&r->string_ids, &r->node_ids,        &r->process_ids, &r->thread_ids,
+                         &r->agent_ids,  &r->symbol_ids,      &r->queue_ids,   &r->stream_ids,
+                         &r->event_ids,  &r->dispatch_events, &r->pmc_ids};
+
+    for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
+        rpl_idmap_free(maps[i]);
+    free(r->strings);
+    free(r->text);
+    free(r->node_hosts);
+    free(r->events);
+    free(r->args);
+    free(r->args_first);
+    free(r->pending_args);
+    free(r->pending_values);
+}
+
+static int add_source(rd_reader *r)
+{
+    rpl_source s = {
+        .path = r->label, .schema_version = r->schema_version, .guid = r->guid, .uuid = r->suffix};
+
+    return rpl_trace_add_source(r->trace, &s, &r->source);
+}
+
+static int read_tables(rd_reader *r)
+{
+    int rc;
+
+    if ((rc = rd_locate(r)) != 0 || (rc = add_source(r)) != 0 || (rc = rd_read_strings(r)) != 0 ||
+        (r->present[RD_NODE] && (rc = rd_read_nodes(r)) != 0) ||
+        (r->present[RD_PROCESS] && (rc = rd_read_processes(r)) != 0) ||
+        (r->present[RD_THREAD] && (rc = rd_read_threads(r)) != 0) ||
+        (rc = rd_read_agents(r)) != 0 || (rc = rd_read_symbols(r)) != 0 ||
+        (r->present[RD_QUEUE] && (rc = rd_read_queues(r, RD_QUEUE)) != 0) ||
+        (r->present[RD_STREAM] && (rc = rd_read_queues(r, RD_STREAM)) != 0) ||
+        (r->present[RD_EVENT] && (rc = rd_read_events(r)) != 0) ||
+        (rc = rd_read_dispatches(r)) != 0 || (rc = rd_read_memcpys(r)) != 0 ||
+        (rc = rd_read_regions(r)) != 0 || (rc = rd_read_counters(r)) != 0)
+        return rc;
+    return 0;
+}
+
+int rpl_rocpd_read_db(rpl_trace *trace, sqlite3 *db, const char *label)
+{
+    rd_reader r = {.trace = trace, .db = db, .label = label ? label : "rocpd database"};
+    saved_settings saved;
+    trace_mark mark;
+    bool transaction;
+    int rc;
+
+    if (!trace || !db)
+        return rpl_error_set(RPL_EUSAGE, "rpl_rocpd_read_db: no trace or database");
+    mark_trace(trace, &mark);
+    guard(&r, &saved);
+    /* One read transaction: a consistent snapshot and one lock for all queries. */
+    transaction =
+        sqlite3_get_autocommit(db) && sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK;
+    rc = read_tables(&r);
+    rpl_log_debug("'%s': %llu of %llu query steps used", r.label, (unsigned long long)r.steps,
+                  (unsigned long long)r.max_steps);
+    if (transaction)
+        sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+    unguard(&r, &saved);
+    free_reader(&r);
+    if (rc)
+        rollback(trace, &mark);
+    return rc;
+}
+
+int rpl_rocpd_read(rpl_trace *trace, const char *path)
+{
+    struct stat st;
+    sqlite3 *db = NULL;
+    int rc;
+
+    if (!trace || !path)
+        return rpl_error_set(RPL_EUSAGE, "rpl_rocpd_read: no trace or path");
+    if (stat(path, &st) != 0) {
+        if (errno == ENOENT || errno == ENOTDIR)
+            return rpl_error_set(RPL_ENOTFOUND, "cannot open '%s': no such file", path);
+        return rpl_error_set(RPL_EINPUT, "cannot open '%s': %s", path, strerror(errno));
+    }
+    if (S_ISDIR(st.st_mode))
+        return rpl_error_set(RPL_EINPUT, "'%s' is a directory, not a rocpd database", path);
+    if (!S_ISREG(st.st_mode))
+        return rpl_error_set(RPL_EINPUT, "'%s' is not a regular file", path);
+    if (access(path, R_OK) != 0)
+        return rpl_error_set(RPL_EINPUT, "cannot open '%s': %s", path, strerror(errno));
+    /* Read-only: SQLite never creates or changes the file.  One thread uses it: no mutex. */
+    rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
+    if (rc != SQLITE_OK) {
+        rc = rc == SQLITE_NOMEM ? rpl_error_oom()
+                                : rpl_error_set(RPL_EINPUT, "cannot open '%s': %s", path,
+                                                db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+        sqlite3_close(db);
+        return rc;
+    }
+    sqlite3_busy_timeout(db, RD_BUSY_MS);
+    rc = rpl_rocpd_read_db(trace, db, path);
+    sqlite3_close(db);
+    return rc;
+}

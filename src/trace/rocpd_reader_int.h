@@ -1,0 +1,299 @@
+/*
+ * Private to the rocpd reader: the state of one read and the row helpers
+ * that check every column's type and range before a value is used.
+ */
+#ifndef RPL_TRACE_ROCPD_READER_INT_H
+#define RPL_TRACE_ROCPD_READER_INT_H
+
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rocpd_idmap.h"
+#include "rpl/error.h"
+#include "rpl/log.h"
+#include "rpl/trace.h"
+
+/* The tables the reader knows, in the order they are read. */
+enum rd_table {
+    RD_STRING,
+    RD_NODE,
+    RD_PROCESS,
+    RD_THREAD,
+    RD_AGENT,
+    RD_SYMBOL,
+    RD_QUEUE,
+    RD_STREAM,
+    RD_EVENT,
+    RD_DISPATCH,
+    RD_MEMCPY,
+    RD_ARG,
+    RD_REGION,
+    RD_PMC_INFO,
+    RD_PMC_EVENT,
+    RD_NTABLES
+};
+
+/* Limits on what one value may hold (larger is taken as corrupt or hostile). */
+#define RD_NAME_MAX       (64u * 1024u)         /* strings, names, types */
+#define RD_TEXT_MAX       (1024u * 1024u)       /* command lines, argument values */
+#define RD_EXTDATA_MAX    (16u * 1024u * 1024u) /* extdata JSON */
+#define RD_SUFFIX_MAX     100                   /* table-name suffix after "rocpd_X" */
+#define RD_TABLE_NAME_MAX 160
+/* rocpd_info_pmc rows: real devices have a few thousand counters at most. */
+#define RD_COUNTERS_MAX 16384
+
+/* Agents of a kind the model does not hold ('NIC') map to this index. */
+#define RD_AGENT_SKIPPED (UINT32_MAX - 1)
+
+typedef struct rd_string_slot {
+    size_t offset;        /* into rd_reader.text */
+    const char *interned; /* interned copy, made on first use; NULL before */
+} rd_string_slot;
+
+typedef struct rd_event {
+    uint32_t category; /* index into rd_reader.strings, or RPL_NONE */
+    int64_t stack_id, parent_stack_id;
+} rd_event;
+
+/* An argument read from rocpd_arg, before grouping by event. */
+typedef struct rd_pending_arg {
+    uint32_t event; /* index into rd_reader.events */
+    int64_t position;
+    rpl_arg arg;
+} rd_pending_arg;
+
+/* A counter value read from rocpd_pmc_event, before grouping by dispatch. */
+typedef struct rd_pending_value {
+    uint32_t dispatch; /* trace dispatch index */
+    rpl_counter_value value;
+} rd_pending_value;
+
+typedef struct rd_reader {
+    rpl_trace *trace;
+    sqlite3 *db;
+    const char *label; /* the file path or caller's label, for messages */
+    uint32_t source;   /* index of this database in trace->sources */
+
+    char suffix[RD_SUFFIX_MAX + 1];
+    char schema_version[32];
+    char guid[RD_SUFFIX_MAX + 1];
+    char table[RD_NTABLES][RD_TABLE_NAME_MAX];
+    bool present[RD_NTABLES];
+
+    /* Step budget of the SQLite progress handler (see rocpd_reader.c). */
+    uint64_t steps, max_steps;
+
+    /* Strings: texts in one buffer, located through string_ids. */
+    rpl_idmap string_ids;
+    rd_string_slot *strings;
+    uint32_t nstrings, string_cap;
+    char *text;
+    size_t text_len, text_cap;
+
+    rpl_idmap node_ids; /* -> index into node_hosts */
+    const char **node_hosts;
+    uint32_t nnodes, node_cap;
+    rpl_idmap process_ids; /* -> trace process index */
+    rpl_idmap thread_ids;  /* -> 0 (a set) */
+    rpl_idmap agent_ids;   /* -> trace agent index or RD_AGENT_SKIPPED */
+    rpl_idmap symbol_ids;
+    rpl_idmap queue_ids;
+    rpl_idmap stream_ids;
+    rpl_idmap event_ids; /* -> index into events */
+    rd_event *events;
+    uint32_t nevents, event_cap;
+    rpl_idmap dispatch_events; /* dispatch event_id -> trace dispatch index */
+    rpl_idmap pmc_ids;         /* -> trace counter index */
+    rpl_arg *args;             /* arguments grouped by event, in position order */
+    uint32_t *args_first;      /* per event: its slice [first[e], first[e + 1]) of args */
+    rd_pending_arg *pending_args;
+    uint32_t npending_args, pending_arg_cap;
+    rd_pending_value *pending_values;
+    uint32_t npending_values, pending_value_cap;
+    bool pmc_sample_id;      /* rocpd_pmc_event has sample_id (schema 3.0.3) */
+    uint32_t first_dispatch; /* trace index of this database's first dispatch */
+    bool link_counters;      /* rocpd_pmc_event has rows: map dispatch event ids */
+} rd_reader;
+
+/* One row of a query, for the checked getters and their messages. */
+typedef struct rd_row {
+    rd_reader *r;
+    sqlite3_stmt *st;
+    enum rd_table table;
+    int64_t id;
+} rd_row;
+
+/* Number of names in a column list. */
+#define RD_COLUMNS(list) ((int)(sizeof(list) / sizeof((list)[0])))
+
+/* rocpd_locate.c: check the file, read rocpd_metadata, find the tables. */
+int rd_locate(rd_reader *r);
+
+/* rocpd_query.c: statements, steps and SQLite errors. */
+int rd_sqlite_error(rd_reader *r, int rc, const char *what);
+bool rd_has_column(rd_reader *r, enum rd_table t, const char *column);
+int rd_prepare(rd_reader *r, enum rd_table t, const char *const *columns, int ncolumns,
+               sqlite3_stmt **out);
+/* 1: a row, 0: done, < 0: error (message set). */
+int rd_step(rd_reader *r, sqlite3_stmt *st, enum rd_table t);
+/*
+ * Run SELECT columns FROM table and call fn on every row (its id checked
+ * first).  `what` labels the progress line drawn for `rows` (the row count)
+ * when the table is large; NULL for none.
+ */
+int rd_scan(rd_reader *r, enum rd_table t, const char *const *columns, int ncolumns,
+            const char *what, uint64_t rows, int (*fn)(rd_row *row));
+int rd_count(rd_reader *r, enum rd_table t, uint64_t *out);
+/* Printable, bounded copy of text that came from the database, for messages. */
+const char *rd_printable(char *buf, size_t size, const char *s);
+
+/* rocpd_row.c: messages of the checked getters. */
+int rd_row_begin(rd_row *row);
+int rd_bad_type(const rd_row *row, int col, const char *expected);
+int rd_bad_range(const rd_row *row, int col, int64_t value, const char *range);
+int rd_too_long(const rd_row *row, int col, size_t len, size_t max);
+int rd_dangling(const rd_row *row, int col, int64_t value, enum rd_table target);
+int rd_row_error(const rd_row *row, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* rocpd_read_info.c and rocpd_read_records.c: one function per table. */
+int rd_read_strings(rd_reader *r);
+int rd_read_nodes(rd_reader *r);
+int rd_read_processes(rd_reader *r);
+int rd_read_threads(rd_reader *r);
+int rd_read_agents(rd_reader *r);
+int rd_read_symbols(rd_reader *r);
+int rd_read_queues(rd_reader *r, enum rd_table t);
+int rd_read_events(rd_reader *r);
+int rd_read_dispatches(rd_reader *r);
+int rd_read_memcpys(rd_reader *r);
+int rd_read_regions(rd_reader *r);
+int rd_read_counters(rd_reader *r);
+
+/* The interned text of string `index` (an index into r->strings). */
+int rd_string(rd_reader *r, uint32_t index, const char **out);
+
+/* A progress line for tables of many rows (NULL otherwise); see rpl/log.h. */
+rpl_progress *rd_progress_start(const char *what, uint64_t rows);
+
+static inline const char *rd_col_name(const rd_row *row, int col)
+{
+    const char *n = sqlite3_column_name(row->st, col);
+
+    return n ? n : "?";
+}
+
+/*
+ * A NOT NULL integer column.  The getters read each column once through
+ * sqlite3_column_value(): the sqlite3_column_*() calls take the connection's
+ * mutex on every call, a third of the time of a large read.
+ */
+static inline int rd_i64(const rd_row *row, int col, int64_t *out)
+{
+    sqlite3_value *v = sqlite3_column_value(row->st, col);
+
+    *out = 0;
+    if (sqlite3_value_type(v) != SQLITE_INTEGER)
+        return rd_bad_type(row, col, "an integer");
+    *out = sqlite3_value_int64(v);
+    return 0;
+}
+
+/* A nullable integer column: *present tells whether it held a value (else *out = 0). */
+static inline int rd_i64_opt(const rd_row *row, int col, int64_t *out, bool *present)
+{
+    sqlite3_value *v = sqlite3_column_value(row->st, col);
+    int type = sqlite3_value_type(v);
+
+    *present = type != SQLITE_NULL;
+    *out = 0;
+    if (type == SQLITE_NULL)
+        return 0;
+    if (type != SQLITE_INTEGER)
+        return rd_bad_type(row, col, "an integer");
+    *out = sqlite3_value_int64(v);
+    return 0;
+}
+
+/* An integer column in [0, UINT32_MAX]; NULL reads as 0 when `nullable`. */
+static inline int rd_u32(const rd_row *row, int col, bool nullable, uint32_t *out)
+{
+    sqlite3_value *value = sqlite3_column_value(row->st, col);
+    int type = sqlite3_value_type(value);
+    int64_t v;
+
+    *out = 0;
+    if (type == SQLITE_NULL && nullable)
+        return 0;
+    if (type != SQLITE_INTEGER)
+        return rd_bad_type(row, col, "an integer");
+    v = sqlite3_value_int64(value);
+    if (v < 0 || v > (int64_t)UINT32_MAX)
+        return rd_bad_range(row, col, v, "0..4294967295");
+    *out = (uint32_t)v;
+    return 0;
+}
+
+/*
+ * A text column of at most `max` bytes; NULL gives *out = NULL when
+ * `nullable`.  The text stays valid until the next step of the statement.
+ */
+static inline int rd_text(const rd_row *row, int col, bool nullable, size_t max, const char **out,
+                          size_t *len)
+{
+    sqlite3_value *v = sqlite3_column_value(row->st, col);
+    int type = sqlite3_value_type(v);
+    size_t n;
+
+    *out = NULL;
+    if (len)
+        *len = 0;
+    if (type == SQLITE_NULL && nullable)
+        return 0;
+    if (type != SQLITE_TEXT)
+        return rd_bad_type(row, col, "text");
+    *out = (const char *)sqlite3_value_text(v);
+    n = (size_t)sqlite3_value_bytes(v);
+    if (!*out)
+        return rpl_error_oom();
+    if (n > max)
+        return rd_too_long(row, col, n, max);
+    if (len)
+        *len = n;
+    return 0;
+}
+
+/* A NOT NULL id whose row must exist in `map` (built from table `target`). */
+static inline int rd_ref(const rd_row *row, int col, const rpl_idmap *map, enum rd_table target,
+                         uint32_t *index)
+{
+    int64_t id;
+    int rc = rd_i64(row, col, &id);
+
+    if (rc)
+        return rc;
+    *index = rpl_idmap_get(map, id);
+    if (*index == RPL_IDMAP_EMPTY)
+        return rd_dangling(row, col, id, target);
+    return 0;
+}
+
+/* A nullable id: RPL_NONE when NULL, else it must exist in `map`. */
+static inline int rd_ref_opt(const rd_row *row, int col, const rpl_idmap *map, enum rd_table target,
+                             uint32_t *index)
+{
+    int64_t id;
+    bool present;
+    int rc = rd_i64_opt(row, col, &id, &present);
+
+    *index = RPL_NONE;
+    if (rc || !present)
+        return rc;
+    *index = rpl_idmap_get(map, id);
+    if (*index == RPL_IDMAP_EMPTY)
+        return rd_dangling(row, col, id, target);
+    return 0;
+}
+
+#endif

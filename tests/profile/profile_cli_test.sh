@@ -1,0 +1,266 @@
+#!/bin/sh
+# End-to-end tests of `rocm-perf profile`, against the rocprofv3 test double
+# (fake-rocprofv3) and a stand-in CUDA program (fake-cuda-app): no GPU is used.
+#
+# usage: profile_cli_test.sh CASE
+# Environment (from CTest): ROCM_PERF, RPL_FIXTURE_TOOL, DOUBLE_BIN (a folder with
+# the double as 'rocprofv3'), TESTDATA (tests/profile), PYTHON, VALIDATE
+# (validate_json.py), SCHEMA (profile.schema.json), SQLITE3, WORK (scratch),
+# FIXTURE_DB (a fixture rocpd database).
+set -u
+case=$1
+work=$WORK/$case
+rm -rf "$work"
+mkdir -p "$work" || exit 1
+cd "$work" || exit 1
+
+fail() {
+    echo "FAIL ($case): $*" >&2
+    [ -f err.txt ] && sed 's/^/  stderr: /' err.txt >&2
+    exit 1
+}
+
+# rp ARGS...: run rocm-perf; its exit code in $rc, output in out.txt / err.txt.
+rp() {
+    rc=0
+    "$ROCM_PERF" "$@" >out.txt 2>err.txt || rc=$?
+}
+
+expect_rc() {
+    [ "$rc" -eq "$1" ] || fail "exit code $rc, expected $1"
+}
+
+expect_err() {
+    grep -q -- "$1" err.txt || fail "stderr lacks '$1'"
+}
+
+sql() {
+    "$SQLITE3" "$1" "$2" || fail "sqlite3 failed on $1: $2"
+}
+
+valid_profile() {
+    "$PYTHON" "$VALIDATE" "$SCHEMA" "$1/profile.json" || fail "$1/profile.json does not validate"
+}
+
+# The gfx942 roofline counters are all in D/profile.db, on every dispatch, with the
+# values of the pass that measured them.
+roofline_merged() {
+    db=$1/profile.db
+    [ "$(sql "$db" 'SELECT COUNT(*) FROM rocpd_kernel_dispatch')" = 7 ] || fail "not 7 dispatches"
+    [ "$(sql "$db" 'SELECT COUNT(DISTINCT name) FROM rocpd_info_pmc')" = 22 ] ||
+        fail "not 22 counters in $db"
+    full=$(sql "$db" 'SELECT COUNT(*) FROM (SELECT event_id FROM rocpd_pmc_event
+                      GROUP BY event_id HAVING COUNT(DISTINCT pmc_id) = 22)')
+    [ "$full" = 7 ] || fail "$full of 7 dispatches have all 22 counters"
+    # Pass 3 alone measured MFMA_MOPS_F8: gemm 300 + 600 per hardware instance,
+    # saxpy 2003 (values of the fixture gfx942/pass3.json).
+    f8=$(sql "$db" "SELECT GROUP_CONCAT(v) FROM (SELECT DISTINCT CAST(E.value AS INT) AS v
+                    FROM rocpd_pmc_event E JOIN rocpd_info_pmc P ON P.id = E.pmc_id
+                    WHERE P.name = 'SQ_INSTS_VALU_MFMA_MOPS_F8' ORDER BY v)")
+    [ "$f8" = "900,2003" ] || fail "MOPS_F8 values '$f8', expected pass 3's 900,2003"
+    # Pass 1 measured ADD_F16: gemm 100 + 200 per instance, saxpy 2001.
+    add=$(sql "$db" "SELECT GROUP_CONCAT(v) FROM (SELECT DISTINCT CAST(E.value AS INT) AS v
+                     FROM rocpd_pmc_event E JOIN rocpd_info_pmc P ON P.id = E.pmc_id
+                     WHERE P.name = 'SQ_INSTS_VALU_ADD_F16' ORDER BY v)")
+    [ "$add" = "300,2001" ] || fail "ADD_F16 values '$add', expected 300,2001"
+}
+
+double_env() {
+    PATH=$DOUBLE_BIN:$PATH
+    FAKE_ROCPROF_DIR=$TESTDATA/double/gfx942
+    export PATH FAKE_ROCPROF_DIR RPL_FIXTURE_TOOL
+}
+
+PASS1="SQ_INSTS_VALU_ADD_F16,SQ_INSTS_VALU_MUL_F16,SQ_INSTS_VALU_FMA_F16,SQ_INSTS_VALU_TRANS_F16"
+PASS1="$PASS1,SQ_INSTS_VALU_ADD_F32,SQ_INSTS_VALU_MUL_F32,SQ_INSTS_VALU_FMA_F32"
+PASS1="$PASS1,SQ_INSTS_VALU_TRANS_F32,TCC_EA0_RDREQ_sum,TCC_EA0_RDREQ_32B_sum,TCC_BUBBLE_sum"
+
+case $case in
+roofline)
+    double_env
+    export FAKE_ROCPROF_PASSES=3
+    rp profile --backend rocprofv3 --arch gfx942 --out D -- /bin/true
+    expect_rc 0
+    valid_profile D
+    for n in 1 2 3; do
+        ls D/rocprofv3/pass_$n/*/*_results.db >/dev/null 2>&1 || fail "no pass_$n database"
+    done
+    grep -q '"pmc"' D/rocprofv3-passes.json || fail "no passes file left in D"
+    roofline_merged D
+    ;;
+list)
+    double_env
+    export FAKE_ROCPROF_PASSES=1
+    rp profile --backend rocprofv3 --counters "$PASS1" --out D -- /bin/true
+    expect_rc 0
+    valid_profile D
+    [ "$(sql D/profile.db 'SELECT COUNT(DISTINCT name) FROM rocpd_info_pmc')" = 11 ] ||
+        fail "not the 11 listed counters"
+    ;;
+none | rerun)
+    double_env
+    if [ "$case" = rerun ]; then
+        # A run with counters first: its passes and databases must not survive the next.
+        rp profile --backend rocprofv3 --arch gfx942 -o D -- /bin/true
+        expect_rc 0
+    fi
+    FAKE_ROCPROF_DIR=$TESTDATA/double
+    rp profile --backend rocprofv3 --counters none -o D -- /bin/true
+    expect_rc 0
+    if [ "$case" = rerun ]; then
+        [ "$(ls D/rocprofv3/*/*_results.db | wc -l)" = 1 ] || fail "previous run's output kept"
+        [ -e D/rocprofv3-passes.json ] && fail "a passes file without counters"
+    fi
+    valid_profile D
+    ls D/rocprofv3/pass_* >/dev/null 2>&1 && fail "pass folders without counters"
+    [ "$(sql D/profile.db 'SELECT COUNT(*) FROM rocpd_pmc_event')" = 0 ] || fail "counters appeared"
+    [ "$(sql D/profile.db 'SELECT COUNT(*) FROM rocpd_kernel_dispatch')" = 7 ] ||
+        fail "not 7 dispatches"
+    ;;
+nogpu)
+    double_env
+    export FAKE_ROCPROF_MODE=nogpu
+    rp profile --backend rocprofv3 --arch gfx942 -o D -- /bin/true
+    expect_rc 77
+    expect_err "rocm-perf: no AMD GPU for rocprofv3"
+    ;;
+kfd_denied)
+    double_env
+    export FAKE_ROCPROF_MODE=kfd-denied
+    rp profile --backend rocprofv3 --arch gfx942 -o D -- /bin/true
+    expect_rc 3
+    expect_err "permission denied on /dev/kfd: add your user to the 'render' and 'video' groups"
+    ;;
+app_fails)
+    double_env
+    FAKE_ROCPROF_DIR=$TESTDATA/double
+    rp profile --backend rocprofv3 --counters none -o D -- /bin/sh -c 'exit 5'
+    expect_rc 3
+    expect_err "rocm-perf: the program exited with status 5 under rocprofv3"
+    [ -f D/profile.json ] && fail "analysis written for a failed run"
+    ;;
+missing)
+    PATH=/usr/bin:/bin ROCM_PATH=$work/no-rocm rp profile --backend rocprofv3 -o D -- /bin/true
+    expect_rc 3
+    expect_err "rocm-perf: rocprofv3 not found in PATH or $work/no-rocm/bin"
+    ;;
+rocm6)
+    double_env
+    export FAKE_ROCPROF_MODE=rocm6 FAKE_ROCPROF_CSV=$TESTDATA/csv/rocm64
+    rp profile --backend rocprofv3 --counters none -o D -- /bin/true
+    expect_rc 0
+    expect_err "no rocpd output"
+    valid_profile D
+    ls D/rocprofv3/*_kernel_trace.csv >/dev/null || fail "no CSV output"
+    [ "$(sql D/profile.db 'SELECT COUNT(*) FROM rocpd_kernel_dispatch')" = 3 ] ||
+        fail "not the CSV's 3 dispatches"
+    ;;
+rocm6_passes)
+    # ROCm 6.x with counters: the passes go as "pmc:" lines, the output to pmc_N/.
+    double_env
+    export FAKE_ROCPROF_MODE=rocm6 FAKE_ROCPROF_CSV=$TESTDATA/csv/rocm62 FAKE_ROCPROF_PASSES=3
+    rp profile --backend rocprofv3 --arch gfx942 -o D -- /bin/true
+    expect_rc 0
+    valid_profile D
+    grep -q '^pmc: SQ_INSTS_VALU_ADD_F16 ' D/rocprofv3-passes.txt || fail "no pmc: lines"
+    for n in 1 2 3; do
+        ls D/rocprofv3/pmc_$n/*_kernel_trace.csv >/dev/null 2>&1 || fail "no pmc_$n output"
+    done
+    [ "$(sql D/profile.db 'SELECT COUNT(DISTINCT name) FROM rocpd_info_pmc')" = 2 ] ||
+        fail "not the CSV's 2 counters"
+    ;;
+no_output)
+    double_env
+    export FAKE_ROCPROF_MODE=silent
+    rp profile --backend rocprofv3 --counters none -o D -- /bin/true
+    expect_rc 3
+    expect_err "rocprofv3 exited cleanly but wrote no database under 'D/rocprofv3'"
+    ;;
+double_rejects)
+    # The double itself fails loudly on an argument the runner must never pass.
+    rc=0
+    RPL_FIXTURE_TOOL=$RPL_FIXTURE_TOOL "$DOUBLE_BIN/rocprofv3" --kernel-trace --sys-trace \
+        -- /bin/true 2>err.txt || rc=$?
+    expect_rc 64
+    expect_err "unexpected argument '--sys-trace'"
+    ;;
+auto_nogpu)
+    # The premise is a machine without a GPU; with one, this test is skipped (77).
+    if [ -e /dev/kfd ] || [ -e /dev/nvidia0 ]; then
+        exit 77
+    fi
+    rp profile -- /bin/true
+    expect_rc 77
+    expect_err "rocm-perf: no AMD or NVIDIA GPU found (/dev/kfd not found"
+    ;;
+no_rocprof_db)
+    rp profile --no-rocprof --trace "$FIXTURE_DB" --out D
+    expect_rc 0
+    valid_profile D
+    [ -f D/profile.db ] || fail "no D/profile.db"
+    ;;
+no_rocprof_dir)
+    double_env
+    rp profile --backend rocprofv3 --arch gfx942 --out D -- /bin/true
+    expect_rc 0
+    rp profile --no-rocprof --trace D/rocprofv3 --out E
+    expect_rc 0
+    valid_profile E
+    roofline_merged E
+    ;;
+no_rocprof_csv)
+    rp profile --no-rocprof --trace "$TESTDATA/csv/rocm62/1234_kernel_trace.csv" -o D
+    expect_rc 0
+    valid_profile D
+    [ "$(sql D/profile.db "SELECT COUNT(*) FROM rocpd_info_pmc")" = 2 ] || fail "CSV counters lost"
+    rp profile --no-rocprof --trace "$TESTDATA/csv/bad/quote_in_field_kernel_trace.csv" -o B
+    expect_rc 2
+    expect_err "quote inside an unquoted field"
+    ;;
+cupti)
+    : >fake_librpl_cupti.so
+    export ROCM_PERF_CUPTI_LIB=$work/fake_librpl_cupti.so EXPECT_LIB=$work/fake_librpl_cupti.so
+    export RPL_FIXTURE_TOOL FAKE_APP_DESC=$TESTDATA/double/trace.json EXPECT_COUNTERS=roofline
+    rp profile --backend cupti -o D -- "$TESTDATA/fake-cuda-app"
+    expect_rc 0
+    valid_profile D
+    ls D/cupti/*/*_results.db >/dev/null || fail "no recorder database in D/cupti"
+    EXPECT_COUNTERS=sm__cycles_elapsed.avg,dram__bytes_read.sum
+    rp profile --backend cupti --counters "sm__cycles_elapsed.avg dram__bytes_read.sum" -o D \
+        -- "$TESTDATA/fake-cuda-app"
+    expect_rc 0
+    rp profile --backend cupti --counters none -o D -- /bin/sh -c 'exit 4'
+    expect_rc 3
+    expect_err "the program exited with status 4"
+    ROCM_PERF_CUPTI_LIB=$work/nothing rp profile --backend cupti -o D -- /bin/true
+    expect_rc 3
+    expect_err "ROCM_PERF_CUPTI_LIB names"
+    ;;
+usage)
+    rp profile --help
+    expect_rc 0
+    grep -q 'usage: rocm-perf profile' out.txt || fail "no usage text"
+    rp profile
+    expect_rc 2
+    rp profile --trace x.db -- /bin/true
+    expect_rc 2
+    expect_err "--trace is read only with --no-rocprof"
+    rp profile --no-rocprof
+    expect_rc 2
+    rp profile --backend nsight -- /bin/true
+    expect_rc 2
+    expect_err "unknown backend 'nsight'"
+    : >lib.so
+    ROCM_PERF_CUPTI_LIB=$work/lib.so rp profile --backend cupti --att -- /bin/true
+    expect_rc 2
+    expect_err "--att (thread trace) needs the rocprofv3 backend"
+    PATH=$DOUBLE_BIN:$PATH rp profile --backend rocprofv3 --arch gfx1030 --counters roofline \
+        -- /bin/true
+    expect_rc 2
+    expect_err "no roofline counter set for 'gfx1030'"
+    ;;
+*)
+    fail "unknown case"
+    ;;
+esac
+exit 0

@@ -1,0 +1,22 @@
+# cmake -DCMD=rpl_fixture -DDESC=desc.json -DOUT=out.db [-DSQL=statement] -P expect_reject.cmake
+# Passes when rpl_fixture exits 2 with one "rpl_fixture: " line on stderr and leaves no OUT.
+file(REMOVE "${OUT}")
+if(DEFINED SQL)
+    set(_extra --sql "${SQL}")
+endif()
+execute_process(COMMAND "${CMD}" "${DESC}" "${OUT}" ${_extra}
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 2)
+    message(FATAL_ERROR "expected exit 2, got '${rc}'; stderr: ${err}")
+endif()
+if(NOT err MATCHES "^rpl_fixture: [^\n]+\n$")
+    message(FATAL_ERROR "expected one 'rpl_fixture: ' line on stderr, got: '${err}'")
+endif()
+if(EXISTS "${OUT}")
+    message(FATAL_ERROR "a rejected run left '${OUT}' behind")
+endif()
+file(GLOB _tmp "${OUT}.tmp.*")
+if(_tmp)
+    message(FATAL_ERROR "a rejected run left temporary files: ${_tmp}")
+endif()
+message(STATUS "rejected as expected: ${err}")

@@ -1,0 +1,30 @@
+# cmake -DSRC=<source> -DBIN=<empty build dir> -P build_without_cuda.cmake
+# Configure and build rocm-perf with RPL_CUDA_ROOT pointing nowhere.
+file(REMOVE_RECURSE ${BIN})
+execute_process(COMMAND ${CMAKE_COMMAND} -S ${SRC} -B ${BIN} -DRPL_CUDA_ROOT=/nonexistent
+        -DRPL_BUILD_TESTS=OFF -DRPL_WERROR=ON
+    OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "configure without CUDA failed:\n${out}\n${err}")
+endif()
+if(NOT out MATCHES "CUDA toolkit OFF")
+    message(FATAL_ERROR "configure did not report the CUDA toolkit as absent:\n${out}")
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${BIN} -j2 --target rocm-perf
+    OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "build without CUDA failed:\n${out}\n${err}")
+endif()
+if(NOT EXISTS ${BIN}/src/cli/rocm-perf)
+    message(FATAL_ERROR "no rocm-perf in ${BIN}/src/cli")
+endif()
+file(GLOB_RECURSE recorder ${BIN}/*librpl_cupti.so)
+if(recorder)
+    message(FATAL_ERROR "librpl_cupti.so was built without CUDA: ${recorder}")
+endif()
+execute_process(COMMAND ${BIN}/src/cli/rocm-perf --help RESULT_VARIABLE rc OUTPUT_QUIET)
+if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "rocm-perf --help failed with ${rc} in the build without CUDA")
+endif()
+file(REMOVE_RECURSE ${BIN})
+message(STATUS "rocm-perf builds and runs without CUDA; no recorder built")

@@ -26,7 +26,7 @@ work=$(mktemp -d)
 bundle=$root/.device-bundle
 lib=$bundle/lib/librpl_cupti.so
 rp=$bundle/bin/rocm-perf
-summary=$work/summary.txt
+summary=$out/summary.txt
 export LD_LIBRARY_PATH=$bundle/lib:/usr/local/cuda/extras/CUPTI/lib64:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 export PATH=/usr/local/cuda/bin:$PATH
 mkdir -p "$out" "$work/bin" "$work/db" "$work/raw" "$work/ncu" "$work/analyze" "$work/logs"
@@ -66,30 +66,18 @@ record() {
     find "$dir" -name '*_results.db' 2>/dev/null | sort
 }
 
+# Trace only, and ncu on the same programs.  Databases go to $OUT at once, so
+# that a later step that runs out of time loses nothing before it.
 for p in two_streams copies gemm_tiled; do
-    db=$(record "$p" "$work/raw/$p" timeout 300 "$work/bin/$p" | head -1)
-    [ -n "$db" ] && cp "$db" "$work/db/$p.db" || say "$p: no database"
-    db=$(record "${p}_counters" "$work/raw/${p}_counters" ROCM_PERF_CUPTI_COUNTERS=roofline \
-        ROCM_PERF_LOG=debug timeout 300 "$work/bin/$p" | head -1)
-    [ -n "$db" ] && cp "$db" "$work/db/${p}_counters.db" || say "${p}_counters: no database"
-    if grep -q 'Segmentation fault\|core dumped' "$work/logs/${p}_counters.log" ||
-        ! grep -q "$p: ok" "$work/logs/${p}_counters.log"; then
-        # Where it failed: a backtrace from cuda-gdb (the machine has no gdb).
-        ROCM_PERF_CUPTI_OUTPUT="$work/raw/gdb_$p" CUDA_INJECTION64_PATH="$lib" \
-            ROCM_PERF_CUPTI_COUNTERS=roofline ROCM_PERF_LOG=debug timeout 180 \
-            cuda-gdb -q -batch -ex run -ex bt -ex 'info threads' --args "$work/bin/$p" \
-            >"$work/logs/gdb_$p.log" 2>&1
-        say "backtrace of ${p}_counters:"
-        grep -E '^#[0-9]+|signal|Thread' "$work/logs/gdb_$p.log" | head -25 >&2
-        grep -E '^#[0-9]+|signal' "$work/logs/gdb_$p.log" | head -25 >>"$summary"
-    fi
-    timeout 300 ncu --csv --clock-control none --cache-control none \
+    db=$(record "$p" "$work/raw/$p" timeout -k 5 60 "$work/bin/$p" | head -1)
+    if [ -n "$db" ]; then cp "$db" "$work/db/$p.db" && cp "$db" "$out/$p.db"; else say "$p: no database"; fi
+    timeout -k 5 90 ncu --csv --clock-control none --cache-control none \
         --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum \
         "$work/bin/$p" >"$work/ncu/$p.csv" 2>"$work/logs/ncu_$p.log" || say "ncu $p failed"
 done
 
 # A child started by the application gets its own database.
-dbs=$(record spawn_child "$work/raw/spawn_child" timeout 120 "$work/bin/spawn_child")
+dbs=$(record spawn_child "$work/raw/spawn_child" timeout -k 5 60 "$work/bin/spawn_child")
 say "spawn_child: $(echo "$dbs" | grep -c results.db) databases: $(echo $dbs | xargs -n1 basename 2>/dev/null | tr '\n' ' ')"
 say "$(grep 'spawn_child: ok' "$work/logs/spawn_child.log")"
 
@@ -100,7 +88,7 @@ bench() { # bench LABEL N [ENV...]: one run; appends "label loop_ms wall_ms"
     local dir="$work/raw/bench_$label" t0 t1 line
     rm -rf "$dir"
     t0=$(now_ns)
-    line=$(env ROCM_PERF_CUPTI_OUTPUT="$dir" "$@" timeout 600 "$work/bin/tiny_kernel_launches" "$n" 2>>"$work/logs/bench.log")
+    line=$(env ROCM_PERF_CUPTI_OUTPUT="$dir" "$@" timeout -k 5 30 "$work/bin/tiny_kernel_launches" "$n" 2>>"$work/logs/bench.log")
     t1=$(now_ns)
     echo "$label $(echo "$line" | sed -n 's/.*loop_ms=\([0-9.]*\).*/\1/p') $(((t1 - t0) / 1000000))" >>"$work/bench.txt"
     if [ -d "$dir" ] && [ ! -f "$work/dbsize_$label" ]; then
@@ -109,13 +97,32 @@ bench() { # bench LABEL N [ENV...]: one run; appends "label loop_ms wall_ms"
     fi
     rm -rf "$dir"
 }
+trace_ok=0
+[ -f "$work/db/two_streams.db" ] && trace_ok=1
 for i in $(seq "$reps"); do
+    [ $trace_ok -eq 1 ] || { say "tracing failed: no overhead runs"; break; }
     bench base "$launches"
     bench trace "$launches" CUDA_INJECTION64_PATH="$lib"
     bench trace_runtime "$launches" CUDA_INJECTION64_PATH="$lib" ROCM_PERF_CUPTI_API=runtime
     bench trace_noapi "$launches" CUDA_INJECTION64_PATH="$lib" ROCM_PERF_CUPTI_API=none
 done
+# Counters (range profiler, kernel replay): the GEMM first; the others and
+# the counter overhead only when it worked.
+counters_ok=0
+for p in gemm_tiled two_streams copies; do
+    [ "$p" = gemm_tiled ] || [ $counters_ok -eq 1 ] || break
+    db=$(record "${p}_counters" "$work/raw/${p}_counters" ROCM_PERF_CUPTI_COUNTERS=roofline \
+        ROCM_PERF_LOG=debug timeout -k 5 45 "$work/bin/$p" | head -1)
+    if [ -n "$db" ] && grep -q "$p: ok" "$work/logs/${p}_counters.log"; then
+        cp "$db" "$work/db/${p}_counters.db" && cp "$db" "$out/${p}_counters.db"
+        [ "$p" = gemm_tiled ] && counters_ok=1
+    else
+        say "${p}_counters failed; the end of its log:"
+        tail -15 "$work/logs/${p}_counters.log" | tee -a "$summary" >&2
+    fi
+done
 for i in $(seq 3); do
+    [ $counters_ok -eq 1 ] || break
     bench cbase "$counter_launches"
     bench counters "$counter_launches" CUDA_INJECTION64_PATH="$lib" ROCM_PERF_CUPTI_COUNTERS=roofline
 done
@@ -145,7 +152,7 @@ for p in two_streams copies gemm_tiled two_streams_counters gemm_tiled_counters;
 done
 args=""
 for p in two_streams copies gemm_tiled; do
-    args="$args $p=$work/db/$p.db,$work/ncu/$p.csv ${p}_counters=$work/db/${p}_counters.db"
+    args="$args $p=$work/db/$p.db,$work/ncu/$p.csv ${p}_counters=$work/db/${p}_counters.db,$work/ncu/$p.csv"
 done
 python3 "$root/gpu/cupti/summarize.py" $args >>"$summary" 2>&1
 for f in "$work"/logs/*.log; do
@@ -153,11 +160,5 @@ for f in "$work"/logs/*.log; do
     tail -8 "$f" >>"$summary"
 done
 
-cp "$summary" "$out/summary.txt"
-for p in two_streams copies gemm_tiled; do
-    for f in "$work/db/$p.db" "$work/db/${p}_counters.db"; do
-        [ -f "$f" ] && cp "$f" "$out/"
-    done
-done
-tar -czf "$out/results.tar.gz" -C "$work" db ncu analyze logs bench.txt summary.txt raw 2>/dev/null
+tar -czf "$out/results.tar.gz" -C "$work" db ncu analyze logs bench.txt 2>/dev/null
 tail -60 "$summary"

@@ -10,6 +10,7 @@ kind, the event-record and stream-wait regions with their arguments, and
 the counters recorded.  Reads the rocpd views the writer creates.
 """
 import csv
+import os
 import sqlite3
 import statistics
 import sys
@@ -36,7 +37,10 @@ def short(name):
 
 
 def summarise(label, db, ncu_csv):
-    con = sqlite3.connect(db)
+    if not os.path.isfile(db):
+        print(f"== {label}: no database {db}")
+        return
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     q = con.execute
     print(f"== {label}: {db}")
     agent = q("SELECT name, product_name, extdata FROM rocpd_info_agent WHERE type='GPU'").fetchone()

@@ -226,6 +226,11 @@ int rpl_trace_set_dispatch_counters(rpl_trace *t, uint32_t dispatch,
 
     if (dispatch >= t->dispatches.count)
         return rpl_error_set(RPL_EUSAGE, "dispatch index %u out of range", dispatch);
+    if (count == 0) {
+        t->dispatches.items[dispatch].counters_first = first;
+        t->dispatches.items[dispatch].counters_count = 0;
+        return 0;
+    }
     for (uint32_t i = 0; i < count; i++) {
         int rc = ARRAY_RESERVE(t->counter_values);
         if (rc)
@@ -250,8 +255,12 @@ int rpl_trace_set_dispatch_counters(rpl_trace *t, uint32_t dispatch,
 bool rpl_dispatch_counter(const rpl_trace *t, const rpl_dispatch *d, uint32_t counter,
                           double *value)
 {
-    const rpl_counter_value *v = t->counter_values.items + d->counters_first;
+    const rpl_counter_value *v;
     uint32_t lo = 0, hi = d->counters_count;
+
+    if (hi == 0)
+        return false;
+    v = t->counter_values.items + d->counters_first;
 
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;

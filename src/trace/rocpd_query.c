@@ -34,7 +34,11 @@ int rd_sqlite_error(rd_reader *r, int rc, const char *what)
 
     switch (rc & 0xff) {
     case SQLITE_NOMEM:
-        return rpl_error_oom();
+        /* Corrupt headers make SQLite ask for absurd sizes: far likelier than a real OOM. */
+        return rpl_error_set(RPL_EINPUT,
+                             "'%s': SQLite ran out of memory reading %s; the file is probably "
+                             "corrupt",
+                             r->label, what);
     case SQLITE_NOTADB:
         return rpl_error_set(RPL_EINPUT, "'%s' is not a rocpd database: file is not a database",
                              r->label);

@@ -122,6 +122,13 @@ static bool map_get(const u64map *m, uint64_t key, uint32_t *val)
 
 /* ---- helpers ---- */
 
+/* qsort, which must not be given NULL even for no items. */
+static void sort_n(void *items, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+    if (n > 1)
+        qsort(items, n, size, cmp);
+}
+
 typedef struct build_ctx {
     cr_state *st;
     rpl_trace *t;
@@ -354,7 +361,7 @@ static int fold_driver_calls(build_ctx *b)
             rc = map_put(&b->runtime_by_corr, st->apis.items[i].corr, (uint32_t)i);
         }
     }
-    qsort(rt, nrt, sizeof(*rt), cmp_api_tid_start);
+    sort_n(rt, nrt, sizeof(*rt), cmp_api_tid_start);
     for (size_t i = 0; i < st->apis.count && !rc; i++) {
         const cr_api *d = &st->apis.items[i], *r;
         uint32_t v;
@@ -521,7 +528,7 @@ static int add_dispatches(build_ctx *b)
     cr_state *st = b->st;
     int rc;
 
-    qsort(st->kernels.items, st->kernels.count, sizeof(cr_kernel), cmp_kernel_start);
+    sort_n(st->kernels.items, st->kernels.count, sizeof(cr_kernel), cmp_kernel_start);
     for (size_t i = 0; i < st->kernels.count; i++) {
         const cr_kernel *k = &st->kernels.items[i];
         rpl_dispatch d = {0};
@@ -561,7 +568,7 @@ static int add_copies(build_ctx *b)
     cr_state *st = b->st;
     int rc;
 
-    qsort(st->copies.items, st->copies.count, sizeof(cr_copy), cmp_copy_start);
+    sort_n(st->copies.items, st->copies.count, sizeof(cr_copy), cmp_copy_start);
     for (size_t i = 0; i < st->copies.count; i++) {
         const cr_copy *c = &st->copies.items[i];
         rpl_memcpy m = {0};
@@ -613,26 +620,90 @@ static int add_copies(build_ctx *b)
     return 0;
 }
 
-/* Kernels of one context in launch (correlation) order. */
-typedef struct launch_ref {
-    uint32_t context;
-    uint32_t corr;
-    uint32_t dispatch;
-} launch_ref;
-
-static int cmp_launch(const void *a, const void *b)
+/*
+ * Under kernel replay a launch may be reported once per pass; the copies
+ * share the launch's context, correlation id, kernel and shape.  Keep the
+ * first (earliest) of each.
+ */
+static int cmp_kernel_launch(const void *a, const void *b)
 {
-    const launch_ref *x = a, *y = b;
+    const cr_kernel *x = a, *y = b;
 
     if (x->context != y->context)
         return (x->context > y->context) - (x->context < y->context);
-    return (x->corr > y->corr) - (x->corr < y->corr);
+    if (x->corr != y->corr)
+        return (x->corr > y->corr) - (x->corr < y->corr);
+    return (x->start > y->start) - (x->start < y->start);
 }
 
-/* Where a context's launches start in the sorted refs, how many, and how many ranges it has. */
-typedef struct ctx_span {
-    uint32_t first, nkernels, nranges;
-} ctx_span;
+static bool same_launch(const cr_kernel *x, const cr_kernel *y)
+{
+    return x->context == y->context && x->corr == y->corr && x->name == y->name &&
+           memcmp(x->grid, y->grid, sizeof(x->grid)) == 0 &&
+           memcmp(x->block, y->block, sizeof(x->block)) == 0;
+}
+
+static void drop_replayed_kernels(cr_state *st)
+{
+    size_t n = 0;
+
+    sort_n(st->kernels.items, st->kernels.count, sizeof(cr_kernel), cmp_kernel_launch);
+    for (size_t i = 0; i < st->kernels.count; i++)
+        if (n == 0 || !same_launch(&st->kernels.items[n - 1], &st->kernels.items[i]))
+            st->kernels.items[n++] = st->kernels.items[i];
+    if (n < st->kernels.count)
+        rpl_log_info("cupti: %zu kernel records of replay passes dropped", st->kernels.count - n);
+    st->kernels.count = n;
+}
+
+/* An operation that makes an auto range: a kernel (its dispatch) or a memset (RPL_NONE). */
+typedef struct range_op {
+    uint32_t context, corr;
+    uint64_t start;
+    uint32_t dispatch;
+} range_op;
+
+static int cmp_range_op(const void *a, const void *b)
+{
+    const range_op *x = a, *y = b;
+
+    if (x->context != y->context)
+        return (x->context > y->context) - (x->context < y->context);
+    if (x->corr != y->corr)
+        return (x->corr > y->corr) - (x->corr < y->corr);
+    return (x->start > y->start) - (x->start < y->start);
+}
+
+/* First op at or after (context, corr). */
+static size_t ops_lower(const range_op *ops, size_t n, uint32_t context, uint32_t corr)
+{
+    size_t lo = 0, hi = n;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ops[mid].context < context || (ops[mid].context == context && ops[mid].corr < corr))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The ops of `context` from correlation id `first` on: [*begin, *begin + return). */
+static size_t ops_span(const range_op *ops, size_t n, uint32_t context, uint32_t first,
+                       size_t *begin)
+{
+    size_t end = context == UINT32_MAX ? n : ops_lower(ops, n, context + 1, 0);
+
+    *begin = ops_lower(ops, n, context, first);
+    return end > *begin ? end - *begin : 0;
+}
+
+/* The operations the ranges of one context stand for, in range order. */
+typedef struct range_plan {
+    const range_op *ops;
+    size_t n;
+} range_plan;
 
 static int set_range_counters(build_ctx *b, const cr_range *rg, uint32_t dispatch,
                               const uint32_t *metric_idx, rpl_counter_value *vals)
@@ -650,65 +721,89 @@ static int set_range_counters(build_ctx *b, const cr_range *rg, uint32_t dispatc
 }
 
 /*
- * Range i of a context is that context's i-th kernel launch: in auto-range
- * kernel-replay mode CUPTI serialises launches and numbers them in order.
- * Dispatches were added in the order of st->kernels, so index i is dispatch i.
- * A context whose range count differs from its kernel count (a launch path
- * the profiler did not see) gets no counters rather than shifted ones.
+ * Range i of a context is the i-th operation that made a range there since
+ * profiling began (cr_profiled): auto range numbers them in order, and
+ * kernel replay serialises them, so correlation order is launch order.
+ * Memsets make ranges too; when the range count matches kernels and memsets
+ * together the memsets' ranges are skipped, when it matches kernels alone
+ * those are taken, and otherwise the context gets no counters rather than
+ * shifted ones.  Dispatch i is st->kernels.items[i].
  */
 static int add_counters(build_ctx *b)
 {
     cr_state *st = b->st;
-    size_t nk = st->kernels.count;
-    launch_ref *refs = malloc((nk + 1) * sizeof(*refs));
+    size_t nk = st->kernels.count, nall = 0, nkern = 0;
+    range_op *all = malloc((nk + st->copies.count + 1) * sizeof(*all));
+    range_op *kern = malloc((nk + 1) * sizeof(*kern));
     uint32_t *metric_idx = malloc(st->nmetrics * sizeof(*metric_idx) + 1);
     rpl_counter_value *vals = malloc(st->nmetrics * sizeof(*vals) + 1);
-    ctx_span *spans = malloc((nk + 1) * sizeof(*spans));
-    uint32_t nspans = 0, si;
-    u64map span_of_ctx = {0};
+    range_plan *plans = malloc((st->profiled.count + 1) * sizeof(*plans));
+    u64map nranges = {0}, plan_of = {0};
+    uint32_t pi, *count;
     int rc = 0;
 
-    if (!refs || !metric_idx || !vals || !spans || (rc = map_init(&span_of_ctx, 16))) {
+    if (!all || !kern || !metric_idx || !vals || !plans || (rc = map_init(&nranges, 16)) ||
+        (rc = map_init(&plan_of, 16))) {
         rc = rc ? rc : rpl_error_oom();
         goto out;
     }
     for (size_t m = 0; m < st->nmetrics && !rc; m++)
         rc = rpl_trace_counter_index(b->t, st->metrics[m], &metric_idx[m]);
     for (size_t i = 0; i < nk; i++) {
-        refs[i].context = st->kernels.items[i].context;
-        refs[i].corr = st->kernels.items[i].corr;
-        refs[i].dispatch = (uint32_t)i;
+        const cr_kernel *k = &st->kernels.items[i];
+        all[nall++] = kern[nkern++] = (range_op){k->context, k->corr, k->start, (uint32_t)i};
     }
-    qsort(refs, nk, sizeof(*refs), cmp_launch);
-    for (size_t i = 0; i < nk && !rc; i++) {
-        if (i == 0 || refs[i - 1].context != refs[i].context) {
-            spans[nspans] = (ctx_span){.first = (uint32_t)i};
-            rc = map_put(&span_of_ctx, refs[i].context, nspans++);
+    for (size_t i = 0; i < st->copies.count; i++) {
+        const cr_copy *c = &st->copies.items[i];
+        if (c->dir == CR_COPY_MEMSET)
+            all[nall++] = (range_op){c->context, c->corr, c->start, RPL_NONE};
+    }
+    sort_n(all, nall, sizeof(*all), cmp_range_op);
+    sort_n(kern, nkern, sizeof(*kern), cmp_range_op);
+    for (size_t r = 0; r < st->ranges.count && !rc; r++) {
+        if ((count = map_ref(&nranges, st->ranges.items[r].context)))
+            (*count)++;
+        else
+            rc = map_put(&nranges, st->ranges.items[r].context, 1);
+    }
+    for (size_t i = 0; i < st->profiled.count && !rc; i++) {
+        const cr_profiled *f = &st->profiled.items[i];
+        size_t ba, bk, na = ops_span(all, nall, f->context, f->first_corr, &ba);
+        size_t nkk = ops_span(kern, nkern, f->context, f->first_corr, &bk);
+        uint32_t nr = 0;
+
+        map_get(&nranges, f->context, &nr);
+        if (nr == 0)
+            continue;
+        if (nr == na) {
+            plans[i] = (range_plan){all + ba, na};
+        } else if (nr == nkk) {
+            plans[i] = (range_plan){kern + bk, nkk};
+        } else {
+            rpl_log_warn("cupti: context %u has %u counter ranges for %zu kernels and %zu "
+                         "memsets; its counters are left out",
+                         f->context, nr, nkk, na - nkk);
+            continue;
         }
-        spans[nspans - 1].nkernels++;
+        rc = map_put(&plan_of, f->context, (uint32_t)i);
     }
-    for (size_t r = 0; r < st->ranges.count && !rc; r++)
-        if (map_get(&span_of_ctx, st->ranges.items[r].context, &si))
-            spans[si].nranges++;
-    for (uint32_t i = 0; i < nspans; i++)
-        if (spans[i].nranges && spans[i].nranges != spans[i].nkernels)
-            rpl_log_warn("cupti: context %u has %u kernels but %u counter ranges; "
-                         "its counters are left out",
-                         refs[spans[i].first].context, spans[i].nkernels, spans[i].nranges);
     for (size_t r = 0; r < st->ranges.count && !rc; r++) {
         const cr_range *rg = &st->ranges.items[r];
-        if (!map_get(&span_of_ctx, rg->context, &si) || spans[si].nranges != spans[si].nkernels ||
-            rg->ordinal >= spans[si].nkernels)
+        const range_op *op;
+        if (!map_get(&plan_of, rg->context, &pi) || rg->ordinal >= plans[pi].n)
             continue;
-        rc = set_range_counters(b, rg, refs[spans[si].first + rg->ordinal].dispatch, metric_idx,
-                                vals);
+        op = &plans[pi].ops[rg->ordinal];
+        if (op->dispatch != RPL_NONE)
+            rc = set_range_counters(b, rg, op->dispatch, metric_idx, vals);
     }
 out:
-    map_free(&span_of_ctx);
-    free(refs);
+    map_free(&nranges);
+    map_free(&plan_of);
+    free(all);
+    free(kern);
     free(metric_idx);
     free(vals);
-    free(spans);
+    free(plans);
     return rc;
 }
 
@@ -736,6 +831,8 @@ int cr_build_trace(cr_state *st, const cr_process_info *proc, cr_api_name_fn api
     p.hostname = proc->hostname;
     if ((rc = rpl_trace_add_source(b.t, &src, NULL)) || (rc = rpl_trace_add_process(b.t, &p, NULL)))
         goto out;
+    if (st->nmetrics)
+        drop_replayed_kernels(st);
     if ((rc = add_agents(&b)) || (rc = fold_driver_calls(&b)) || (rc = add_regions(&b, api_name)) ||
         (rc = add_dispatches(&b)) || (rc = add_copies(&b)) ||
         (st->ranges.count && (rc = add_counters(&b))))

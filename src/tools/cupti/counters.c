@@ -4,11 +4,14 @@
  * (CUPTI runs each kernel as often as the metric set needs passes, saving
  * and restoring the memory it touches).  The metric names are ncu's.
  *
- * Per context: at the first launch the host object checks each metric
- * (unknown ones are dropped with a warning), builds the config image and
- * enables the profiler; every launch's exit counts a range, and when the
- * counter-data image is full (or the context ends) it is decoded and every
- * range evaluated into cr_g.ranges, then profiling starts again.
+ * Per context: at the first counted call (a kernel launch or a memset; each
+ * makes one range) the host object takes the metrics (unknown ones are
+ * dropped with a warning), builds the config image and the profiler is
+ * enabled; every counted call's exit counts towards the image (a launch can
+ * be seen twice, as runtime and driver call: that only drains early), and
+ * when the counter-data image could be full, or the context ends, it is
+ * decoded and every range evaluated into cr_g.ranges, then profiling starts
+ * again.
  */
 #include <math.h>
 #include <stdio.h>
@@ -23,7 +26,8 @@
 #include "cupti_int.h"
 #include "rpl/log.h"
 
-#define RANGES_PER_IMAGE 512
+/* About 0.5 MB of counter data per range for the roofline set on GH100. */
+#define RANGES_PER_IMAGE 64
 
 typedef struct pctx {
     CUcontext ctx;
@@ -254,6 +258,7 @@ static int arm(pctx *p)
     start.pRangeProfilerObject = p->prof;
     if (cr_cupti_failed(cuptiRangeProfilerStart(&start), "cuptiRangeProfilerStart"))
         return -1;
+    rpl_log_debug("cupti: range profiler started on context %u", p->context_id);
     p->running = 1;
     p->launches = 0;
     return 0;
@@ -371,6 +376,8 @@ static int drain(pctx *p)
         return 0;
     p->running = 0;
     stop.pRangeProfilerObject = p->prof;
+    rpl_log_debug("cupti: stopping the range profiler on context %u after %zu launches",
+                  p->context_id, p->launches);
     if (cr_cupti_failed(cuptiRangeProfilerStop(&stop), "cuptiRangeProfilerStop"))
         return -1;
     dec.pRangeProfilerObject = p->prof;
@@ -392,33 +399,79 @@ static void fail(pctx *p)
     release(p);
 }
 
-void cr_counters_launch_enter(CUcontext ctx)
+/*
+ * The profiler's own work (replaying a kernel, synchronising, decoding) can
+ * run CUDA calls whose callbacks land here again on the same thread; they
+ * must neither count as the application's launches nor take the lock twice.
+ */
+static __thread int inside;
+
+static int enter(void)
+{
+    if (inside)
+        return 0;
+    inside = 1;
+    pthread_mutex_lock(&lock);
+    return 1;
+}
+
+static void leave(void)
+{
+    pthread_mutex_unlock(&lock);
+    inside = 0;
+}
+
+/* Remember where profiling began on a context, for matching ranges to operations. */
+static void note_first(uint32_t context, uint32_t corr)
+{
+    cr_profiled *f;
+
+    pthread_mutex_lock(&cr_g.lock);
+    f = CR_PUSH(cr_g.profiled);
+    if (f) {
+        f->context = context;
+        f->first_corr = corr;
+    }
+    pthread_mutex_unlock(&cr_g.lock);
+}
+
+void cr_counters_launch_enter(CUcontext ctx, uint32_t corr)
 {
     pctx *p;
 
-    pthread_mutex_lock(&lock);
+    if (!enter())
+        return;
     p = find(ctx, 1);
-    if (p && !p->failed && !p->prof && setup(p) != 0)
-        fail(p);
-    pthread_mutex_unlock(&lock);
+    if (p && !p->failed && !p->prof) {
+        if (setup(p) != 0)
+            fail(p);
+        else
+            note_first(p->context_id, corr);
+    }
+    leave();
 }
 
 void cr_counters_launch_exit(CUcontext ctx)
 {
     pctx *p;
 
-    pthread_mutex_lock(&lock);
+    if (!enter())
+        return;
     p = find(ctx, 0);
-    if (p && p->running && ++p->launches >= RANGES_PER_IMAGE && (drain(p) != 0 || arm(p) != 0))
-        fail(p);
-    pthread_mutex_unlock(&lock);
+    if (p && p->running) {
+        rpl_log_debug("cupti: launch %zu on context %u returned", p->launches + 1, p->context_id);
+        if (++p->launches >= RANGES_PER_IMAGE && (drain(p) != 0 || arm(p) != 0))
+            fail(p);
+    }
+    leave();
 }
 
 void cr_counters_context_ending(CUcontext ctx)
 {
     pctx *p;
 
-    pthread_mutex_lock(&lock);
+    if (!enter())
+        return;
     p = find(ctx, 0);
     if (p) {
         if (!p->failed && drain(p) != 0)
@@ -427,26 +480,20 @@ void cr_counters_context_ending(CUcontext ctx)
         /* Forget the handle: a new context may get the same one (and a new context id). */
         *p = ctxs[--nctx];
     }
-    pthread_mutex_unlock(&lock);
+    leave();
 }
 
 void cr_counters_finish(void)
 {
-    CUpti_Profiler_DeInitialize_Params de = {.structSize =
-                                                 CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE};
-
-    pthread_mutex_lock(&lock);
+    if (!enter())
+        return;
     for (size_t i = 0; i < nctx; i++) {
         if (ctxs[i].failed)
             continue;
         if (drain(&ctxs[i]) != 0)
             rpl_log_warn("cupti: the last counter ranges of context %u are lost",
                          ctxs[i].context_id);
-        release(&ctxs[i]);
         ctxs[i].failed = 1;
     }
-    if (profiler_ready > 0)
-        cuptiProfilerDeInitialize(&de);
-    profiler_ready = -1;
-    pthread_mutex_unlock(&lock);
+    leave();
 }

@@ -28,16 +28,21 @@ int cr_activity_start(int apis);
 void cr_activity_flush(void);
 
 /*
- * Range profiler (ROCM_PERF_CUPTI_COUNTERS): one auto range per kernel,
- * kernel replay.  A context is set up at its first kernel launch; every
- * launch's exit counts a range, and a full counter-data image is decoded
- * into cr_g.ranges before profiling goes on.
+ * Range profiler (ROCM_PERF_CUPTI_COUNTERS): auto range (one range per
+ * kernel launch or memset), kernel replay.  A context is set up at the enter
+ * of its first counted call (correlation id `corr`, kept in cr_g.profiled);
+ * each counted call's exit counts towards the counter-data image, which is
+ * decoded into cr_g.ranges before it can overflow.
  */
-void cr_counters_launch_enter(CUcontext ctx);
+void cr_counters_launch_enter(CUcontext ctx, uint32_t corr);
 void cr_counters_launch_exit(CUcontext ctx);
 /* Decode what is left and release the profiler of one context (it is going away). */
 void cr_counters_context_ending(CUcontext ctx);
-/* The same for every context, then deinitialise (process exit). */
+/*
+ * Process exit: decode what is left on every context.  The profilers are
+ * not torn down: the process ends, and records not yet taken may point
+ * into them.
+ */
 void cr_counters_finish(void);
 
 #endif

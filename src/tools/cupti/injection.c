@@ -190,15 +190,25 @@ static void write_database(void)
     free(dir);
 }
 
+/*
+ * At exit: stop recording API calls (the recorder's own calls are not the
+ * application's), let the current context's pending work finish, take every
+ * record while the profiler that some of them may point into still exists,
+ * then decode the last counter ranges, take what decoding added, and write.
+ */
 static void at_exit(void)
 {
     if (!g.initialized || g.forked_child || g.written)
         return;
     g.written = 1;
-    if (cr_g.metrics)
-        cr_counters_finish();
-    cuCtxSynchronize(); /* the current context's last kernels, if any are pending */
+    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_RUNTIME);
+    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_DRIVER);
+    cuCtxSynchronize();
     cr_activity_flush();
+    if (cr_g.metrics) {
+        cr_counters_finish();
+        cr_activity_flush();
+    }
     pthread_mutex_lock(&cr_g.lock);
     write_database();
     pthread_mutex_unlock(&cr_g.lock);
@@ -237,35 +247,31 @@ static void context_created(CUcontext ctx)
     pthread_mutex_unlock(&cr_g.lock);
 }
 
-/* The API calls that launch a kernel: the range profiler counts them. */
-static const struct {
-    CUpti_CallbackDomain domain;
-    CUpti_CallbackId cbid;
-} launch_calls[] = {
-    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000},
-    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000},
-    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060},
-    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060},
-    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000},
-    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000},
-    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000},
-    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000},
-    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunch},
-    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchGrid},
-    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchGridAsync},
-    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel},
-    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz},
-    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx},
-    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz},
-    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel},
-    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz},
-};
+/* Runtime and driver calls that make auto ranges (cr_api_makes_range), by callback id. */
+static uint8_t counted_runtime[CUPTI_RUNTIME_TRACE_CBID_SIZE];
+static uint8_t counted_driver[CUPTI_DRIVER_TRACE_CBID_SIZE];
 
-static int is_launch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
+static int is_counted(CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
 {
-    for (size_t i = 0; i < sizeof(launch_calls) / sizeof(launch_calls[0]); i++)
-        if (launch_calls[i].domain == domain && launch_calls[i].cbid == cbid)
-            return 1;
+    if (domain == CUPTI_CB_DOMAIN_RUNTIME_API)
+        return cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE && counted_runtime[cbid];
+    if (domain == CUPTI_CB_DOMAIN_DRIVER_API)
+        return cbid < CUPTI_DRIVER_TRACE_CBID_SIZE && counted_driver[cbid];
+    return 0;
+}
+
+/* Enable the callbacks of every call that makes a range, found by name. */
+static int enable_counted(CUpti_CallbackDomain domain, uint8_t *mark, uint32_t n)
+{
+    for (uint32_t cbid = 1; cbid < n; cbid++) {
+        const char *name = NULL;
+        if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || !cr_api_makes_range(name))
+            continue;
+        if (cr_cupti_failed(cuptiEnableCallback(1, g.subscriber, domain, cbid),
+                            "cuptiEnableCallback"))
+            return -1;
+        mark[cbid] = 1;
+    }
     return 0;
 }
 
@@ -291,12 +297,12 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CU
             cuCtxSynchronize();
             cr_activity_flush();
         }
-    } else if (is_launch(domain, cbid)) {
+    } else if (is_counted(domain, cbid)) {
         const CUpti_CallbackData *cd = data;
         if (!cd->context) /* no context yet: nothing to profile through */
             return;
         if (cd->callbackSite == CUPTI_API_ENTER)
-            cr_counters_launch_enter(cd->context);
+            cr_counters_launch_enter(cd->context, cd->correlationId);
         else
             cr_counters_launch_exit(cd->context);
     }
@@ -316,11 +322,11 @@ static int enable_callbacks(void)
                                             CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020),
                         "cuptiEnableCallback"))
         return -1;
-    for (size_t i = 0; cr_g.metrics && i < sizeof(launch_calls) / sizeof(launch_calls[0]); i++)
-        if (cr_cupti_failed(
-                cuptiEnableCallback(1, g.subscriber, launch_calls[i].domain, launch_calls[i].cbid),
-                "cuptiEnableCallback"))
-            return -1;
+    if (cr_g.metrics && (enable_counted(CUPTI_CB_DOMAIN_RUNTIME_API, counted_runtime,
+                                        CUPTI_RUNTIME_TRACE_CBID_SIZE) != 0 ||
+                         enable_counted(CUPTI_CB_DOMAIN_DRIVER_API, counted_driver,
+                                        CUPTI_DRIVER_TRACE_CBID_SIZE) != 0))
+        return -1;
     return 0;
 }
 

@@ -82,7 +82,13 @@ typedef struct cr_device {
     void *extdata; /* cJSON object, owned until handed to the trace */
 } cr_device;
 
-/* Counter values of one range (one kernel launch) of one context. */
+/* Where the range profiler began on a context: its first counted API call. */
+typedef struct cr_profiled {
+    uint32_t context;
+    uint32_t first_corr;
+} cr_profiled;
+
+/* Counter values of one range (one kernel launch or memset) of one context. */
 typedef struct cr_range {
     uint32_t context;
     uint64_t ordinal;      /* 0-based launch number within the context */
@@ -104,6 +110,7 @@ typedef struct cr_state {
     CR_VEC(cr_sync) syncs;
     CR_VEC(cr_event) events;
     CR_VEC(cr_device) devices;
+    CR_VEC(cr_profiled) profiled;
     CR_VEC(cr_range) ranges;
     CR_VEC(double) range_values;
     const char **metrics; /* counter names, NULL-terminated; NULL when tracing only */
@@ -161,6 +168,12 @@ enum { CR_TRACE_RUNTIME = 1, CR_TRACE_DRIVER = 2 };
  * "none"; unset or "" means both.  *out gets CR_TRACE_* bits.
  */
 int cr_api_parse(const char *spec, int *out);
+
+/*
+ * True for the API calls that make auto ranges: kernel launches (not host
+ * functions) and memsets, by CUPTI callback name.
+ */
+bool cr_api_makes_range(const char *name);
 
 /* The roofline metric set, NULL-terminated. */
 extern const char *const cr_roofline_metrics[];

@@ -74,6 +74,7 @@ void cr_state_release(cr_state *st)
     free(st->syncs.items);
     free(st->events.items);
     free(st->devices.items);
+    free(st->profiled.items);
     free(st->ranges.items);
     free(st->range_values.items);
     free(st->metrics);
@@ -189,6 +190,15 @@ int cr_api_parse(const char *spec, int *out)
             return 0;
         p += len + 1;
     }
+}
+
+bool cr_api_makes_range(const char *name)
+{
+    if (!name)
+        return false;
+    if (strstr(name, "Memset"))
+        return true;
+    return strstr(name, "Launch") && !strstr(name, "HostFunc");
 }
 
 int cr_output_path(char **out, const char *dir, const char *hostname, int64_t pid)

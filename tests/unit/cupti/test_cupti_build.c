@@ -327,6 +327,34 @@ static double counter(const rpl_trace *t, const rpl_dispatch *d, const char *nam
     return v;
 }
 
+static void profiled_from(cr_state *st, uint32_t ctx, uint32_t first_corr)
+{
+    cr_profiled *f = CR_PUSH(st->profiled);
+
+    f->context = ctx;
+    f->first_corr = first_corr;
+}
+
+static void memset_op(cr_state *st, uint32_t ctx, uint32_t corr, uint64_t start)
+{
+    cr_copy *c = CR_PUSH(st->copies);
+
+    *c = (cr_copy){.start = start,
+                   .end = start + 10,
+                   .bytes = 64,
+                   .context = ctx,
+                   .stream = 7,
+                   .corr = corr,
+                   .dir = CR_COPY_MEMSET};
+}
+
+static void metrics(cr_state *st)
+{
+    assert_int_equal(cr_metrics_parse("dram__bytes_read.sum, gpu__time_duration.sum", &st->metrics,
+                                      &st->nmetrics),
+                     0);
+}
+
 /* Ranges follow launch (correlation) order per context, whatever the start order. */
 static void counters_follow_launch_order(void **unused)
 {
@@ -334,13 +362,13 @@ static void counters_follow_launch_order(void **unused)
     const rpl_dispatch *a, *b, *c;
 
     assert_int_equal(cr_state_init(&st), 0);
-    assert_int_equal(
-        cr_metrics_parse("dram__bytes_read.sum, gpu__time_duration.sum", &st.metrics, &st.nmetrics),
-        0);
+    metrics(&st);
     device(&st);
     kernel(&st, "k_late", 1, 7, 90, 100, 200); /* launched last, started first */
     kernel(&st, "k_first", 1, 7, 10, 300, 400);
     kernel(&st, "k_other_ctx", 2, 9, 50, 500, 600);
+    profiled_from(&st, 1, 10);
+    profiled_from(&st, 2, 50);
     add_range(&st, 1, 0, 111, 1.5);
     add_range(&st, 1, 1, 999, 2.5);
     add_range(&st, 2, 0, 222, 0.0 / 0.0); /* a metric CUPTI could not evaluate */
@@ -356,16 +384,66 @@ static void counters_follow_launch_order(void **unused)
     cr_state_release(&st);
 }
 
-/* A context with more kernels than ranges gets no counters rather than shifted ones. */
+/*
+ * Memsets make ranges too (seen on an H200: 5 GEMMs and the 4 memsets after
+ * the first GEMM gave 9 ranges).  Profiling began at the first kernel
+ * (corr 10), so the memset before it has no range.
+ */
+static void memset_ranges_are_skipped(void **unused)
+{
+    cr_state st;
+
+    assert_int_equal(cr_state_init(&st), 0);
+    metrics(&st);
+    memset_op(&st, 1, 9, 50);
+    kernel(&st, "k_a", 1, 7, 10, 100, 200);
+    memset_op(&st, 1, 11, 250);
+    kernel(&st, "k_b", 1, 7, 12, 300, 400);
+    memset_op(&st, 1, 13, 450);
+    kernel(&st, "k_c", 1, 7, 14, 500, 600);
+    profiled_from(&st, 1, 10);
+    for (int r = 0; r < 5; r++)
+        add_range(&st, 1, (uint64_t)r, 100 + r, 1);
+    assert_int_equal(cr_build_trace(&st, &proc, fake_api_name), 0);
+    assert_true(counter(st.trace, dispatch_of(st.trace, "k_a"), "dram__bytes_read.sum") == 100);
+    assert_true(counter(st.trace, dispatch_of(st.trace, "k_b"), "dram__bytes_read.sum") == 102);
+    assert_true(counter(st.trace, dispatch_of(st.trace, "k_c"), "dram__bytes_read.sum") == 104);
+    cr_state_release(&st);
+}
+
+/* When memsets made no ranges, the ranges are the kernels'. */
+static void ranges_of_kernels_alone(void **unused)
+{
+    cr_state st;
+
+    assert_int_equal(cr_state_init(&st), 0);
+    metrics(&st);
+    kernel(&st, "k_a", 1, 7, 10, 100, 200);
+    memset_op(&st, 1, 11, 250);
+    kernel(&st, "k_b", 1, 7, 12, 300, 400);
+    profiled_from(&st, 1, 10);
+    add_range(&st, 1, 0, 7, 1);
+    add_range(&st, 1, 1, 8, 1);
+    assert_int_equal(cr_build_trace(&st, &proc, fake_api_name), 0);
+    assert_true(counter(st.trace, dispatch_of(st.trace, "k_a"), "dram__bytes_read.sum") == 7);
+    assert_true(counter(st.trace, dispatch_of(st.trace, "k_b"), "dram__bytes_read.sum") == 8);
+    cr_state_release(&st);
+}
+
+/* A count that fits neither reading gives no counters rather than shifted ones. */
 static void mismatched_ranges_give_no_counters(void **unused)
 {
     cr_state st;
 
     assert_int_equal(cr_state_init(&st), 0);
-    assert_int_equal(cr_metrics_parse("dram__bytes_read.sum,x.sum", &st.metrics, &st.nmetrics), 0);
+    metrics(&st);
     kernel(&st, "k1", 1, 7, 10, 100, 200);
     kernel(&st, "k2", 1, 7, 11, 300, 400);
+    kernel(&st, "k3", 1, 7, 12, 500, 600);
+    memset_op(&st, 1, 13, 700);
+    profiled_from(&st, 1, 10);
     add_range(&st, 1, 0, 5, 6);
+    add_range(&st, 1, 1, 5, 6);
     assert_int_equal(cr_build_trace(&st, &proc, fake_api_name), 0);
     for (uint32_t i = 0; i < st.trace->dispatches.count; i++)
         assert_int_equal(st.trace->dispatches.items[i].counters_count, 0);
@@ -373,6 +451,76 @@ static void mismatched_ranges_give_no_counters(void **unused)
     assert_int_equal(st.trace->agents.items[st.trace->dispatches.items[0].agent].type,
                      RPL_AGENT_GPU);
     cr_state_release(&st);
+}
+
+/* With counters, the records of replay passes collapse into one dispatch per launch. */
+static void replayed_kernels_count_once(void **unused)
+{
+    cr_state st;
+
+    assert_int_equal(cr_state_init(&st), 0);
+    metrics(&st);
+    kernel(&st, "k", 1, 7, 10, 100, 200);
+    kernel(&st, "k", 1, 7, 10, 300, 410); /* a replay pass of the same launch */
+    kernel(&st, "k", 1, 7, 11, 500, 600);
+    profiled_from(&st, 1, 10);
+    add_range(&st, 1, 0, 1, 1);
+    add_range(&st, 1, 1, 2, 1);
+    assert_int_equal(cr_build_trace(&st, &proc, fake_api_name), 0);
+    assert_int_equal(st.trace->dispatches.count, 2);
+    assert_int_equal(st.trace->dispatches.items[0].start, 100);
+    assert_true(counter(st.trace, &st.trace->dispatches.items[1], "dram__bytes_read.sum") == 2);
+    cr_state_release(&st);
+}
+
+/* Counters reach rocpd_info_pmc / rocpd_pmc_event and come back by dispatch. */
+static void counters_survive_a_rocpd_round_trip(void **unused)
+{
+    char path[512];
+    cr_state st;
+    rpl_trace *back;
+    double v;
+    uint32_t idx;
+
+    snprintf(path, sizeof(path), "%s/cupti_counters_%d.db", RPL_TEST_TMP, (int)getpid());
+    assert_int_equal(cr_state_init(&st), 0);
+    metrics(&st);
+    device(&st);
+    kernel(&st, "k_a", 1, 7, 10, 100, 200);
+    memset_op(&st, 1, 11, 250);
+    kernel(&st, "k_b", 1, 7, 12, 300, 400);
+    profiled_from(&st, 1, 10);
+    add_range(&st, 1, 0, 4096, 100);
+    add_range(&st, 1, 1, 1, 1);
+    add_range(&st, 1, 2, 8192, 0.0 / 0.0);
+    assert_int_equal(cr_build_trace(&st, &proc, fake_api_name), 0);
+    assert_int_equal(rpl_rocpd_write(st.trace, path, NULL), 0);
+    assert_int_equal(rpl_trace_new(&back), 0);
+    assert_int_equal(rpl_rocpd_read(back, path), 0);
+    assert_int_equal(rpl_trace_counter_index(back, "dram__bytes_read.sum", &idx), 0);
+    assert_true(rpl_dispatch_counter(back, dispatch_of(back, "k_a"), idx, &v));
+    assert_true(v == 4096);
+    assert_true(rpl_dispatch_counter(back, dispatch_of(back, "k_b"), idx, &v));
+    assert_true(v == 8192);
+    assert_int_equal(rpl_trace_counter_index(back, "gpu__time_duration.sum", &idx), 0);
+    assert_true(rpl_dispatch_counter(back, dispatch_of(back, "k_a"), idx, &v));
+    assert_true(v == 100);
+    assert_false(rpl_dispatch_counter(back, dispatch_of(back, "k_b"), idx, &v));
+    rpl_trace_free(back);
+    cr_state_release(&st);
+    unlink(path);
+}
+
+static void knows_which_calls_make_ranges(void **unused)
+{
+    assert_true(cr_api_makes_range("cudaLaunchKernel_v7000"));
+    assert_true(cr_api_makes_range("__cudaLaunchKernel_v13000"));
+    assert_true(cr_api_makes_range("cuLaunchKernelEx"));
+    assert_true(cr_api_makes_range("cudaMemsetAsync_v3020"));
+    assert_true(cr_api_makes_range("cuMemsetD32_v2"));
+    assert_false(cr_api_makes_range("cuLaunchHostFunc"));
+    assert_false(cr_api_makes_range("cudaMemcpy_v3020"));
+    assert_false(cr_api_makes_range(NULL));
 }
 
 static void parses_metric_lists(void **unused)
@@ -439,7 +587,12 @@ int main(void)
         cmocka_unit_test(builds_the_scenario),
         cmocka_unit_test(survives_a_rocpd_round_trip),
         cmocka_unit_test(counters_follow_launch_order),
+        cmocka_unit_test(memset_ranges_are_skipped),
+        cmocka_unit_test(ranges_of_kernels_alone),
         cmocka_unit_test(mismatched_ranges_give_no_counters),
+        cmocka_unit_test(replayed_kernels_count_once),
+        cmocka_unit_test(counters_survive_a_rocpd_round_trip),
+        cmocka_unit_test(knows_which_calls_make_ranges),
         cmocka_unit_test(parses_metric_lists),
         cmocka_unit_test(parses_the_api_selection),
         cmocka_unit_test(names_the_database_like_rocprofv3),

@@ -8,8 +8,10 @@
 #   -r RUNS       runs per measurement, the best is reported (default 3)
 #   --10m         also 10M dispatches + 1M copies over 8 queues (about 2 GB of disk)
 # Databases are generated once per size and seed and kept in WORK_DIR.
-# Prints a Markdown table: wall seconds (best of RUNS) and peak RSS (from the
-# run with the best wall time, via /usr/bin/time -f %M).
+# Prints a Markdown table: wall seconds (best of RUNS), and CPU seconds
+# (user + sys) and peak RSS of that best run, via /usr/bin/time, and the
+# 1-minute load average before the row.  On a shared machine the CPU time is
+# the steadier number (the reader uses two threads, so CPU may exceed wall).
 set -eu
 
 build=build/dev
@@ -22,7 +24,7 @@ while [ $# -gt 0 ]; do
     -w) work=$2; shift 2 ;;
     -r) runs=$2; shift 2 ;;
     --10m) big=1; shift ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     *) echo "bench_analyze.sh: unknown argument '$1'" >&2; exit 2 ;;
     esac
 done
@@ -36,24 +38,25 @@ command -v sqlite3 >/dev/null || { echo "bench_analyze.sh: sqlite3 not found" >&
 [ -x /usr/bin/time ] || { echo "bench_analyze.sh: /usr/bin/time not found (Debian package 'time')" >&2; exit 3; }
 mkdir -p "$work"
 
-# best_of CMD...: run RUNS times; prints "<best wall s> <peak RSS KB of that run>".
+# best_of CMD...: run RUNS times; prints "<best wall s> <peak RSS KB> <CPU s>" of the best run.
 best_of() {
     best=""
     i=0
     while [ "$i" -lt "$runs" ]; do
-        /usr/bin/time -f '%e %M' -o "$work/time.txt" "$@" >/dev/null 2>"$work/stderr.txt" || {
+        /usr/bin/time -f '%e %M %U %S' -o "$work/time.txt" "$@" >/dev/null 2>"$work/stderr.txt" || {
             echo "bench_analyze.sh: failed: $*" >&2
             cat "$work/stderr.txt" >&2
             exit 1
         }
-        read -r wall rss < "$work/time.txt"
+        read -r wall rss user sys < "$work/time.txt"
         if [ -z "$best" ] || awk "BEGIN { exit !($wall < $best) }"; then
             best=$wall
             best_rss=$rss
+            best_cpu=$(awk "BEGIN { printf \"%.2f\", $user + $sys }")
         fi
         i=$((i + 1))
     done
-    echo "$best $best_rss"
+    echo "$best $best_rss $best_cpu"
 }
 
 row() { # row NAME DISPATCHES QUEUES COPIES
@@ -62,21 +65,22 @@ row() { # row NAME DISPATCHES QUEUES COPIES
     if [ ! -f "$db" ]; then
         "$gen" --dispatches "$2" --queues "$3" --copies "$4" --kernels 64 --seed 1 "$db" >/dev/null
     fi
+    load=$(cut -d' ' -f1 /proc/loadavg)
     suffix=$(sqlite3 "$db" "SELECT value FROM rocpd_metadata WHERE tag = 'uuid'")
     set -- $(best_of sqlite3 "$db" "SELECT * FROM rocpd_kernel_dispatch$suffix ORDER BY start")
     scan=$1
     rm -rf "$work/out-$name"
     set -- $(best_of "$rocm_perf" analyze "$db" --out "$work/out-$name" -q)
     size=$(du -m "$db" | cut -f1)
-    printf '| %s | %s | %s | %s | %s | %s |\n' "$name" "$size" "$scan" "$1" \
-        "$(awk "BEGIN { printf \"%.2f\", $1 / ($scan > 0 ? $scan : 0.01) }")" "$(($2 / 1024))"
+    printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$name" "$size" "$scan" "$1" "$3" \
+        "$(awk "BEGIN { printf \"%.2f\", $1 / ($scan > 0 ? $scan : 0.01) }")" "$(($2 / 1024))" "$load"
 }
 
 echo "rocm-perf analyze --out benchmark, $(date -u +%Y-%m-%d), $(nproc) cores," \
      "$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1), best of $runs"
 echo
-echo '| trace | DB MB | sqlite3 scan s | analyze --out s | ratio | peak RSS MB |'
-echo '| --- | ---: | ---: | ---: | ---: | ---: |'
+echo '| trace | DB MB | sqlite3 scan s | analyze --out s | analyze CPU s | ratio | peak RSS MB | load |'
+echo '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |'
 row 10k-4q 10000 4 0
 row 100k-4q 100000 4 0
 row 1M-4q 1000000 4 0

@@ -5,6 +5,7 @@ pkg_check_modules(CJSON REQUIRED IMPORTED_TARGET libcjson)
 pkg_check_modules(GSL REQUIRED IMPORTED_TARGET gsl)
 pkg_check_modules(LIBELF REQUIRED IMPORTED_TARGET libelf)
 pkg_check_modules(MSGPACK REQUIRED IMPORTED_TARGET msgpack)
+pkg_check_modules(LIBXML2 REQUIRED IMPORTED_TARGET libxml-2.0) # JUnit XML
 pkg_check_modules(ZSTD IMPORTED_TARGET libzstd) # optional: compressed offload bundles and cubins
 find_package(Threads REQUIRED)
 

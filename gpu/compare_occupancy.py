@@ -50,7 +50,8 @@ def main(argv):
         got = {"blocks_per_sm": k["occupancy"]["blocks_per_cu"] if k["occupancy"] else None,
                "num_regs": k["registers"]["vgpr"], "shared_size_bytes": k["lds_bytes"],
                "local_size_bytes": k["scratch_bytes"],
-               "max_threads_per_block": k["max_workgroup_size"] or 1024}
+               "max_threads_per_block":
+                   k["occupancy"]["max_block_size"] if k["occupancy"] else None}
         bad = [f"{f}: runtime {r[f]} inspect {v}" for f, v in got.items() if r[f] != v]
         failures += bool(bad)
         print(f"{'FAIL' if bad else 'ok  '} {r['kernel']} block {r['block']}: " +

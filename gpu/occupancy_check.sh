@@ -68,4 +68,8 @@ fi
 for b in 32 64 96 128 192 256 384 512 768 1024; do
     "$RPL" inspect --arch sm_90 --block "$b" --json -o "$OUT/inspect-$b.json" "$OUT/occupancy_check"
 done
-python3 "$HERE/compare_occupancy.py" "$OUT" | tee "$OUT/compare.txt"
+# Keep the compare's exit status (a plain pipe into tee would lose it).
+status=0
+python3 "$HERE/compare_occupancy.py" "$OUT" >"$OUT/compare.txt" || status=$?
+cat "$OUT/compare.txt"
+exit $status

@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Summarise the recorder's databases and compare them with ncu.
 
-usage: summarize.py NAME=DB[,NCU_CSV] ...
+usage: summarize.py NAME=DB[,NCU_CSV...] ...
 
 For every database: the kernels (name, grid in blocks, block, registers,
 static/dynamic shared memory, calls, median duration), the median of ncu's
 gpu__time_duration.sum for the same kernel and the ratio, memory copies by
 kind, the event-record and stream-wait regions with their arguments, and
-the counters recorded.  Reads the rocpd views the writer creates.
+the counters recorded; for NAME ending in "_counters", every counter that
+an ncu CSV (--print-units base) also has, per kernel, as medians and their
+ratio.  Reads the rocpd views the writer creates.
 """
 import csv
 import os
@@ -16,20 +18,53 @@ import statistics
 import sys
 
 
-def ncu_durations(path):
-    """Kernel name -> list of gpu__time_duration.sum (ns) from `ncu --csv`."""
+UNIT_SCALE = {"ns": 1, "nsecond": 1, "us": 1e3, "usecond": 1e3, "ms": 1e6, "msecond": 1e6,
+              "byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "KB": 1e3, "MB": 1e6,
+              "GB": 1e9}
+
+
+def ncu_metrics(path):
+    """(kernel name, metric) -> list of values (base units) from `ncu --csv`."""
     out = {}
     with open(path, newline="") as f:
         lines = [l for l in f if l.startswith('"')]  # skip ncu's own log lines
     for row in csv.DictReader(lines):
-        if row.get("Metric Name") != "gpu__time_duration.sum":
+        metric = row.get("Metric Name")
+        if not metric:
             continue
-        name = row["Kernel Name"].split("(")[0]
-        value = float(row["Metric Value"].replace(",", ""))
-        unit = row.get("Metric Unit", "ns")
-        scale = {"ns": 1, "nsecond": 1, "us": 1e3, "usecond": 1e3, "ms": 1e6, "msecond": 1e6}
-        out.setdefault(name, []).append(value * scale.get(unit, 1))
+        try:
+            value = float(row["Metric Value"].replace(",", ""))
+        except ValueError:
+            continue
+        value *= UNIT_SCALE.get(row.get("Metric Unit", ""), 1)
+        out.setdefault((row["Kernel Name"].split("(")[0], metric), []).append(value)
     return out
+
+
+def ncu_durations(path):
+    """Kernel name -> list of gpu__time_duration.sum (ns) from `ncu --csv`."""
+    return {k: v for (k, m), v in ncu_metrics(path).items() if m == "gpu__time_duration.sum"}
+
+
+def compare_counters(con, ncu_csv, tag):
+    """Per kernel and metric: median of our counter values vs ncu's, and the ratio."""
+    theirs = ncu_metrics(ncu_csv)
+    ours = {}
+    for kname, metric, val in con.execute(
+            "SELECT s.display_name, i.name, e.value FROM rocpd_pmc_event e"
+            " JOIN rocpd_info_pmc i ON i.id = e.pmc_id"
+            " JOIN rocpd_kernel_dispatch d ON d.event_id = e.event_id"
+            " JOIN rocpd_info_kernel_symbol s ON s.id = d.kernel_id"):
+        ours.setdefault((short(kname), metric), []).append(val)
+    print(f"counters vs ncu ({tag}): kernel | metric | n ours | median ours | n ncu |"
+          " median ncu | ours/ncu")
+    for key in sorted(ours):
+        if key not in theirs:
+            continue
+        a, b = statistics.median(ours[key]), statistics.median(theirs[key])
+        ratio = f"{a / b:.4f}" if b else ("equal" if a == b else "-")
+        print(f"{key[0]} | {key[1]} | {len(ours[key])} | {a:.6g} | {len(theirs[key])} | {b:.6g}"
+              f" | {ratio}")
 
 
 def short(name):
@@ -103,9 +138,15 @@ def summarise(label, db, ncu_csv):
 def main(argv):
     for spec in argv[1:]:
         label, _, rest = spec.partition("=")
-        db, _, ncu_csv = rest.partition(",")
+        db, _, ncu_csvs = rest.partition(",")
+        csvs = [c for c in ncu_csvs.split(",") if c and os.path.isfile(c)]
         try:
-            summarise(label, db, ncu_csv or None)
+            summarise(label, db, csvs[0] if csvs else None)
+            if os.path.isfile(db) and label.endswith("_counters"):
+                con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+                for c in csvs:
+                    compare_counters(con, c, os.path.basename(c))
+                con.close()
         except (sqlite3.Error, OSError, KeyError, ValueError) as e:
             print(f"== {label}: cannot summarise {db}: {e}")
     return 0

@@ -1,7 +1,10 @@
 // Launch overhead benchmark: N launches (default 100000) of a tiny kernel on
 // one stream, then one synchronisation.  Prints the time of the launch loop
-// (host clock, after a warm-up launch) so that runs with and without the
-// recorder can be compared; the process wall time is measured outside.
+// (host clock, after a warm-up launch, up to the end of the synchronisation)
+// and, within it, the time to enqueue the launches (before the
+// synchronisation), so that runs with and without the recorder can be
+// compared and host-side cost told from GPU-side; the process wall time is
+// measured outside.
 #include <chrono>
 #include <cstdlib>
 
@@ -29,13 +32,15 @@ int main(int argc, char **argv)
     for (long i = 0; i < n; i++)
         tiny<<<1, 32>>>(x);
     CHECK_LAUNCH();
+    auto tq = std::chrono::steady_clock::now();
     CHECK(cudaDeviceSynchronize());
     auto t1 = std::chrono::steady_clock::now();
     CHECK(cudaMemcpy(&hx, x, sizeof(int), cudaMemcpyDeviceToHost));
     if (hx != n + 1)
         fail("not every launch ran");
     CHECK(cudaFree(x));
-    std::printf("tiny_kernel_launches: n=%ld loop_ms=%.3f\n", n,
-                std::chrono::duration<double, std::milli>(t1 - t0).count());
+    std::printf("tiny_kernel_launches: n=%ld loop_ms=%.3f enqueue_ms=%.3f\n", n,
+                std::chrono::duration<double, std::milli>(t1 - t0).count(),
+                std::chrono::duration<double, std::milli>(tq - t0).count());
     return 0;
 }

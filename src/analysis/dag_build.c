@@ -5,6 +5,7 @@
 
 #include "dag_internal.h"
 #include "rpl/error.h"
+#include "rpl/roofline.h"
 
 void rpl_dag_opts_init(rpl_dag_opts *opts)
 {
@@ -822,6 +823,8 @@ int rpl_dag_build(rpl_dag **out, const rpl_trace *trace, const rpl_dag_opts *opt
         rc = rpl_dag_edges_finish(&b);
     if (rc == 0)
         rc = rpl_dag_solve(b.dag, trace);
+    if (rc == 0) /* the priorities' headroom, from the counters (roofline_dag.c) */
+        rc = rpl_roofline_dag_headroom(b.dag, trace);
 done:
     if (own_filter)
         rpl_kernel_filter_release(&own);

@@ -185,6 +185,22 @@ static unsigned nv_blocks_by_regs(const rpl_arch *arch, unsigned regs, unsigned 
     return per_partition * partitions / warps;
 }
 
+unsigned rpl_occ_nv_max_block_size(const rpl_arch *arch, unsigned regs_per_thread,
+                                   unsigned launch_bound)
+{
+    const unsigned partitions = arch->simds_per_cu;
+    unsigned kmax =
+        launch_bound ? umin(launch_bound, arch->max_workgroup_size) : arch->max_workgroup_size;
+    unsigned per_warp, warps;
+
+    if (regs_per_thread == 0)
+        return kmax;
+    /* The same test as nv_blocks_by_regs: warps rounded up to the sub-partitions must fit. */
+    per_warp = align_to(regs_per_thread * arch->wave_size, arch->reg_granule);
+    warps = arch->regs_per_block / per_warp / partitions * partitions;
+    return umin(kmax, warps * arch->wave_size);
+}
+
 /* Shared memory: cudaOccMaxBlocksPerSMSmemLimit with the default carveout. */
 static unsigned nv_blocks_by_smem(const rpl_arch *arch, const rpl_occ_nv_input *in)
 {

@@ -18,6 +18,7 @@
 #include "rpl/profile.h"
 #include "rpl/report.h"
 #include "rpl/rocpd.h"
+#include "rpl/roofline.h"
 
 #define DEFAULT_TOP 20
 
@@ -29,6 +30,8 @@ typedef struct analyze_opts {
     const char *out_dir;
     const char *kernel_regex;
     const char *helper_regex;
+    const char *att_dir;       /* --att DIR */
+    const char *ceilings_path; /* --ceilings FILE */
     bool json;
     bool include_helpers;
     size_t top;
@@ -43,14 +46,23 @@ typedef struct analyze_ctx {
     cJSON *profile_doc;
 } analyze_ctx;
 
-enum { OPT_JSON = 256, OPT_HELPERS, OPT_INCLUDE_HELPERS, OPT_TOP, OPT_COUNTER_PASS };
+enum {
+    OPT_JSON = 256,
+    OPT_HELPERS,
+    OPT_INCLUDE_HELPERS,
+    OPT_TOP,
+    OPT_COUNTER_PASS,
+    OPT_ATT,
+    OPT_CEILINGS
+};
 
 static void usage(FILE *out)
 {
     fprintf(out,
             "usage: rocm-perf analyze DB... [--json] [--out DIR] [--kernel REGEX]\n"
             "                         [--helpers REGEX] [--include-helpers] [--top N]\n"
-            "                         [--counter-pass DB]... [-v|-q]\n"
+            "                         [--counter-pass DB]... [--att DIR] [--ceilings FILE]\n"
+            "                         [-v|-q]\n"
             "\n"
             "Summarise rocpd trace databases (several are merged, e.g. one per process):\n"
             "per kernel the dispatch count, total/mean/median/min/max/p10/p90 duration,\n"
@@ -59,12 +71,17 @@ static void usage(FILE *out)
             "hip*/hsa_* internals, memset/fill/copyBuffer kernels) are left out.\n"
             "\n"
             "  --json               print profile.json on stdout instead of the table\n"
-            "  -o, --out DIR        create DIR and write DIR/profile.json\n"
+            "  -o, --out DIR        create DIR and write profile.json, dag.json,\n"
+            "                       roofline.json and analysis.json into it\n"
             "  -k, --kernel REGEX   only kernels whose name matches (POSIX extended regex)\n"
             "  --helpers REGEX      helper pattern (default: built in, or $ROCM_PERF_HELPERS)\n"
             "  --include-helpers    keep runtime helper kernels\n"
             "  --top N              rows in the table (default %d, 0 for all)\n"
             "  --counter-pass DB    merge the counters of another run's DB (repeatable)\n"
+            "  --att DIR            rocprofv3 thread-trace output (ui_output_agent_*) for\n"
+            "                       analysis.json; unreadable parts are warned about\n"
+            "  --ceilings FILE      empirical roofline ceilings JSON instead of the product\n"
+            "                       table (docs/schemas/ceilings.schema.json)\n"
             "  -v, --verbose        more detail on stderr (repeatable)\n"
             "  -q, --quiet          errors only\n"
             "  -h, --help           this help\n"
@@ -98,6 +115,8 @@ static int parse_args(analyze_opts *o, int argc, char **argv)
         {"include-helpers", no_argument, NULL, OPT_INCLUDE_HELPERS},
         {"top", required_argument, NULL, OPT_TOP},
         {"counter-pass", required_argument, NULL, OPT_COUNTER_PASS},
+        {"att", required_argument, NULL, OPT_ATT},
+        {"ceilings", required_argument, NULL, OPT_CEILINGS},
         RPL_CLI_COMMON_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
@@ -137,6 +156,12 @@ static int parse_args(analyze_opts *o, int argc, char **argv)
             break;
         case OPT_COUNTER_PASS:
             o->passes[o->npasses++] = optarg;
+            break;
+        case OPT_ATT:
+            o->att_dir = optarg;
+            break;
+        case OPT_CEILINGS:
+            o->ceilings_path = optarg;
             break;
         default:
             return rpl_cli_usage_error("analyze: unknown option or missing value '%s'; see "
@@ -246,6 +271,10 @@ static int write_outputs(const analyze_ctx *ctx)
     if (!rc)
         rc = rpl_dag_json_write(ctx->opts.out_dir, ctx->trace, &ctx->filter, ctx->opts.traces,
                                 ctx->opts.ntraces);
+    if (!rc)
+        rc = rpl_roofline_write_outputs(
+            ctx->opts.out_dir, ctx->trace, &ctx->filter,
+            &(rpl_roofline_opts){ctx->opts.att_dir, ctx->opts.ceilings_path});
     return rc;
 }
 

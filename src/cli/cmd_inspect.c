@@ -40,6 +40,7 @@ typedef struct inspect_row {
     const rpl_arch *arch;
     bool have_occ;
     unsigned block;
+    unsigned max_block; /* the largest launchable block (launch bound, arch, registers) */
     const char *rule;
     rpl_occupancy occ;
 } inspect_row;
@@ -191,8 +192,12 @@ static int compute_row(inspect_row *r, const inspect_opts *o)
 
     if (!r->arch)
         return RPL_OK;
-    if (kmax == 0)
+    if (k->vendor == RPL_VENDOR_NVIDIA)
+        kmax = rpl_occ_nv_max_block_size(r->arch, k->vgpr_count < 0 ? 0 : (unsigned)k->vgpr_count,
+                                         kmax);
+    else if (kmax == 0)
         kmax = r->arch->max_workgroup_size;
+    r->max_block = kmax;
     r->block = o->block ? o->block : kmax;
     if (k->vendor == RPL_VENDOR_AMD) {
         rpl_occ_amd_input in = {0};
@@ -305,6 +310,7 @@ static int json_occupancy(cJSON *kobj, const inspect_row *r)
         return cJSON_AddNullToObject(kobj, "occupancy") ? RPL_OK : rpl_error_oom();
     o = cJSON_AddObjectToObject(kobj, "occupancy");
     if (!o || !rpl_json_add_int64(o, "block_size", r->block) ||
+        !rpl_json_add_int64(o, "max_block_size", r->max_block) ||
         !cJSON_AddStringToObject(o, "rule", r->rule) ||
         !rpl_json_add_int64(o, "waves_per_simd", occ->waves_per_simd) ||
         !rpl_json_add_int64(o, "max_waves_per_simd", occ->max_waves_per_simd) ||

@@ -17,12 +17,13 @@
 #include "rpl/json.h"
 #include "rpl/log.h"
 #include "rpl/rocpd.h"
+#include "rpl/roofline.h"
 
 #define DEFAULT_TOP  10
 #define DAG_JSON_MAX (64u << 20)
 
 typedef struct report_opts {
-    const char *perfetto, *svg;
+    const char *perfetto, *svg, *roofline_svg;
     size_t top;
     /* DAG options given on the command line: they override dag.json's. */
     bool has_infer, has_gap, has_tolerance;
@@ -30,12 +31,13 @@ typedef struct report_opts {
     int64_t gap, tolerance;
 } report_opts;
 
-enum { OPT_PERFETTO = 256, OPT_SVG, OPT_INFER, OPT_GAP, OPT_TOLERANCE, OPT_TOP };
+enum { OPT_PERFETTO = 256, OPT_SVG, OPT_ROOFLINE_SVG, OPT_INFER, OPT_GAP, OPT_TOLERANCE, OPT_TOP };
 
 static void usage(FILE *out)
 {
     fprintf(out,
             "usage: rocm-perf report DIR|DB... [--perfetto FILE] [--svg FILE] [--top N]\n"
+            "                        [--roofline-svg FILE]\n"
             "                        [--infer auto|never|always] [--gap-ns N]\n"
             "                        [--tolerance-ns N] [-v|-q]\n"
             "\n"
@@ -46,6 +48,7 @@ static void usage(FILE *out)
             "\n"
             "  --perfetto FILE      Chrome/Perfetto trace JSON (open in ui.perfetto.dev)\n"
             "  --svg FILE           static SVG timeline, critical path highlighted\n"
+            "  --roofline-svg FILE  log-log roofline chart of DIR/roofline.json (DIR only)\n"
             "  --top N              priorities in the summary (default %d)\n"
             "  --infer MODE         inferred edges: auto (only without record/wait regions),\n"
             "                       never, always\n"
@@ -92,6 +95,7 @@ static int parse_args(report_opts *o, int argc, char **argv)
     static const struct option longopts[] = {
         {"perfetto", required_argument, NULL, OPT_PERFETTO},
         {"svg", required_argument, NULL, OPT_SVG},
+        {"roofline-svg", required_argument, NULL, OPT_ROOFLINE_SVG},
         {"top", required_argument, NULL, OPT_TOP},
         {"infer", required_argument, NULL, OPT_INFER},
         {"gap-ns", required_argument, NULL, OPT_GAP},
@@ -117,6 +121,9 @@ static int parse_args(report_opts *o, int argc, char **argv)
             break;
         case OPT_SVG:
             o->svg = optarg;
+            break;
+        case OPT_ROOFLINE_SVG:
+            o->roofline_svg = optarg;
             break;
         case OPT_TOP:
             if (parse_count("--top", optarg, &top) || top > 100000)
@@ -270,6 +277,8 @@ static int run(const report_opts *o, report_input *in, int argc, char **argv)
         if (!rc)
             rpl_log_info("wrote %s", o->svg);
     }
+    if (!rc && o->roofline_svg)
+        rc = rpl_roofline_svg_from_dir(o->roofline_svg, in->doc ? argv[optind] : NULL);
     free(text);
     rpl_dag_free(dag);
     rpl_trace_free(trace);
@@ -282,7 +291,12 @@ int cmd_report(int argc, char **argv)
 {
     report_opts o = {0};
     report_input in = {0};
-    int rc = parse_args(&o, argc, argv);
+    int rc;
+
+    for (int i = 1; i < argc; i++) /* the gate results of a suite: cmd_gate.c */
+        if (strcmp(argv[i], "--suite") == 0 || strncmp(argv[i], "--suite=", 8) == 0)
+            return cmd_report_suite(argc, argv);
+    rc = parse_args(&o, argc, argv);
 
     if (rc < 0) {
         rc = run(&o, &in, argc, argv);

@@ -10,8 +10,12 @@
 
 static const rpl_cli_cmd commands[] = {
     {"analyze", cmd_analyze, "summarise rocpd traces: per-kernel runtime statistics"},
+    {"baseline", cmd_baseline, "record, show or compare a kernel test's baseline"},
+    {"gate", cmd_gate, "compare a kernel test with its baseline: pass, warn, improved or fail"},
+    {"gpus", cmd_gpus, "list GPUs; write a CTest resource spec with one slot per GPU"},
     {"help", cmd_help, "show help for rocm-perf or a subcommand"},
     {"inspect", cmd_inspect, "registers, LDS, scratch and occupancy of compiled kernels"},
+    {"new-test", cmd_new_test, "write a kernel-test scaffold (portable kernel + CMakeLists.txt)"},
     {"profile", cmd_profile, "run a program under rocprofv3 or CUPTI and analyse it"},
     {"report", cmd_report, "critical path of traces: summary, Perfetto trace, SVG timeline"},
     {"version", cmd_version, "print the version"},

@@ -118,6 +118,9 @@ int rd_prepare(rd_reader *r, enum rd_table t, const char *const *columns, int nc
             (size_t)snprintf(sql + len, sizeof(sql) - len, "%s\"%s\"", i ? ", " : "", columns[i]);
     if (len < sizeof(sql))
         len += (size_t)snprintf(sql + len, sizeof(sql) - len, " FROM \"%s\"", r->table[t]);
+    if (t == RD_DISPATCH && r->split_side && len < sizeof(sql))
+        len += (size_t)snprintf(sql + len, sizeof(sql) - len, " WHERE rowid %s %lld",
+                                r->split_side < 0 ? "<" : ">=", (long long)r->split_rowid);
     if (len >= sizeof(sql))
         return rpl_error_set(RPL_ERROR, "query on %s is too long", r->table[t]);
     rc = sqlite3_prepare_v2(r->db, sql, -1, out, NULL);
@@ -172,7 +175,8 @@ int rd_scan(rd_reader *r, enum rd_table t, const char *const *columns, int ncolu
             const char *what, uint64_t rows, int (*fn)(rd_row *row))
 {
     rd_row row = {r, NULL, t, 0};
-    rpl_progress *progress = what ? rd_progress_start(what, rows) : NULL;
+    /* One progress line at a time: the event worker draws none. */
+    rpl_progress *progress = what && !r->worker ? rd_progress_start(what, rows) : NULL;
     uint64_t done = 0;
     double t0 = now_seconds();
     int rc = rd_prepare(r, t, columns, ncolumns, &row.st);

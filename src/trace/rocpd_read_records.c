@@ -148,10 +148,9 @@ static int dispatch_row(rd_row *row)
 {
     rd_reader *r = row->r;
     rpl_dispatch d = {.source = r->source, .id = row->id};
-    const rd_event *event;
     int64_t event_id;
     bool has_event;
-    uint32_t index, existing;
+    uint32_t index;
     int rc;
 
     if ((rc = read_pid_tid(row, D_PID, D_TID, true, &d.pid, &d.tid)) != 0 ||
@@ -163,7 +162,7 @@ static int dispatch_row(rd_row *row)
         (rc = read_times(row, D_START, &d.start, &d.end)) != 0 ||
         (rc = rd_u32(row, D_PRIVATE, true, &d.private_segment_size)) != 0 ||
         (rc = rd_u32(row, D_GROUP, true, &d.group_segment_size)) != 0 ||
-        (rc = read_event(row, D_EVENT, &event, &event_id, &has_event)) != 0)
+        (rc = rd_i64_opt(row, D_EVENT, &event_id, &has_event)) != 0)
         return rc;
     if (d.agent == RD_AGENT_SKIPPED)
         return rd_row_error(row, "agent_id is a NIC agent");
@@ -174,17 +173,12 @@ static int dispatch_row(rd_row *row)
         if (d.workgroup[i] == 0)
             return rd_bad_range(row, D_WG_X + i, 0, "1..4294967295");
     }
-    d.correlation_id = event ? event->stack_id : 0;
+    if (r->trace->dispatches.count - r->first_dispatch >= r->dispatch_cap)
+        return rd_row_error(row, "the table grew while it was read");
+    d.correlation_id = event_id; /* until rd_resolve_events */
     if ((rc = rpl_trace_add_dispatch(r->trace, &d, &index)) != 0)
         return rc;
-    if (!has_event || !r->link_counters)
-        return 0;
-    if ((rc = rpl_idmap_put(&r->dispatch_events, event_id, index, &existing)) != 0)
-        return rc;
-    if (existing != RPL_IDMAP_EMPTY)
-        return rd_row_error(row, "event_id %lld is also the event of dispatch row %lld",
-                            (long long)event_id,
-                            (long long)r->trace->dispatches.items[existing].id);
+    r->dispatch_has_event[index - r->first_dispatch] = has_event;
     return 0;
 }
 
@@ -210,16 +204,16 @@ int rd_read_dispatches(rd_reader *r)
                                        "grid_size_z",
                                        "event_id"};
     _Static_assert(RD_COLUMNS(cols) == D_NCOLS, "columns and their enum differ");
-    uint64_t rows, values = 0;
+    uint64_t rows;
     int rc = rd_count(r, RD_DISPATCH, &rows);
 
     r->first_dispatch = r->trace->dispatches.count;
-    /* Dispatches are found by event_id only to attach counter values. */
-    if (rc == 0 && r->present[RD_PMC_EVENT])
-        rc = rd_count(r, RD_PMC_EVENT, &values);
-    r->link_counters = values > 0;
-    if (rc == 0 && r->link_counters)
-        rc = rpl_idmap_reserve(&r->dispatch_events, rows);
+    if (rc == 0 && rows > UINT32_MAX - 2)
+        rc = rpl_error_set(RPL_EINPUT, "'%s': %s has too many rows", r->label,
+                           r->table[RD_DISPATCH]);
+    if (rc == 0 && !(r->dispatch_has_event = malloc((size_t)rows + 1)))
+        rc = rpl_error_oom();
+    r->dispatch_cap = (uint32_t)rows + 1;
     return rc ? rc
               : rd_scan(r, RD_DISPATCH, cols, RD_COLUMNS(cols), "kernel dispatches", rows,
                         dispatch_row);
@@ -247,7 +241,6 @@ static int memcpy_row(rd_row *row)
 {
     rd_reader *r = row->r;
     rpl_memcpy m = {.source = r->source, .id = row->id};
-    const rd_event *event;
     int64_t size, event_id;
     bool has_event;
     int rc;
@@ -260,7 +253,7 @@ static int memcpy_row(rd_row *row)
         (rc = rd_i64(row, M_SIZE, &size)) != 0 ||
         (rc = read_queue(row, M_QUEUE, false, true, m.pid, &m.queue)) != 0 ||
         (rc = read_queue(row, M_STREAM, true, true, m.pid, &m.stream)) != 0 ||
-        (rc = read_event(row, M_EVENT, &event, &event_id, &has_event)) != 0)
+        (rc = rd_i64_opt(row, M_EVENT, &event_id, &has_event)) != 0)
         return rc;
     if (size < 0)
         return rd_row_error(row, "size %lld is negative", (long long)size);
@@ -270,7 +263,10 @@ static int memcpy_row(rd_row *row)
         m.dst_agent = RPL_NONE;
     if (m.src_agent == RD_AGENT_SKIPPED)
         m.src_agent = RPL_NONE;
-    m.correlation_id = event ? event->stack_id : 0;
+    if (r->trace->memcpys.count - r->first_memcpy >= r->memcpy_cap)
+        return rd_row_error(row, "the table grew while it was read");
+    m.correlation_id = event_id; /* until rd_resolve_events */
+    r->memcpy_has_event[r->trace->memcpys.count - r->first_memcpy] = has_event;
     return rpl_trace_add_memcpy(r->trace, &m, NULL);
 }
 
@@ -283,11 +279,89 @@ int rd_read_memcpys(rd_reader *r)
     uint64_t rows;
     int rc;
 
+    r->first_memcpy = r->trace->memcpys.count;
     if (!r->present[RD_MEMCPY])
         return 0;
     if ((rc = rd_count(r, RD_MEMCPY, &rows)) != 0)
         return rc;
+    if (rows > UINT32_MAX - 2)
+        return rpl_error_set(RPL_EINPUT, "'%s': %s has too many rows", r->label,
+                             r->table[RD_MEMCPY]);
+    if (!(r->memcpy_has_event = malloc((size_t)rows + 1)))
+        return rpl_error_oom();
+    r->memcpy_cap = (uint32_t)rows + 1;
     return rd_scan(r, RD_MEMCPY, cols, RD_COLUMNS(cols), "memory copies", rows, memcpy_row);
+}
+
+/* --- event ids of dispatches and copies ------------------------------------ */
+
+/* *correlation holds a row's event_id: replace it with the event's stack_id. */
+static int resolve_one(rd_reader *r, enum rd_table t, int64_t id, int64_t *correlation)
+{
+    rd_row row = {r, NULL, t, id};
+    uint32_t index;
+
+    if (!r->present[RD_EVENT]) {
+        *correlation = 0;
+        return 0;
+    }
+    index = rpl_idmap_get(&r->event_ids, *correlation);
+    if (index == RPL_IDMAP_EMPTY)
+        return rd_row_error(&row, "event_id %lld does not exist in %s", (long long)*correlation,
+                            r->table[RD_EVENT]);
+    *correlation = r->events[index].stack_id;
+    return 0;
+}
+
+/* Counter values find their dispatch by event_id: map the raw ids (before resolution). */
+static int link_dispatch_events(rd_reader *r)
+{
+    rpl_trace *t = r->trace;
+    uint64_t values = 0;
+    uint32_t existing;
+    int rc;
+
+    if (r->present[RD_PMC_EVENT] && (rc = rd_count(r, RD_PMC_EVENT, &values)) != 0)
+        return rc;
+    if (values == 0)
+        return 0;
+    if ((rc = rpl_idmap_reserve(&r->dispatch_events, t->dispatches.count - r->first_dispatch)) != 0)
+        return rc;
+    for (uint32_t i = r->first_dispatch; i < t->dispatches.count; i++) {
+        const rpl_dispatch *d = &t->dispatches.items[i];
+        rd_row row = {r, NULL, RD_DISPATCH, d->id};
+        if (!r->dispatch_has_event[i - r->first_dispatch])
+            continue;
+        if ((rc = rpl_idmap_put(&r->dispatch_events, d->correlation_id, i, &existing)) != 0)
+            return rc;
+        if (existing != RPL_IDMAP_EMPTY)
+            return rd_row_error(&row, "event_id %lld is also the event of dispatch row %lld",
+                                (long long)d->correlation_id,
+                                (long long)t->dispatches.items[existing].id);
+    }
+    return 0;
+}
+
+int rd_resolve_events(rd_reader *r)
+{
+    rpl_trace *t = r->trace;
+    int rc;
+
+    if ((rc = link_dispatch_events(r)) != 0)
+        return rc;
+    for (uint32_t i = r->first_dispatch; i < t->dispatches.count; i++) {
+        rpl_dispatch *d = &t->dispatches.items[i];
+        if (r->dispatch_has_event[i - r->first_dispatch] &&
+            (rc = resolve_one(r, RD_DISPATCH, d->id, &d->correlation_id)) != 0)
+            return rc;
+    }
+    for (uint32_t i = r->first_memcpy; i < t->memcpys.count; i++) {
+        rpl_memcpy *m = &t->memcpys.items[i];
+        if (r->memcpy_has_event[i - r->first_memcpy] &&
+            (rc = resolve_one(r, RD_MEMCPY, m->id, &m->correlation_id)) != 0)
+            return rc;
+    }
+    return 0;
 }
 
 /* --- rocpd_arg ------------------------------------------------------------ */

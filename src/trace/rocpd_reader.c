@@ -13,6 +13,9 @@
  *   recursive CTE, a cross join) is stopped with a clear error.
  * - A busy timeout, so a database locked by a live writer fails in seconds.
  * The connection's previous limits and settings are restored afterwards.
+ * A file opened here may be read partly on a worker thread with a second
+ * read-only connection (rocpd_worker.c); that connection gets the same
+ * guards and its own step budget.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -75,16 +78,27 @@ static uint64_t database_bytes(sqlite3 *db)
     return (uint64_t)size;
 }
 
+/* Set the guards on r->db; `saved` (NULL for none) gets the previous settings. */
 static void guard(rd_reader *r, saved_settings *saved)
 {
-    for (size_t i = 0; i < NLIMITS; i++)
-        saved->limit[i] = sqlite3_limit(r->db, limits[i].id, limits[i].value);
+    for (size_t i = 0; i < NLIMITS; i++) {
+        int old = sqlite3_limit(r->db, limits[i].id, limits[i].value);
+        if (saved)
+            saved->limit[i] = old;
+    }
     for (size_t i = 0; i < NCONFIGS; i++) {
-        sqlite3_db_config(r->db, configs[i][0], -1, &saved->config[i]);
+        if (saved)
+            sqlite3_db_config(r->db, configs[i][0], -1, &saved->config[i]);
         sqlite3_db_config(r->db, configs[i][0], configs[i][1], (int *)NULL);
     }
+    r->steps = 0;
     r->max_steps = RD_STEPS_BASE + RD_STEPS_PER_BYTE * database_bytes(r->db);
     sqlite3_progress_handler(r->db, RD_STEP_INTERVAL, step_budget, r);
+}
+
+void rd_guard_fresh(rd_reader *r)
+{
+    guard(r, NULL);
 }
 
 static void unguard(rd_reader *r, const saved_settings *saved)
@@ -156,6 +170,8 @@ static void free_reader(rd_reader *r)
     free(r->args_first);
     free(r->pending_args);
     free(r->pending_values);
+    free(r->dispatch_has_event);
+    free(r->memcpy_has_event);
 }
 
 static int add_source(rd_reader *r)
@@ -168,7 +184,7 @@ static int add_source(rd_reader *r)
 
 static int read_tables(rd_reader *r)
 {
-    int rc;
+    int rc, worker_rc;
 
     if ((rc = rd_locate(r)) != 0 || (rc = add_source(r)) != 0 || (rc = rd_read_strings(r)) != 0 ||
         (r->present[RD_NODE] && (rc = rd_read_nodes(r)) != 0) ||
@@ -177,28 +193,38 @@ static int read_tables(rd_reader *r)
         (rc = rd_read_agents(r)) != 0 || (rc = rd_read_symbols(r)) != 0 ||
         (r->present[RD_QUEUE] && (rc = rd_read_queues(r, RD_QUEUE)) != 0) ||
         (r->present[RD_STREAM] && (rc = rd_read_queues(r, RD_STREAM)) != 0) ||
-        (r->present[RD_EVENT] && (rc = rd_read_events(r)) != 0) ||
-        (rc = rd_read_dispatches(r)) != 0 || (rc = rd_read_memcpys(r)) != 0 ||
-        (rc = rd_read_regions(r)) != 0 || (rc = rd_read_counters(r)) != 0)
+        (rc = rd_worker_begin(r)) != 0)
+        return rc;
+    /* The largest tables, events and dispatches, are read partly on the worker. */
+    rc = rd_read_dispatches(r);
+    if (rc == 0)
+        rc = rd_read_memcpys(r);
+    if ((worker_rc = rd_worker_end(r, rc != 0)) != 0)
+        return worker_rc;
+    if (rc || (rc = rd_resolve_events(r)) != 0 || (rc = rd_read_regions(r)) != 0 ||
+        (rc = rd_read_counters(r)) != 0)
         return rc;
     return 0;
 }
 
-int rpl_rocpd_read_db(rpl_trace *trace, sqlite3 *db, const char *label)
+/* `path`: the file behind db, for the worker's connection; NULL for none. */
+static int read_db(rpl_trace *trace, sqlite3 *db, const char *label, const char *path)
 {
-    rd_reader r = {.trace = trace, .db = db, .label = label ? label : "rocpd database"};
+    rd_reader r = {
+        .trace = trace, .db = db, .label = label ? label : "rocpd database", .path = path};
     saved_settings saved;
     trace_mark mark;
     bool transaction;
     int rc;
 
-    if (!trace || !db)
-        return rpl_error_set(RPL_EUSAGE, "rpl_rocpd_read_db: no trace or database");
     mark_trace(trace, &mark);
     guard(&r, &saved);
     /* One read transaction: a consistent snapshot and one lock for all queries. */
     transaction =
         sqlite3_get_autocommit(db) && sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK;
+    /* Without our own transaction the worker's connection could see another state. */
+    if (!transaction)
+        r.path = NULL;
     rc = read_tables(&r);
     rpl_log_debug("'%s': %llu of %llu query steps used", r.label, (unsigned long long)r.steps,
                   (unsigned long long)r.max_steps);
@@ -209,6 +235,13 @@ int rpl_rocpd_read_db(rpl_trace *trace, sqlite3 *db, const char *label)
     if (rc)
         rollback(trace, &mark);
     return rc;
+}
+
+int rpl_rocpd_read_db(rpl_trace *trace, sqlite3 *db, const char *label)
+{
+    if (!trace || !db)
+        return rpl_error_set(RPL_EUSAGE, "rpl_rocpd_read_db: no trace or database");
+    return read_db(trace, db, label, NULL);
 }
 
 int rpl_rocpd_read(rpl_trace *trace, const char *path)
@@ -230,7 +263,8 @@ int rpl_rocpd_read(rpl_trace *trace, const char *path)
         return rpl_error_set(RPL_EINPUT, "'%s' is not a regular file", path);
     if (access(path, R_OK) != 0)
         return rpl_error_set(RPL_EINPUT, "cannot open '%s': %s", path, strerror(errno));
-    /* Read-only: SQLite never creates or changes the file.  One thread uses it: no mutex. */
+    /* Read-only: SQLite never creates or changes the file.  One thread uses it: no mutex
+     * (the worker opens its own connection). */
     rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
     if (rc != SQLITE_OK) {
         rc = rc == SQLITE_NOMEM ? rpl_error_oom()
@@ -240,7 +274,7 @@ int rpl_rocpd_read(rpl_trace *trace, const char *path)
         return rc;
     }
     sqlite3_busy_timeout(db, RD_BUSY_MS);
-    rc = rpl_rocpd_read_db(trace, db, path);
+    rc = read_db(trace, db, path, path);
     sqlite3_close(db);
     return rc;
 }

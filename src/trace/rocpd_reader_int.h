@@ -70,11 +70,18 @@ typedef struct rd_pending_value {
     rpl_counter_value value;
 } rd_pending_value;
 
+struct rd_worker;
+
 typedef struct rd_reader {
     rpl_trace *trace;
     sqlite3 *db;
     const char *label; /* the file path or caller's label, for messages */
-    uint32_t source;   /* index of this database in trace->sources */
+    /* The file, for a second connection that reads part of it on a worker
+     * thread; NULL (a caller's connection) reads everything on this thread. */
+    const char *path;
+    bool worker;                     /* this is the worker's copy: no progress line */
+    struct rd_worker *worker_thread; /* running while dispatches and copies are read */
+    uint32_t source;                 /* index of this database in trace->sources */
 
     char suffix[RD_SUFFIX_MAX + 1];
     char schema_version[32];
@@ -104,6 +111,11 @@ typedef struct rd_reader {
     rpl_idmap event_ids; /* -> index into events */
     rd_event *events;
     uint32_t nevents, event_cap;
+    /* Dispatches and copies hold their raw event_id in correlation_id until
+     * rd_resolve_events (the events may still be being read); these flags
+     * tell which rows had one. */
+    uint8_t *dispatch_has_event, *memcpy_has_event;
+    uint32_t dispatch_cap, first_memcpy, memcpy_cap;
     rpl_idmap dispatch_events; /* dispatch event_id -> trace dispatch index */
     rpl_idmap pmc_ids;         /* -> trace counter index */
     rpl_arg *args;             /* arguments grouped by event, in position order */
@@ -114,7 +126,10 @@ typedef struct rd_reader {
     uint32_t npending_values, pending_value_cap;
     bool pmc_sample_id;      /* rocpd_pmc_event has sample_id (schema 3.0.3) */
     uint32_t first_dispatch; /* trace index of this database's first dispatch */
-    bool link_counters;      /* rocpd_pmc_event has rows: map dispatch event ids */
+    /* The dispatch rows this reader scans: all (0), or those with rowid below
+     * (-1) or from (1) split_rowid, the other part being the worker's. */
+    int split_side;
+    int64_t split_rowid;
 } rd_reader;
 
 /* One row of a query, for the checked getters and their messages. */
@@ -168,8 +183,22 @@ int rd_read_queues(rd_reader *r, enum rd_table t);
 int rd_read_events(rd_reader *r);
 int rd_read_dispatches(rd_reader *r);
 int rd_read_memcpys(rd_reader *r);
+/* Turn the raw event ids of dispatches and copies into correlation ids (events read). */
+int rd_resolve_events(rd_reader *r);
 int rd_read_regions(rd_reader *r);
 int rd_read_counters(rd_reader *r);
+
+/* rocpd_worker.c: start reading rocpd_event and part of the dispatch rows
+ * on a worker thread with its own read-only connection to r->path where
+ * that is safe (see there); else read rocpd_event here and now. */
+int rd_worker_begin(rd_reader *r);
+/* Wait for the worker (stopping it first when `cancel`) and take what it
+ * read; returns its error, or 0 (always 0 when cancelled). */
+int rd_worker_end(rd_reader *r, bool cancel);
+
+/* rocpd_reader.c: the guards of a fresh connection (closed afterwards, so
+ * nothing is saved): limits, defensive settings and r's step budget. */
+void rd_guard_fresh(rd_reader *r);
 
 /* The interned text of string `index` (an index into r->strings). */
 int rd_string(rd_reader *r, uint32_t index, const char **out);

@@ -3,7 +3,7 @@
 
 usage:
   dag_check.py analyze ROCM_PERF DB OUTDIR SCHEMA VALIDATOR [--event-waits N | --min-event-waits N]
-               [--inferred N]
+               [--inferred N] [--unresolved N]
       rocm-perf analyze DB --out OUTDIR must exit 0 and write OUTDIR/dag.json that
       validates against SCHEMA, with the given edge counts.
   dag_check.py generated ROCM_PERF GEN DB OUTDIR SCHEMA VALIDATOR
@@ -59,7 +59,9 @@ def check_counts(doc, args):
             fail(f"event_wait edges {edges['event_wait']}, expected at least {want}")
         elif opt == "--inferred" and edges["inferred"] != want:
             fail(f"inferred edges {edges['inferred']}, expected {want}")
-        elif opt not in ("--event-waits", "--min-event-waits", "--inferred"):
+        elif opt == "--unresolved" and doc["sync"]["waits_unresolved"] != want:
+            fail(f"unresolved waits {doc['sync']['waits_unresolved']}, expected {want}")
+        elif opt not in ("--event-waits", "--min-event-waits", "--inferred", "--unresolved"):
             fail(f"unknown option {opt}")
 
 

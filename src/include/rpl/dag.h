@@ -92,7 +92,7 @@ typedef struct rpl_dag_lane {
     uint8_t kind; /* rpl_dag_lane_kind */
     uint32_t ref; /* index into trace streams or queues; RPL_NONE for a process lane */
     int64_t pid;
-    const char *name;      /* "Stream 1", "Queue 2", "process 1234" (interned or static) */
+    const char *name;      /* "Stream 1", "Queue 2", "process 1234"; owned by the dag */
     uint32_t first, count; /* slice of dag->lane_nodes, in node order */
 } rpl_dag_lane;
 

@@ -75,6 +75,14 @@ int rpl_occ_amd(rpl_occupancy *out, const rpl_arch *arch, const rpl_occ_amd_inpu
 int rpl_occ_nv(rpl_occupancy *out, const rpl_arch *arch, const rpl_occ_nv_input *in);
 
 /*
+ * The largest block an NVIDIA kernel can be launched with, as the driver's
+ * cudaFuncAttributes.maxThreadsPerBlock: its launch bound (0 = none) capped
+ * by the arch maximum and by the registers one block may hold.
+ */
+unsigned rpl_occ_nv_max_block_size(const rpl_arch *arch, unsigned regs_per_thread,
+                                   unsigned launch_bound);
+
+/*
  * The VGPR count LLVM uses for occupancy from arch and acc VGPR counts:
  * unified files: acc ? alignTo(arch, 4) + acc : max(arch, acc); else max.
  */

@@ -1,22 +1,96 @@
 /*
  * CUPTI activity buffers: CUPTI asks for empty buffers, fills them with
  * records and hands them back (often on its own worker thread); each record
- * is copied into cr_g under its lock and the buffer is freed.
+ * is copied into cr_g under its lock and the buffer goes back to a pool.
+ *
+ * The application's threads pay for what happens when CUPTI asks for a
+ * buffer, so that is a pop from the pool: buffers are large, zeroed by the
+ * worker that returns them (CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER
+ * tells CUPTI it need not zero them itself, which it would do on the
+ * application's thread), and a new one is made only when the pool is empty.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include <cupti.h>
 
 #include "cupti_int.h"
 #include "rpl/log.h"
 
-#define BUFFER_SIZE (8u << 20)
+#define BUFFER_SIZE   ((size_t)16 << 20)
+#define POOL_BUFFERS  4 /* made at start; more when the application outruns the worker */
+#define DEVICE_BUFFER ((size_t)8 << 20) /* CUPTI's device-side records: ~250k operations */
+
+static struct {
+    pthread_mutex_t lock;
+    uint8_t *free[64];
+    size_t nfree;
+} pool = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* A zeroed buffer, its pages already touched. */
+static uint8_t *buffer_new(void)
+{
+    uint8_t *b = aligned_alloc(8, BUFFER_SIZE);
+
+    if (b)
+        memset(b, 0, BUFFER_SIZE);
+    return b;
+}
 
 static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
 {
-    *buffer = aligned_alloc(8, BUFFER_SIZE);
-    *size = *buffer ? BUFFER_SIZE : 0;
+    uint8_t *b = NULL;
+
+    pthread_mutex_lock(&pool.lock);
+    if (pool.nfree)
+        b = pool.free[--pool.nfree];
+    pthread_mutex_unlock(&pool.lock);
+    if (!b)
+        b = buffer_new();
+    *buffer = b;
+    *size = b ? BUFFER_SIZE : 0;
     *max_records = 0; /* as many as fit */
+}
+
+/* Zero the buffer and keep it, or free it when the pool is full. */
+static void buffer_recycle(uint8_t *b, size_t size)
+{
+    memset(b, 0, size);
+    pthread_mutex_lock(&pool.lock);
+    if (pool.nfree < sizeof(pool.free) / sizeof(pool.free[0])) {
+        pool.free[pool.nfree++] = b;
+        b = NULL;
+    }
+    pthread_mutex_unlock(&pool.lock);
+    free(b);
+}
+
+/*
+ * Kernel names: CUPTI shares one name string among all records of a kernel,
+ * so the interned copy is cached by that pointer (a direct-mapped cache; a
+ * miss only costs a hash lookup in the trace's string table).
+ */
+#define NAME_CACHE 256
+static struct {
+    const char *cupti;
+    const char *interned;
+} name_cache[NAME_CACHE];
+
+static const char *kernel_name(const char *name)
+{
+    size_t slot;
+
+    if (!name)
+        name = "";
+    slot = ((uintptr_t)name >> 4) % NAME_CACHE;
+    if (name_cache[slot].cupti != name || strcmp(name_cache[slot].interned, name) != 0) {
+        const char *interned = rpl_trace_intern(cr_g.trace, name);
+        if (!interned)
+            return NULL;
+        name_cache[slot].cupti = name;
+        name_cache[slot].interned = interned;
+    }
+    return name_cache[slot].interned;
 }
 
 static cr_copy_dir copy_dir(uint8_t kind)
@@ -71,7 +145,7 @@ static int take_kernel(const CUpti_ActivityKernel10 *r)
     k->dynamic_smem = r->dynamicSharedMemory;
     k->local_per_thread = r->localMemoryPerThread;
     k->registers = r->registersPerThread;
-    k->name = rpl_trace_intern(cr_g.trace, r->name ? r->name : "");
+    k->name = kernel_name(r->name);
     if (!k->name) {
         cr_g.kernels.count--;
         return 1;
@@ -198,7 +272,7 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
         lost += dropped;
     cr_g.dropped_records += lost;
     pthread_mutex_unlock(&cr_g.lock);
-    free(buffer);
+    buffer_recycle(buffer, size);
 }
 
 static const CUpti_ActivityKind gpu_kinds[] = {
@@ -227,8 +301,26 @@ static const CUpti_CallbackId quiet_driver_calls[] = {
     CUPTI_DRIVER_TRACE_CBID_cuPointerGetAttribute,
 };
 
+/* CUPTI's buffer attributes, and the first buffers of the pool. */
+static void buffers_prepare(void)
+{
+    uint8_t zeroed = 1;
+    size_t device = DEVICE_BUFFER, len = sizeof(zeroed);
+
+    cr_cupti_failed(
+        cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &len, &zeroed),
+        "cuptiActivitySetAttribute");
+    while (pool.nfree < POOL_BUFFERS && (pool.free[pool.nfree] = buffer_new()))
+        pool.nfree++;
+    len = sizeof(device);
+    cr_cupti_failed(
+        cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &len, &device),
+        "cuptiActivitySetAttribute");
+}
+
 int cr_activity_start(int apis)
 {
+    buffers_prepare();
     if (cr_cupti_failed(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed),
                         "cuptiActivityRegisterCallbacks"))
         return -1;
@@ -250,6 +342,13 @@ int cr_activity_start(int apis)
 
 void cr_activity_flush(void)
 {
-    cr_cupti_failed(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED),
-                    "cuptiActivityFlushAll");
+    /*
+     * A forced flush also hands back buffers whose records CUPTI has not
+     * finished.  With the range profiler running, that made CUPTI's
+     * activity thread abort with a double free on an H200 (CUDA 13.0), so
+     * counter runs take only the buffers CUPTI calls complete.
+     */
+    uint32_t flag = cr_g.metrics ? 0 : CUPTI_ACTIVITY_FLAG_FLUSH_FORCED;
+
+    cr_cupti_failed(cuptiActivityFlushAll(flag), "cuptiActivityFlushAll");
 }

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>
@@ -32,8 +33,9 @@
 typedef struct pctx {
     CUcontext ctx;
     uint32_t context_id;
-    int failed;  /* set up failed or broke: no counters for this context */
-    int running; /* between Start and Stop */
+    int failed;   /* set up failed or broke: no counters for this context */
+    int running;  /* between Start and Stop */
+    int finished; /* drained at process exit: nothing more to do */
     char chip[64];
     uint8_t *avail; /* counter availability image */
     CUpti_Profiler_Host_Object *host;
@@ -53,6 +55,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pctx *ctxs;
 static size_t nctx;
 static int profiler_ready; /* cuptiProfilerInitialize done; -1 when it failed */
+static pid_t owner;        /* the process that profiles (a fork's child does not) */
 
 static pctx *find(CUcontext ctx, int create)
 {
@@ -264,6 +267,22 @@ static int arm(pctx *p)
     return 0;
 }
 
+/*
+ * Registered at the first profiled launch, which is after the CUDA runtime
+ * registered its own exit handler: so this runs first at exit, while every
+ * context still exists.  The profilers are stopped and decoded but not
+ * disabled: on an H200 (CUDA 13.0) disabling them at exit made CUPTI's
+ * activity thread abort with a double free (two builds of the recorder).
+ */
+static void finish_at_exit(void)
+{
+    if (getpid() != owner)
+        return;
+    cuCtxSynchronize();
+    cr_counters_finish();
+    cr_activity_flush();
+}
+
 static int setup(pctx *p)
 {
     CUpti_Profiler_Initialize_Params pi = {.structSize =
@@ -274,9 +293,13 @@ static int setup(pctx *p)
         .structSize = CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
     uint32_t device = 0;
 
-    if (profiler_ready == 0)
+    if (profiler_ready == 0) {
         profiler_ready =
             cr_cupti_failed(cuptiProfilerInitialize(&pi), "cuptiProfilerInitialize") ? -1 : 1;
+        owner = getpid();
+        if (profiler_ready > 0 && atexit(finish_at_exit) != 0)
+            profiler_ready = -1;
+    }
     if (profiler_ready < 0)
         return -1;
     rpl_log_debug("cupti: setting up the range profiler for context %p", (void *)p->ctx);
@@ -476,7 +499,8 @@ void cr_counters_context_ending(CUcontext ctx)
     if (p) {
         if (!p->failed && drain(p) != 0)
             rpl_log_warn("cupti: the last counter ranges of context %u are lost", p->context_id);
-        release(p);
+        if (!p->finished)
+            release(p);
         /* Forget the handle: a new context may get the same one (and a new context id). */
         *p = ctxs[--nctx];
     }
@@ -488,12 +512,13 @@ void cr_counters_finish(void)
     if (!enter())
         return;
     for (size_t i = 0; i < nctx; i++) {
-        if (ctxs[i].failed)
+        pctx *p = &ctxs[i];
+        if (p->failed || p->finished)
             continue;
-        if (drain(&ctxs[i]) != 0)
-            rpl_log_warn("cupti: the last counter ranges of context %u are lost",
-                         ctxs[i].context_id);
-        ctxs[i].failed = 1;
+        if (drain(p) != 0)
+            rpl_log_warn("cupti: the last counter ranges of context %u are lost", p->context_id);
+        p->failed = p->finished = 1;
+        rpl_log_debug("cupti: range profiler of context %u finished", p->context_id);
     }
     leave();
 }

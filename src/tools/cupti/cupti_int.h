@@ -24,7 +24,10 @@ int cr_device_describe(cr_device *out, int ordinal);
  * work always, runtime and driver API calls as `apis` says.
  */
 int cr_activity_start(int apis);
-/* Deliver every buffered record, complete or not (CUPTI_ACTIVITY_FLAG_FLUSH_FORCED). */
+/*
+ * Deliver every buffered record: complete or not (CUPTI_ACTIVITY_FLAG_FLUSH_FORCED)
+ * when tracing only, the complete ones when counting (see activity.c).
+ */
 void cr_activity_flush(void);
 
 /*
@@ -39,9 +42,11 @@ void cr_counters_launch_exit(CUcontext ctx);
 /* Decode what is left and release the profiler of one context (it is going away). */
 void cr_counters_context_ending(CUcontext ctx);
 /*
- * Process exit: decode what is left on every context.  The profilers are
- * not torn down: the process ends, and records not yet taken may point
- * into them.
+ * Stop and decode the profiler of every context and evaluate what is left,
+ * once; the profilers are not disabled (see counters.c).  Runs from an exit
+ * handler that the first profiled launch registers, so before the CUDA
+ * runtime's own exit handler and while the contexts exist; the recorder's
+ * exit handler calls it again, which then does nothing.
  */
 void cr_counters_finish(void);
 

@@ -183,6 +183,12 @@ static void write_database(void)
     if (cr_g.dropped_records)
         rpl_log_warn("cupti: %llu activity records were lost or incomplete",
                      (unsigned long long)cr_g.dropped_records);
+    if (cr_g.ranges.count && !cr_g.kernels.count)
+        rpl_log_error("cupti: %zu counter ranges were measured but CUPTI delivered no kernel "
+                      "records to attach them to (seen with CUDA 13.0: it holds back the "
+                      "records of profiled kernels); the timeline needs a run without "
+                      "ROCM_PERF_CUPTI_COUNTERS",
+                      cr_g.ranges.count);
     if (cr_g.dropped_ranges)
         rpl_log_warn("cupti: %llu counter ranges were dropped",
                      (unsigned long long)cr_g.dropped_ranges);
@@ -192,9 +198,9 @@ static void write_database(void)
 
 /*
  * At exit: stop recording API calls (the recorder's own calls are not the
- * application's), let the current context's pending work finish, take every
- * record while the profiler that some of them may point into still exists,
- * then decode the last counter ranges, take what decoding added, and write.
+ * application's), let the current context's pending work finish, finish the
+ * counters if their own exit handler has not (see cr_counters_finish), take
+ * every record, and write.
  */
 static void at_exit(void)
 {
@@ -204,11 +210,9 @@ static void at_exit(void)
     cuptiActivityDisable(CUPTI_ACTIVITY_KIND_RUNTIME);
     cuptiActivityDisable(CUPTI_ACTIVITY_KIND_DRIVER);
     cuCtxSynchronize();
-    cr_activity_flush();
-    if (cr_g.metrics) {
+    if (cr_g.metrics)
         cr_counters_finish();
-        cr_activity_flush();
-    }
+    cr_activity_flush();
     pthread_mutex_lock(&cr_g.lock);
     write_database();
     pthread_mutex_unlock(&cr_g.lock);
@@ -366,7 +370,7 @@ int InitializeInjection(void)
         cr_g.nmetrics = 0;
     }
     if (cr_api_parse(getenv("ROCM_PERF_CUPTI_API"), &apis) != 0)
-        rpl_log_error("cupti: %s; recording runtime and driver calls", rpl_error_last()->message);
+        rpl_log_error("cupti: %s; recording runtime calls", rpl_error_last()->message);
     g.out_dir = output_dir();
     if (!g.out_dir)
         return 0;

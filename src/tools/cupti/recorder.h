@@ -165,7 +165,9 @@ enum { CR_TRACE_RUNTIME = 1, CR_TRACE_DRIVER = 2 };
 
 /*
  * ROCM_PERF_CUPTI_API: a comma-separated list of "runtime" and "driver", or
- * "none"; unset or "" means both.  *out gets CR_TRACE_* bits.
+ * "none"; unset or "" means the runtime alone (driver records double the
+ * per-launch cost and the runtime call already correlates each launch).
+ * *out gets CR_TRACE_* bits.
  */
 int cr_api_parse(const char *spec, int *out);
 

@@ -167,7 +167,7 @@ int cr_api_parse(const char *spec, int *out)
 {
     const char *p = spec;
 
-    *out = CR_TRACE_RUNTIME | CR_TRACE_DRIVER;
+    *out = CR_TRACE_RUNTIME;
     if (!spec || !spec[0])
         return 0;
     *out = 0;
@@ -180,7 +180,7 @@ int cr_api_parse(const char *spec, int *out)
         else if (len == 6 && strncmp(p, "driver", 6) == 0)
             *out |= CR_TRACE_DRIVER;
         else {
-            *out = CR_TRACE_RUNTIME | CR_TRACE_DRIVER;
+            *out = CR_TRACE_RUNTIME;
             return rpl_error_set(RPL_EUSAGE,
                                  "ROCM_PERF_CUPTI_API='%s': expected 'runtime', 'driver', "
                                  "both separated by a comma, or 'none'",

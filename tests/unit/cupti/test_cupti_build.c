@@ -552,7 +552,9 @@ static void parses_the_api_selection(void **unused)
     int apis;
 
     assert_int_equal(cr_api_parse(NULL, &apis), 0);
-    assert_int_equal(apis, CR_TRACE_RUNTIME | CR_TRACE_DRIVER);
+    assert_int_equal(apis, CR_TRACE_RUNTIME);
+    assert_int_equal(cr_api_parse("", &apis), 0);
+    assert_int_equal(apis, CR_TRACE_RUNTIME);
     assert_int_equal(cr_api_parse("none", &apis), 0);
     assert_int_equal(apis, 0);
     assert_int_equal(cr_api_parse("runtime", &apis), 0);
@@ -561,8 +563,8 @@ static void parses_the_api_selection(void **unused)
     assert_int_equal(apis, CR_TRACE_RUNTIME | CR_TRACE_DRIVER);
     assert_int_equal(cr_api_parse("runtime,", &apis), RPL_EUSAGE);
     assert_int_equal(cr_api_parse("hip", &apis), RPL_EUSAGE);
-    /* A bad value falls back to recording both. */
-    assert_int_equal(apis, CR_TRACE_RUNTIME | CR_TRACE_DRIVER);
+    /* A bad value falls back to the default. */
+    assert_int_equal(apis, CR_TRACE_RUNTIME);
 }
 
 static void names_the_database_like_rocprofv3(void **unused)

@@ -216,12 +216,45 @@ static void tiled_gemm_resources(void **unused)
     rpl_trace_free(t);
 }
 
+/*
+ * The roofline reference kernels (gpu/cupti/saxpy_copy.cu): 3 launches each
+ * of saxpy and copy over 2^25 floats in blocks of 256, one after the other
+ * on one stream; each moves at least 256 MiB through a ~4.8 TB/s memory.
+ */
+static void saxpy_and_copy(void **unused)
+{
+    rpl_trace *t = load("saxpy_copy.db");
+    const rpl_dispatch *sx[8], *cp[8];
+    uint32_t ns = dispatches_of(t, "saxpy(", sx, 8), nc = dispatches_of(t, "copy(", cp, 8);
+
+    check_gpu(t);
+    assert_int_equal(ns, 3);
+    assert_int_equal(nc, 3);
+    assert_string_equal(t->symbols.items[sx[0]->kernel].name, "_Z5saxpyifPKfPf");
+    assert_string_equal(t->symbols.items[cp[0]->kernel].name, "_Z4copyiPKfPf");
+    for (uint32_t i = 0; i < 3; i++) {
+        assert_int_equal(sx[i]->grid[0], 1 << 25);
+        assert_int_equal(sx[i]->workgroup[0], 256);
+        assert_int_equal(cp[i]->grid[0], 1 << 25);
+        assert_int_equal(sx[i]->counters_count, 0);
+        /* saxpy of round i runs before copy of round i, which runs before saxpy of round i + 1. */
+        assert_true(sx[i]->end <= cp[i]->start);
+        if (i < 2)
+            assert_true(cp[i]->end <= sx[i + 1]->start);
+    }
+    /* 384 MiB (saxpy) and 256 MiB (copy) at no more than 4.8 TB/s: over 50 us, under 1 ms. */
+    assert_true(median_ns(sx, 3) > 80000 && median_ns(sx, 3) < 1000000);
+    assert_true(median_ns(cp, 3) > 50000 && median_ns(cp, 3) < 1000000);
+    rpl_trace_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(two_streams_joined_by_an_event),
         cmocka_unit_test(copies_of_every_kind),
         cmocka_unit_test(tiled_gemm_resources),
+        cmocka_unit_test(saxpy_and_copy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

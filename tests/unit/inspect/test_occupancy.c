@@ -208,6 +208,24 @@ static void nvidia_bad_launches(void **state)
     assert_int_equal(rpl_occ_nv(&o, rpl_arch_find("sm_90"), &in), RPL_EUSAGE);
 }
 
+static void nvidia_max_block_size(void **state)
+{
+    const rpl_arch *sm90 = rpl_arch_find("sm_90");
+
+    (void)state;
+    /* Measured on an H200 (docs/validation/inspect-gpu-occupancy.md): 70 regs -> 72 x 32 = 2304
+     * per warp; 65536 / 2304 = 28 warps (a multiple of the 4 sub-partitions) = 896 threads. */
+    assert_int_equal(rpl_occ_nv_max_block_size(sm90, 70, 0), 896);
+    /* 40 regs: 1280 per warp, 51 warps -> 48 (sub-partitions) -> capped at 1024. */
+    assert_int_equal(rpl_occ_nv_max_block_size(sm90, 40, 0), 1024);
+    /* A launch bound below the register limit wins; no registers known: bound or arch max. */
+    assert_int_equal(rpl_occ_nv_max_block_size(sm90, 137, 256), 256);
+    assert_int_equal(rpl_occ_nv_max_block_size(sm90, 0, 0), 1024);
+    /* 137 regs: 4608 per warp, 14 warps -> 12 (sub-partitions) = 384 threads; consistent with
+     * the register limit of rpl_occ_nv, not measured on a GPU. */
+    assert_int_equal(rpl_occ_nv_max_block_size(sm90, 137, 0), 384);
+}
+
 static void limit_names(void **state)
 {
     (void)state;
@@ -220,10 +238,15 @@ static void limit_names(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(amd_vgprs),        cmocka_unit_test(amd_sgprs),
-        cmocka_unit_test(amd_lds_rules),    cmocka_unit_test(amd_workgroup_slots),
-        cmocka_unit_test(amd_bad_launches), cmocka_unit_test(amd_total_vgprs),
-        cmocka_unit_test(nvidia_limits),    cmocka_unit_test(nvidia_bad_launches),
+        cmocka_unit_test(amd_vgprs),
+        cmocka_unit_test(amd_sgprs),
+        cmocka_unit_test(amd_lds_rules),
+        cmocka_unit_test(amd_workgroup_slots),
+        cmocka_unit_test(amd_bad_launches),
+        cmocka_unit_test(amd_total_vgprs),
+        cmocka_unit_test(nvidia_limits),
+        cmocka_unit_test(nvidia_bad_launches),
+        cmocka_unit_test(nvidia_max_block_size),
         cmocka_unit_test(limit_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""Compare rocm-perf's roofline.json with the analytic counts and with ncu.
+
+usage: compare.py ANALYZE_DIR NCU_DIR OUT_JSON
+
+ANALYZE_DIR/<prog>/roofline.json comes from `rocm-perf analyze --out` on the
+CUPTI recorder's database (ROCM_PERF_CUPTI_COUNTERS=roofline); NCU_DIR/<prog>.csv
+from `ncu --csv --print-units base --metrics ...` on the same program.
+Per launch: FLOPs must equal the analytic count exactly; DRAM read and
+write bytes must be within 5 % of ncu's.  Prints one line per check and
+exits 1 when any fails or the counters are absent.
+"""
+import csv
+import json
+import os
+import sys
+
+PROGRAMS = {  # program: (kernel name prefix, analytic FLOPs per launch)
+    "rl_saxpy": ("rl_saxpy", 2 * 2 ** 24),        # one FFMA per element
+    "rl_copy": ("rl_copy", 0),
+    "gemm_tiled": ("gemm_tiled", 2 * 2048 ** 3),  # n^3 FFMA
+}
+FLOP_METRICS = {"hadd": 1, "hmul": 1, "hfma": 2, "fadd": 1, "fmul": 1, "ffma": 2,
+                "dadd": 1, "dmul": 1, "dfma": 2}
+TOLERANCE = 0.05
+
+
+def ncu_per_launch(path, prefix):
+    """Mean per launch of each metric over the launches of kernels named prefix*."""
+    sums, ids = {}, set()
+    with open(path, encoding="utf-8", errors="replace") as f:
+        lines = [l for l in f if l.startswith('"')]  # skip ncu's ==PROF== lines
+    for row in csv.DictReader(lines):
+        if not row.get("Kernel Name", "").startswith(prefix):
+            continue
+        ids.add(row["ID"])
+        value = float(row["Metric Value"].replace(",", "") or 0)
+        sums[row["Metric Name"]] = sums.get(row["Metric Name"], 0.0) + value
+    if not ids:
+        return None, 0
+    return {k: v / len(ids) for k, v in sums.items()}, len(ids)
+
+
+def main(argv):
+    if len(argv) != 4:
+        sys.exit(__doc__)
+    analyze_dir, ncu_dir, out_json = argv[1:]
+    results, ok = {}, True
+
+    def verdict(prog, what, good, detail):
+        nonlocal ok
+        ok = ok and good
+        results.setdefault(prog, {})[what] = {"pass": good, "detail": detail}
+        print(f"{prog}: {what}: {'PASS' if good else 'FAIL'} ({detail})")
+
+    for prog, (prefix, analytic) in PROGRAMS.items():
+        path = os.path.join(analyze_dir, prog, "roofline.json")
+        try:
+            with open(path, encoding="utf-8") as f:
+                doc = json.load(f)
+        except (OSError, ValueError) as e:
+            verdict(prog, "roofline.json", False, f"unreadable: {e}")
+            continue
+        kernels = [k for k in doc["kernels"] if k["kernel"].startswith(prefix)]
+        if len(kernels) != 1:
+            verdict(prog, "kernel", False, f"{len(kernels)} kernels named {prefix}* in {path}")
+            continue
+        k = kernels[0]
+        n = k["dispatches_with_counters"]
+        if n == 0 or k["flops"] is None:
+            verdict(prog, "counters", False,
+                    f"COUNTERS ABSENT: {k['dispatches']} dispatches, none with the roofline "
+                    f"counters; reason: {k['reason']}")
+            continue
+        flops = k["flops"] / n
+        verdict(prog, "flops", flops == analytic,
+                f"{flops:.0f} per launch vs analytic {analytic}, {n} of {k['dispatches']} "
+                f"dispatches with counters")
+        if k["roofline"] is None:
+            verdict(prog, "roofline", False, f"null: {k['reason']}")
+        ncu, launches = ncu_per_launch(os.path.join(ncu_dir, prog + ".csv"), prefix)
+        if ncu is None:
+            verdict(prog, "ncu", False, "no ncu rows for the kernel")
+            continue
+        ncu_flops = sum(ncu.get(f"smsp__sass_thread_inst_executed_op_{op}_pred_on.sum", 0) * w
+                        for op, w in FLOP_METRICS.items())
+        verdict(prog, "ncu_flops_vs_analytic", ncu_flops == analytic,
+                f"ncu {ncu_flops:.0f} per launch over {launches} launches")
+        if k["roofline"] is None:
+            continue
+        for side in ("read", "write"):
+            ours = k["roofline"][f"hbm_{side}_bytes"] / n
+            theirs = ncu.get(f"dram__bytes_{side}.sum")
+            if not theirs:
+                verdict(prog, f"dram_{side}", False, "ncu has no value")
+                continue
+            rel = (ours - theirs) / theirs
+            verdict(prog, f"dram_{side}", abs(rel) <= TOLERANCE,
+                    f"{ours:.0f} B vs ncu {theirs:.0f} B per launch ({100 * rel:+.2f} %)")
+        results[prog]["gbps"] = k["gbps"]
+        results[prog]["gflops"] = k["gflops"]
+        results[prog]["bound"] = k["bound"]
+        results[prog]["roof_fraction"] = k["roof_fraction"]
+    with open(out_json, "w", encoding="utf-8") as f:
+        json.dump({"schema_version": "1.0", "tolerance": TOLERANCE, "pass": ok,
+                   "programs": results}, f, indent=1)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

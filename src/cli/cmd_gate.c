@@ -1,0 +1,723 @@
+/*
+ * rocm-perf gate: measure a kernel test (code objects, recorded traces, or a
+ * program run under the profiler), compare it with its stored baseline and
+ * decide: exit 0 pass/warn/improved, 1 fail, 2 bad input, 3 environment,
+ * 77 no GPU.  ROCM_PERF_UPDATE_BASELINES=1 records instead of comparing.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "gate_cli.h"
+#include "rpl/error.h"
+#include "rpl/fsutil.h"
+#include "rpl/json.h"
+#include "rpl/kernel_filter.h"
+#include "rpl/log.h"
+#include "rpl/profile_backend.h"
+
+#define DEFAULT_REPETITIONS 30
+#define DEFAULT_WARMUP      1
+
+enum {
+    OPT_TEST = 256,
+    OPT_DIR,
+    OPT_ARCH,
+    OPT_TOL,
+    OPT_REPS,
+    OPT_WARMUP,
+    OPT_SEED,
+    OPT_CONF,
+    OPT_JUNIT,
+    OPT_JSON,
+    OPT_MD,
+    OPT_ALLOW,
+    OPT_STATIC,
+    OPT_BLOCK,
+    OPT_TRACE
+};
+
+static void usage(FILE *out)
+{
+    fprintf(
+        out,
+        "usage: rocm-perf gate --test NAME --baseline-dir DIR [--arch A] [--tolerance 3%%]\n"
+        "                      [--repetitions N] [--warmup W] [--kernel REGEX] [--seed S]\n"
+        "                      [--confidence 0.95] [--junit F] [--json F] [--markdown F]\n"
+        "                      [--allow-missing-baseline]\n"
+        "                      (--static FILE... [--block N] | --trace DB... | -- APP ARGS...)\n"
+        "\n"
+        "Compare a kernel test with its baseline DIR/<arch>/<test>.json.\n"
+        "  --static FILE...   no GPU: registers, LDS, scratch, spills and occupancy of the\n"
+        "                     kernels in FILE(s) (code objects, bundles, executables)\n"
+        "                     must not get worse (exact counts); --arch picks the target\n"
+        "                     (needed when the files hold several), --block the block\n"
+        "                     size for occupancy (default: each kernel's maximum)\n"
+        "  --trace DB...      recorded rocpd traces: per kernel the device durations of\n"
+        "                     its dispatches are compared with the baseline's samples\n"
+        "  -- APP ARGS...     run APP under the profiler (rocprofv3 or CUPTI, no\n"
+        "                     counters) until each kernel has N samples after warm-up\n"
+        "                     or APP ran N times\n"
+        "\n"
+        "Runtime rule: L = ln(median candidate / median baseline) with a one-sided\n"
+        "bootstrap bound (B 2000, percentile, GSL mt19937); with a history of >= 3\n"
+        "accepted medians the bound is widened by their run-to-run spread.  FAIL when\n"
+        "the lower bound exceeds ln(1+tolerance), WARN when only L does, IMPROVED when\n"
+        "the upper bound is below ln(1-tolerance).  Counters (FLOPs, DRAM bytes per\n"
+        "dispatch) may not grow beyond the tolerance; a changed bottleneck class warns.\n"
+        "\n"
+        "  --tolerance T      minimum material change, '3%%' or 0.03 (default 3%%)\n"
+        "  --confidence C     one-sided confidence (default 0.95)\n"
+        "  --repetitions N    samples per kernel in APP mode (default %d)\n"
+        "  --warmup W         dispatches dropped per kernel and run (default %d)\n"
+        "  --kernel REGEX     gate only these kernels (default: all but runtime helpers)\n"
+        "  --seed S           bootstrap seed (default %u)\n"
+        "  --junit F, --json F, --markdown F   write the reports\n"
+        "  --allow-missing-baseline            no baseline is a pass, not a failure\n"
+        "\n"
+        "ROCM_PERF_BACKEND=rocprofv3|cupti picks the profiler of APP runs (default:\n"
+        "auto, the GPU found).\n"
+        "ROCM_PERF_UPDATE_BASELINES=1 records the measured section into the baseline\n"
+        "instead of comparing (as 'rocm-perf baseline update').  A runtime FAIL of an\n"
+        "APP run is measured once more before it stands (confirmation).\n"
+        "\n"
+        "Exit codes: 0 pass, warn or improved, 1 fail (or no baseline), 2 bad usage or\n"
+        "input (a corrupt baseline is left untouched), 3 environment, 77 no GPU.\n",
+        DEFAULT_REPETITIONS, DEFAULT_WARMUP, RPL_GATE_DEFAULT_SEED);
+}
+
+static int parse_uint(const char *opt, const char *arg, unsigned long lo, unsigned long hi,
+                      unsigned long *out)
+{
+    char *end;
+    unsigned long v;
+
+    errno = 0;
+    v = strtoul(arg, &end, 10);
+    if (errno || end == arg || *end || arg[0] == '-' || v < lo || v > hi)
+        return rpl_cli_usage_error("%s takes a whole number from %lu to %lu, not '%s'", opt, lo, hi,
+                                   arg);
+    *out = v;
+    return 0;
+}
+
+/* "3%", "3 %" or "0.03". */
+static int parse_fraction(const char *opt, const char *arg, double lo, double hi, bool percent_ok,
+                          double *out)
+{
+    char *end;
+    double v;
+
+    errno = 0;
+    v = strtod(arg, &end);
+    if (percent_ok && end != arg && *end == '%' && end[1] == '\0') {
+        v /= 100.0;
+        end++;
+    }
+    if (errno || end == arg || *end || !(v > lo && v < hi))
+        return rpl_cli_usage_error("%s takes a value between %g and %g%s, not '%s'", opt, lo, hi,
+                                   percent_ok ? " (or a percentage like 3%)" : "", arg);
+    *out = v;
+    return 0;
+}
+
+void gate_args_release(gate_args *a)
+{
+    free(a->statics);
+    free(a->traces);
+}
+
+static int check_modes(gate_args *a, int argc, char **argv, int dashes)
+{
+    int modes = (a->in.nstatic > 0) + (a->in.ntraces > 0) + (dashes < argc);
+
+    if (dashes < argc && optind < dashes)
+        return rpl_cli_usage_error("unexpected argument '%s' before '--'", argv[optind]);
+    if (dashes == argc && optind < argc)
+        return rpl_cli_usage_error("unexpected argument '%s'; the inputs follow --static or "
+                                   "--trace, a program follows '--'",
+                                   argv[optind]);
+    if (!a->test || !a->baseline_dir)
+        return rpl_cli_usage_error("--test NAME and --baseline-dir DIR are required");
+    if (modes != 1)
+        return rpl_cli_usage_error("give exactly one of --static FILE..., --trace DB... or -- APP");
+    if (dashes < argc) {
+        if (dashes + 1 == argc)
+            return rpl_cli_usage_error("no program after '--'");
+        a->in.app_argv = (const char *const *)argv + dashes + 1;
+    }
+    return -1;
+}
+
+/* --static and --trace take every following argument up to the next option. */
+static void take_list(const char **list, size_t *n, int argc, char **argv, int dashes)
+{
+    list[(*n)++] = optarg;
+    while (optind < dashes && optind < argc && argv[optind][0] != '-')
+        list[(*n)++] = argv[optind++];
+}
+
+int gate_args_parse(gate_args *a, int argc, char **argv, bool update, void (*usage_fn)(FILE *))
+{
+    static const struct option longopts[] = {
+        {"test", required_argument, NULL, OPT_TEST},
+        {"baseline-dir", required_argument, NULL, OPT_DIR},
+        {"arch", required_argument, NULL, OPT_ARCH},
+        {"tolerance", required_argument, NULL, OPT_TOL},
+        {"repetitions", required_argument, NULL, OPT_REPS},
+        {"warmup", required_argument, NULL, OPT_WARMUP},
+        {"kernel", required_argument, NULL, 'k'},
+        {"seed", required_argument, NULL, OPT_SEED},
+        {"confidence", required_argument, NULL, OPT_CONF},
+        {"junit", required_argument, NULL, OPT_JUNIT},
+        {"json", required_argument, NULL, OPT_JSON},
+        {"markdown", required_argument, NULL, OPT_MD},
+        {"allow-missing-baseline", no_argument, NULL, OPT_ALLOW},
+        {"static", required_argument, NULL, OPT_STATIC},
+        {"block", required_argument, NULL, OPT_BLOCK},
+        {"trace", required_argument, NULL, OPT_TRACE},
+        RPL_CLI_COMMON_LONGOPTS,
+        {NULL, 0, NULL, 0},
+    };
+    const char *backend = getenv("ROCM_PERF_BACKEND");
+    int opt, dashes = 1;
+    unsigned long v;
+
+    while (dashes < argc && strcmp(argv[dashes], "--") != 0)
+        dashes++;
+    if (backend && backend[0]) {
+        rpl_backend b;
+        if (rpl_backend_parse(&b, backend) != RPL_OK)
+            return rpl_cli_usage_error("ROCM_PERF_BACKEND is '%s'; it takes auto, rocprofv3 or "
+                                       "cupti",
+                                       backend);
+        a->in.backend = (int)b;
+    }
+    rpl_gate_stat_opts_init(&a->stat);
+    a->in.repetitions = DEFAULT_REPETITIONS;
+    a->in.warmup = DEFAULT_WARMUP;
+    a->statics = calloc((size_t)argc + 1, sizeof(*a->statics));
+    a->traces = calloc((size_t)argc + 1, sizeof(*a->traces));
+    if (!a->statics || !a->traces)
+        return rpl_cli_fail(rpl_error_oom());
+    a->in.static_files = a->statics;
+    a->in.traces = a->traces;
+    optind = 1;
+    opterr = 0;
+    while ((opt = getopt_long(dashes, argv, "+k:" RPL_CLI_COMMON_SHORTOPTS, longopts, NULL)) !=
+           -1) {
+        if (rpl_cli_common_option(opt))
+            continue;
+        if (update && (opt == OPT_JUNIT || opt == OPT_JSON || opt == OPT_MD || opt == OPT_ALLOW ||
+                       opt == OPT_SEED || opt == OPT_CONF))
+            return rpl_cli_usage_error("'%s' is an option of 'rocm-perf gate', not of 'baseline "
+                                       "update'",
+                                       argv[optind - 1]);
+        switch (opt) {
+        case 'h':
+            usage_fn(stdout);
+            return RPL_EXIT_OK;
+        case OPT_TEST:
+            a->test = optarg;
+            break;
+        case OPT_DIR:
+            a->baseline_dir = optarg;
+            break;
+        case OPT_ARCH:
+            a->in.arch = optarg;
+            break;
+        case OPT_TOL:
+            if (parse_fraction("--tolerance", optarg, 0, 1, true, &a->stat.delta))
+                return RPL_EXIT_INPUT;
+            break;
+        case OPT_CONF:
+            if (parse_fraction("--confidence", optarg, 0.5, 1, false, &a->stat.confidence))
+                return RPL_EXIT_INPUT;
+            break;
+        case OPT_REPS:
+            if (parse_uint("--repetitions", optarg, 1, 100000, &v))
+                return RPL_EXIT_INPUT;
+            a->in.repetitions = (unsigned)v;
+            break;
+        case OPT_WARMUP:
+            if (parse_uint("--warmup", optarg, 0, 100000, &v))
+                return RPL_EXIT_INPUT;
+            a->in.warmup = (unsigned)v;
+            break;
+        case OPT_SEED:
+            if (parse_uint("--seed", optarg, 0, 4294967295ul, &v))
+                return RPL_EXIT_INPUT;
+            a->stat.seed = v;
+            break;
+        case OPT_BLOCK:
+            if (parse_uint("--block", optarg, 1, 1024, &v))
+                return RPL_EXIT_INPUT;
+            a->in.block = (unsigned)v;
+            break;
+        case 'k':
+            a->in.kernel_regex = optarg;
+            break;
+        case OPT_JUNIT:
+            a->junit = optarg;
+            break;
+        case OPT_JSON:
+            a->json = optarg;
+            break;
+        case OPT_MD:
+            a->markdown = optarg;
+            break;
+        case OPT_ALLOW:
+            a->allow_missing = true;
+            break;
+        case OPT_STATIC:
+            take_list(a->statics, &a->in.nstatic, argc, argv, dashes);
+            break;
+        case OPT_TRACE:
+            take_list(a->traces, &a->in.ntraces, argc, argv, dashes);
+            break;
+        default:
+            return rpl_cli_usage_error("%s: unknown option or missing value '%s'; see "
+                                       "'rocm-perf %s --help'",
+                                       argv[0], argv[optind - 1], update ? "baseline" : "gate");
+        }
+    }
+    if (a->in.block && !a->in.nstatic)
+        return rpl_cli_usage_error("--block applies to --static only");
+    return check_modes(a, argc, argv, dashes);
+}
+
+/* Shell-quote one word when it needs it. */
+static void put_word(rpl_strbuf *out, const char *w)
+{
+    bool plain = w[0] != '\0';
+
+    for (const char *p = w; *p && plain; p++)
+        plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+%@",
+                       *p) != NULL;
+    rpl_strbuf_putc(out, ' ');
+    if (plain) {
+        rpl_strbuf_puts(out, w);
+        return;
+    }
+    rpl_strbuf_putc(out, '\'');
+    for (const char *p = w; *p; p++) {
+        if (*p == '\'')
+            rpl_strbuf_puts(out, "'\\''");
+        else
+            rpl_strbuf_putc(out, *p);
+    }
+    rpl_strbuf_putc(out, '\'');
+}
+
+int gate_update_command(rpl_strbuf *out, const gate_args *a, const char *arch)
+{
+    rpl_strbuf_puts(out, "rocm-perf baseline update");
+    put_word(out, "--test");
+    put_word(out, a->test);
+    put_word(out, "--baseline-dir");
+    put_word(out, a->baseline_dir);
+    put_word(out, "--arch");
+    put_word(out, arch);
+    if (a->in.kernel_regex) {
+        put_word(out, "--kernel");
+        put_word(out, a->in.kernel_regex);
+    }
+    if (!a->in.nstatic) {
+        char w[32];
+        snprintf(w, sizeof(w), "%u", a->in.warmup);
+        put_word(out, "--warmup");
+        put_word(out, w);
+    }
+    if (a->in.nstatic) {
+        put_word(out, "--static");
+        for (size_t i = 0; i < a->in.nstatic; i++)
+            put_word(out, a->in.static_files[i]);
+        if (a->in.block) {
+            char w[16];
+            snprintf(w, sizeof(w), "%u", a->in.block);
+            put_word(out, "--block");
+            put_word(out, w);
+        }
+    } else if (a->in.ntraces) {
+        put_word(out, "--trace");
+        for (size_t i = 0; i < a->in.ntraces; i++)
+            put_word(out, a->in.traces[i]);
+    } else {
+        char w[16];
+        snprintf(w, sizeof(w), "%u", a->in.repetitions);
+        put_word(out, "--repetitions");
+        put_word(out, w);
+        put_word(out, "--");
+        for (size_t i = 0; a->in.app_argv[i]; i++)
+            put_word(out, a->in.app_argv[i]);
+    }
+    return rpl_strbuf_cstr(out)[0] ? RPL_OK : rpl_error_oom();
+}
+
+int gate_update_baseline(const gate_args *a, const char *path, rpl_gate_measurement *m)
+{
+    rpl_baseline *b = NULL;
+    rpl_strbuf changes = RPL_STRBUF_INIT;
+    int rc = rpl_baseline_read(&b, path);
+
+    if (rc == RPL_ENOTFOUND) {
+        rpl_error_clear();
+        rc = rpl_baseline_new(&b, a->test, m->arch);
+    } else if (rc == RPL_OK && (strcmp(b->test, a->test) != 0 || strcmp(b->arch, m->arch) != 0)) {
+        rc = rpl_error_set(RPL_EINPUT, "baseline '%s' is for test '%s' on '%s', not '%s' on '%s'",
+                           path, b->test, b->arch, a->test, m->arch);
+    }
+    if (rc != RPL_OK) {
+        rpl_baseline_free(b);
+        return rc;
+    }
+    if (m->device) {
+        free(b->device);
+        b->device = m->device;
+        m->device = NULL;
+    }
+    if (m->driver) {
+        free(b->driver);
+        b->driver = m->driver;
+        m->driver = NULL;
+    }
+    if (m->toolkit) {
+        free(b->toolkit);
+        b->toolkit = m->toolkit;
+        m->toolkit = NULL;
+    }
+    b->tolerance = a->stat.delta;
+    b->confidence = a->stat.confidence;
+    if (m->statics) {
+        rc = rpl_baseline_set_static(b, m->statics, m->nstatics, a->in.block, &changes);
+        m->statics = NULL;
+        m->nstatics = 0;
+    } else {
+        b->warmup = a->in.warmup;
+        rc = rpl_baseline_set_runtime(b, m->kernels, m->nkernels, &changes);
+        if (rc == RPL_OK) {
+            m->kernels = NULL;
+            m->nkernels = 0;
+        }
+    }
+    if (rc == RPL_OK)
+        rc = rpl_baseline_write(b, path);
+    if (rc == RPL_OK)
+        printf("updated baseline %s (%s section):\n%s", path, a->in.nstatic ? "static" : "runtime",
+               changes.len ? rpl_strbuf_cstr(&changes) : "  no change\n");
+    rpl_strbuf_release(&changes);
+    rpl_baseline_free(b);
+    return rc;
+}
+
+/* ---- the gate ---- */
+
+typedef struct gate_run {
+    gate_args args;
+    rpl_gate_measurement m;
+    rpl_baseline *base;
+    rpl_gate_result *res;
+    char *path;
+} gate_run;
+
+static double now_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * --kernel narrows the gate on both sides: baseline kernels it does not
+ * select are not compared (shallow copies; the names stay owned by g).
+ */
+static int compare(gate_run *g)
+{
+    const rpl_baseline *b = g->base;
+    bool is_static = g->args.in.nstatic > 0;
+    size_t n = is_static ? b->nstatics : b->nkernels, k = 0;
+    rpl_static_kernel *st = NULL;
+    rpl_runtime_kernel *rt = NULL;
+    rpl_kernel_filter f;
+    int rc = rpl_kernel_filter_init(&f, g->args.in.kernel_regex, NULL, true);
+
+    if (rc != RPL_OK)
+        return rc;
+    if (is_static)
+        st = malloc((n ? n : 1) * sizeof(*st));
+    else
+        rt = malloc((n ? n : 1) * sizeof(*rt));
+    if (!st && !rt)
+        rc = rpl_error_oom();
+    for (size_t i = 0; rc == RPL_OK && i < n; i++) {
+        const char *name = is_static ? b->statics[i].name : b->kernels[i].name;
+        if (!rpl_kernel_filter_selects(&f, name, name))
+            continue;
+        if (is_static)
+            st[k++] = b->statics[i];
+        else
+            rt[k++] = b->kernels[i];
+    }
+    if (rc == RPL_OK)
+        rc = is_static ? rpl_gate_compare_static(g->res, st, k, g->m.statics, g->m.nstatics)
+                       : rpl_gate_compare_runtime(g->res, rt, k, g->m.kernels, g->m.nkernels);
+    free(st);
+    free(rt);
+    rpl_kernel_filter_release(&f);
+    return rc;
+}
+
+static bool runtime_failed(const rpl_gate_result *r)
+{
+    for (size_t i = 0; i < r->nchecks; i++)
+        if (r->checks[i].verdict == RPL_VERDICT_FAIL && strcmp(r->checks[i].family, "runtime") == 0)
+            return true;
+    return false;
+}
+
+/* A runtime FAIL of a program run stands only when a second measurement fails too. */
+static int confirm(gate_run *g)
+{
+    rpl_verdict first;
+    int rc;
+
+    if (!runtime_failed(g->res))
+        return RPL_OK;
+    if (g->args.in.ntraces)
+        return rpl_gate_result_set(&g->res->confirmation,
+                                   "no confirmation run: --trace input is recorded and cannot be "
+                                   "measured again");
+    rpl_log_warn("gate: runtime regression flagged; measuring once more to confirm");
+    first = g->res->verdict;
+    rpl_gate_measurement_release(&g->m);
+    if ((rc = rpl_gate_measure(&g->m, &g->args.in)) != RPL_OK)
+        return rc;
+    rpl_gate_result_clear_checks(g->res);
+    if ((rc = compare(g)) != RPL_OK)
+        return rc;
+    g->res->confirmed = true;
+    return rpl_gate_result_set(&g->res->confirmation,
+                               g->res->verdict == RPL_VERDICT_FAIL
+                                   ? "confirmed: a second measurement failed the gate too"
+                                   : (first == RPL_VERDICT_FAIL
+                                          ? "not confirmed: the first measurement failed, the "
+                                            "second (shown) did not"
+                                          : "confirmation run made"));
+}
+
+/* Jenkins' attachments plugin wants absolute paths. */
+static int attach(rpl_gate_result *r, const char *path)
+{
+    char cwd[4096];
+    rpl_strbuf sb = RPL_STRBUF_INIT;
+    int rc;
+
+    if (path[0] == '/' || !getcwd(cwd, sizeof(cwd)))
+        return rpl_gate_result_add_attachment(r, path);
+    rpl_strbuf_printf(&sb, "%s/%s", cwd, path);
+    rc = sb.ptr ? rpl_gate_result_add_attachment(r, sb.ptr) : rpl_error_oom();
+    rpl_strbuf_release(&sb);
+    return rc;
+}
+
+static int write_reports(gate_run *g)
+{
+    const gate_args *a = &g->args;
+    const rpl_gate_result *one[1] = {g->res};
+    cJSON *doc = NULL;
+    rpl_strbuf sb = RPL_STRBUF_INIT;
+    int rc = RPL_OK;
+
+    /* Each report names the others, as JUnit attachments. */
+    if (a->json)
+        rc = attach(g->res, a->json);
+    if (rc == RPL_OK && a->markdown)
+        rc = attach(g->res, a->markdown);
+    if (rc == RPL_OK && a->json && (rc = rpl_gate_result_json(&doc, g->res)) == RPL_OK)
+        rc = rpl_json_write_file(a->json, doc);
+    if (rc == RPL_OK && a->markdown && (rc = rpl_gate_markdown(&sb, g->res)) == RPL_OK)
+        rc = rpl_file_write_atomic(a->markdown, sb.ptr, sb.len);
+    if (rc == RPL_OK && a->junit)
+        rc = rpl_gate_junit_write(a->junit, one, 1);
+    cJSON_Delete(doc);
+    rpl_strbuf_release(&sb);
+    return rc;
+}
+
+/* Baseline missing (or lacking the measured section). */
+static int missing(gate_run *g, const char *why)
+{
+    rpl_strbuf cmd = RPL_STRBUF_INIT;
+    int rc = gate_update_command(&cmd, &g->args, g->m.arch);
+
+    if (rc == RPL_OK && !g->args.allow_missing)
+        rc = rpl_gate_result_missing(g->res, g->path, rpl_strbuf_cstr(&cmd));
+    if (rc == RPL_OK && g->args.allow_missing) {
+        g->res->baseline_missing = true;
+        rc = rpl_gate_result_set(&g->res->create_command, rpl_strbuf_cstr(&cmd));
+        if (rc == RPL_OK)
+            rc = rpl_gate_result_set(&g->res->baseline_path, g->path);
+        if (rc == RPL_OK)
+            rc = rpl_gate_result_set(&g->res->confirmation, "--allow-missing-baseline: not gated");
+    }
+    if (rc == RPL_OK)
+        fprintf(stderr, "rocm-perf: %s '%s'%s; create it with:\n  %s\n", why, g->path,
+                g->args.allow_missing ? " (allowed: not gated)" : "", rpl_strbuf_cstr(&cmd));
+    rpl_strbuf_release(&cmd);
+    return rc;
+}
+
+static int run_gate(gate_run *g)
+{
+    const gate_args *a = &g->args;
+    const char *upd = getenv("ROCM_PERF_UPDATE_BASELINES");
+    const char *input = a->in.nstatic ? "static" : a->in.ntraces ? "trace" : "app";
+    double t0 = now_s();
+    rpl_strbuf text = RPL_STRBUF_INIT;
+    int rc;
+
+    if ((rc = rpl_gate_measure(&g->m, &a->in)) != RPL_OK ||
+        (rc = rpl_baseline_path(&g->path, a->baseline_dir, g->m.arch, a->test)) != RPL_OK)
+        return rc;
+    if (upd && strcmp(upd, "1") == 0)
+        return gate_update_baseline(a, g->path, &g->m);
+    if ((rc = rpl_gate_result_new(&g->res, a->test, g->m.arch, a->in.nstatic ? "static" : "runtime",
+                                  input)) != RPL_OK)
+        return rc;
+    g->res->stat = a->stat;
+    g->res->warmup = a->in.warmup;
+    g->res->repetitions = a->in.repetitions;
+    if ((rc = rpl_gate_result_set(&g->res->device, g->m.device)) != RPL_OK)
+        return rc;
+    rc = rpl_baseline_read(&g->base, g->path);
+    /* Without --block, occupancy is compared at the block size the baseline recorded. */
+    if (rc == RPL_OK && a->in.nstatic && !a->in.block && g->base->has_static &&
+        g->base->block_size) {
+        g->args.in.block = g->base->block_size;
+        rpl_gate_measurement_release(&g->m);
+        rc = rpl_gate_measure(&g->m, &g->args.in);
+    }
+    if (rc == RPL_ENOTFOUND) {
+        rpl_error_clear();
+        rc = missing(g, "no baseline");
+    } else if (rc == RPL_OK &&
+               (strcmp(g->base->test, a->test) != 0 || strcmp(g->base->arch, g->m.arch) != 0)) {
+        rc = rpl_error_set(RPL_EINPUT, "baseline '%s' is for test '%s' on '%s', not '%s' on '%s'",
+                           g->path, g->base->test, g->base->arch, a->test, g->m.arch);
+    } else if (rc == RPL_OK && !(a->in.nstatic ? g->base->has_static : g->base->has_runtime)) {
+        rc = missing(g, a->in.nstatic ? "no static section in the baseline"
+                                      : "no runtime section in the baseline");
+    } else if (rc == RPL_OK) {
+        rc = rpl_gate_result_set(&g->res->baseline_path, g->path);
+        if (rc == RPL_OK)
+            rc = compare(g);
+        if (rc == RPL_OK)
+            rc = confirm(g);
+    }
+    if (rc != RPL_OK)
+        return rc;
+    g->res->elapsed_s = now_s() - t0;
+    if ((rc = write_reports(g)) != RPL_OK)
+        return rc;
+    if ((rc = rpl_gate_text(&text, g->res)) == RPL_OK)
+        fputs(rpl_strbuf_cstr(&text), stdout);
+    rpl_strbuf_release(&text);
+    fflush(stdout);
+    return rc;
+}
+
+int cmd_gate(int argc, char **argv)
+{
+    gate_run g = {0};
+    int rc = gate_args_parse(&g.args, argc, argv, false, usage);
+
+    if (rc < 0) {
+        rc = run_gate(&g);
+        if (rc != RPL_OK)
+            rc = rpl_cli_fail(rc);
+        else
+            rc = g.res && g.res->verdict == RPL_VERDICT_FAIL ? RPL_EXIT_FAIL : RPL_EXIT_OK;
+    }
+    rpl_gate_result_free(g.res);
+    rpl_baseline_free(g.base);
+    rpl_gate_measurement_release(&g.m);
+    free(g.path);
+    gate_args_release(&g.args);
+    return rc;
+}
+
+/* ---- rocm-perf report --suite DIR ---- */
+
+static void suite_usage(FILE *out)
+{
+    fprintf(out, "usage: rocm-perf report --suite DIR [--alpha A] [--markdown F] [--junit F]\n"
+                 "\n"
+                 "Read every gate result JSON below DIR (e.g. a ctest run's --json files),\n"
+                 "apply Holm's step-down correction at family-wise level A (default 0.05)\n"
+                 "across their runtime comparisons, and print the suite summary.  A runtime\n"
+                 "FAIL that is not significant across the suite becomes a WARN; deterministic\n"
+                 "failures stay.\n"
+                 "\n"
+                 "Exit codes: 0 no test fails, 1 a test fails, 2 bad usage or input.\n");
+}
+
+int cmd_report_suite(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"suite", required_argument, NULL, 's'},
+        {"alpha", required_argument, NULL, 'a'},
+        {"markdown", required_argument, NULL, 'm'},
+        {"junit", required_argument, NULL, 'j'},
+        RPL_CLI_COMMON_LONGOPTS,
+        {NULL, 0, NULL, 0},
+    };
+    rpl_suite_opts o = {NULL, 0.05, NULL, NULL};
+    rpl_strbuf out = RPL_STRBUF_INIT;
+    bool failed = false;
+    int opt, rc;
+
+    optind = 1;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, RPL_CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+        if (rpl_cli_common_option(opt))
+            continue;
+        switch (opt) {
+        case 'h':
+            suite_usage(stdout);
+            return RPL_EXIT_OK;
+        case 's':
+            o.dir = optarg;
+            break;
+        case 'a':
+            if (parse_fraction("--alpha", optarg, 0, 1, false, &o.alpha))
+                return RPL_EXIT_INPUT;
+            break;
+        case 'm':
+            o.markdown = optarg;
+            break;
+        case 'j':
+            o.junit = optarg;
+            break;
+        default:
+            return rpl_cli_usage_error("report --suite: unknown option or missing value '%s'",
+                                       argv[optind - 1]);
+        }
+    }
+    if (!o.dir || optind < argc)
+        return rpl_cli_usage_error("usage: rocm-perf report --suite DIR [--alpha A] "
+                                   "[--markdown F] [--junit F]");
+    rc = rpl_gate_suite_report(&out, &failed, &o);
+    if (rc == RPL_OK)
+        fputs(rpl_strbuf_cstr(&out), stdout);
+    rpl_strbuf_release(&out);
+    if (rc != RPL_OK)
+        return rpl_cli_fail(rc);
+    return failed ? RPL_EXIT_FAIL : RPL_EXIT_OK;
+}

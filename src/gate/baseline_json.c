@@ -1,0 +1,516 @@
+/*
+ * Baseline files: docs/schemas/baseline.schema.json.  Keys are written in a
+ * fixed order and sample lists on one line each, so `git diff` shows what
+ * an update changed; reading checks every field and names the bad one.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rpl/baseline.h"
+#include "rpl/error.h"
+#include "rpl/fsutil.h"
+#include "rpl/json.h"
+
+int rpl_baseline_new(rpl_baseline **out, const char *test, const char *arch)
+{
+    rpl_baseline *b = calloc(1, sizeof(*b));
+
+    *out = NULL;
+    if (!b || !(b->test = strdup(test)) || !(b->arch = strdup(arch))) {
+        rpl_baseline_free(b);
+        return rpl_error_oom();
+    }
+    b->tolerance = 0.03;
+    b->confidence = 0.95;
+    b->warmup = 1;
+    *out = b;
+    return RPL_OK;
+}
+
+void rpl_baseline_free(rpl_baseline *b)
+{
+    if (!b)
+        return;
+    free(b->test);
+    free(b->arch);
+    free(b->device);
+    free(b->driver);
+    free(b->toolkit);
+    rpl_static_kernels_free(b->statics, b->nstatics);
+    rpl_runtime_kernels_free(b->kernels, b->nkernels);
+    free(b);
+}
+
+static int check_name(const char *what, const char *s)
+{
+    if (!s || !s[0] || s[0] == '.' || strchr(s, '/'))
+        return rpl_error_set(RPL_EUSAGE, "bad %s name '%s' for a baseline file", what, s ? s : "");
+    return RPL_OK;
+}
+
+int rpl_baseline_path(char **out, const char *dir, const char *arch, const char *test)
+{
+    char *rel;
+    size_t n;
+    int rc;
+
+    *out = NULL;
+    if ((rc = check_name("test", test)) || (rc = check_name("architecture", arch)))
+        return rc;
+    n = strlen(arch) + strlen(test) + 7;
+    if (!(rel = malloc(n)))
+        return rpl_error_oom();
+    snprintf(rel, n, "%s/%s.json", arch, test);
+    rc = rpl_path_join(out, dir, rel);
+    free(rel);
+    return rc;
+}
+
+/* ---- writing ---- */
+
+static cJSON *str_or_null(cJSON *o, const char *key, const char *s)
+{
+    return s ? cJSON_AddStringToObject(o, key, s) : cJSON_AddNullToObject(o, key);
+}
+
+static cJSON *count_or_null(cJSON *o, const char *key, int64_t v)
+{
+    return v < 0 ? cJSON_AddNullToObject(o, key) : rpl_json_add_int64(o, key, v);
+}
+
+static cJSON *number_array(cJSON *o, const char *key, const double *v, size_t n)
+{
+    cJSON *a = cJSON_AddArrayToObject(o, key);
+
+    for (size_t i = 0; a && i < n; i++)
+        if (!cJSON_AddItemToArray(a, cJSON_CreateNumber(v[i])))
+            return NULL;
+    return a;
+}
+
+static int static_json(cJSON *doc, const rpl_baseline *b)
+{
+    cJSON *sec, *arr;
+
+    if (!b->has_static)
+        return cJSON_AddNullToObject(doc, "static") ? RPL_OK : rpl_error_oom();
+    if (!(sec = cJSON_AddObjectToObject(doc, "static")) ||
+        !(b->block_size ? rpl_json_add_int64(sec, "block_size", b->block_size)
+                        : cJSON_AddNullToObject(sec, "block_size")) ||
+        !(arr = cJSON_AddArrayToObject(sec, "kernels")))
+        return rpl_error_oom();
+    for (size_t i = 0; i < b->nstatics; i++) {
+        const rpl_static_kernel *k = &b->statics[i];
+        cJSON *o = cJSON_CreateObject(), *occ;
+
+        if (!o || !cJSON_AddItemToArray(arr, o) || !cJSON_AddStringToObject(o, "name", k->name) ||
+            !count_or_null(o, "vgpr", k->vgpr) || !count_or_null(o, "agpr", k->agpr) ||
+            !count_or_null(o, "sgpr", k->sgpr) || !count_or_null(o, "lds_bytes", k->lds_bytes) ||
+            !count_or_null(o, "scratch_bytes", k->scratch_bytes) ||
+            !count_or_null(o, "spills", k->spills))
+            return rpl_error_oom();
+        if (k->occupancy < 0) {
+            if (!cJSON_AddNullToObject(o, "occupancy"))
+                return rpl_error_oom();
+            continue;
+        }
+        if (!(occ = cJSON_AddObjectToObject(o, "occupancy")) ||
+            !rpl_json_add_int64(occ, "value", k->occupancy) ||
+            !str_or_null(occ, "unit", k->occ_unit) || !str_or_null(occ, "limiter", k->limiter) ||
+            !rpl_json_add_int64(occ, "block_size", k->block_size))
+            return rpl_error_oom();
+    }
+    return RPL_OK;
+}
+
+static int stats_json(cJSON *o, const rpl_duration_stats *s)
+{
+    cJSON *st = cJSON_AddObjectToObject(o, "stats");
+
+    if (!st || !rpl_json_add_int64(st, "count", (int64_t)s->count) ||
+        !cJSON_AddNumberToObject(st, "mean", s->mean) ||
+        !cJSON_AddNumberToObject(st, "min", s->min) ||
+        !cJSON_AddNumberToObject(st, "max", s->max) ||
+        !cJSON_AddNumberToObject(st, "p10", s->p10) ||
+        !cJSON_AddNumberToObject(st, "p90", s->p90) ||
+        !cJSON_AddNumberToObject(st, "stddev", s->stddev) ||
+        !cJSON_AddNumberToObject(st, "cv", s->cv))
+        return rpl_error_oom();
+    return RPL_OK;
+}
+
+static int runtime_json(cJSON *doc, const rpl_baseline *b)
+{
+    cJSON *sec, *arr;
+
+    if (!b->has_runtime)
+        return cJSON_AddNullToObject(doc, "runtime") ? RPL_OK : rpl_error_oom();
+    if (!(sec = cJSON_AddObjectToObject(doc, "runtime")) ||
+        !rpl_json_add_int64(sec, "history_max", RPL_BASELINE_HISTORY_MAX) ||
+        !(arr = cJSON_AddArrayToObject(sec, "kernels")))
+        return rpl_error_oom();
+    for (size_t i = 0; i < b->nkernels; i++) {
+        const rpl_runtime_kernel *k = &b->kernels[i];
+        cJSON *o = cJSON_CreateObject(), *c;
+
+        if (!o || !cJSON_AddItemToArray(arr, o) || !cJSON_AddStringToObject(o, "name", k->name) ||
+            !cJSON_AddNumberToObject(o, "median_ns", k->stats.median) || stats_json(o, &k->stats) ||
+            !number_array(o, "history_ns", k->history, k->nhistory) ||
+            !number_array(o, "samples_ns", k->samples, k->nsamples) ||
+            !(c = cJSON_AddObjectToObject(o, "counters")) ||
+            !str_or_null(o, "bottleneck", k->bottleneck))
+            return rpl_error_oom();
+        for (size_t j = 0; j < k->ncounters; j++)
+            if (!cJSON_AddNumberToObject(c, k->counters[j].name, k->counters[j].value))
+                return rpl_error_oom();
+    }
+    return RPL_OK;
+}
+
+static int to_json(cJSON **out, const rpl_baseline *b)
+{
+    cJSON *doc = cJSON_CreateObject(), *tol;
+    int rc = RPL_OK;
+
+    if (!doc || !cJSON_AddStringToObject(doc, "schema_version", RPL_BASELINE_SCHEMA_VERSION) ||
+        !cJSON_AddStringToObject(doc, "test", b->test) ||
+        !cJSON_AddStringToObject(doc, "arch", b->arch) || !str_or_null(doc, "device", b->device) ||
+        !str_or_null(doc, "driver", b->driver) || !str_or_null(doc, "toolkit", b->toolkit) ||
+        !(tol = cJSON_AddObjectToObject(doc, "tolerances")) ||
+        !cJSON_AddNumberToObject(tol, "runtime", b->tolerance) ||
+        !cJSON_AddNumberToObject(tol, "confidence", b->confidence) ||
+        !rpl_json_add_int64(tol, "warmup", b->warmup) ||
+        !cJSON_AddNumberToObject(tol, "counters", b->tolerance) ||
+        !rpl_json_add_int64(tol, "static", 0))
+        rc = rpl_error_oom();
+    if (rc == RPL_OK)
+        rc = static_json(doc, b);
+    if (rc == RPL_OK)
+        rc = runtime_json(doc, b);
+    if (rc != RPL_OK) {
+        cJSON_Delete(doc);
+        return rc;
+    }
+    *out = doc;
+    return RPL_OK;
+}
+
+int rpl_baseline_print(char **out, const rpl_baseline *b)
+{
+    cJSON *doc = NULL;
+    int rc = to_json(&doc, b);
+
+    if (rc == RPL_OK)
+        rc = rpl_json_print(out, doc);
+    cJSON_Delete(doc);
+    return rc;
+}
+
+int rpl_baseline_write(const rpl_baseline *b, const char *path)
+{
+    char *text = NULL, *dir = strdup(path), *slash;
+    int rc = dir ? RPL_OK : rpl_error_oom();
+
+    if (rc == RPL_OK && (slash = strrchr(dir, '/')) != NULL && slash != dir) {
+        *slash = '\0';
+        rc = rpl_mkdir_p(dir);
+    }
+    free(dir);
+    if (rc == RPL_OK)
+        rc = rpl_baseline_print(&text, b);
+    if (rc == RPL_OK)
+        rc = rpl_file_write_atomic(path, text, strlen(text));
+    free(text);
+    return rc;
+}
+
+/* ---- reading ---- */
+
+typedef struct reader {
+    const char *path;
+    char where[160];
+} reader;
+
+static int bad(const reader *r, const char *what)
+{
+    return rpl_error_set(RPL_EINPUT, "corrupt baseline '%s': %s%s%s", r->path, r->where,
+                         r->where[0] ? ": " : "", what);
+}
+
+static const cJSON *member(const cJSON *o, const char *key)
+{
+    return cJSON_GetObjectItemCaseSensitive(o, key);
+}
+
+/* Optional string: NULL or absent gives *out NULL. */
+static int get_opt_string(const reader *r, const cJSON *o, const char *key, char **out)
+{
+    const cJSON *v = member(o, key);
+
+    *out = NULL;
+    if (!v || cJSON_IsNull(v))
+        return RPL_OK;
+    if (!cJSON_IsString(v))
+        return bad(r, key);
+    return (*out = strdup(v->valuestring)) ? RPL_OK : rpl_error_oom();
+}
+
+static int get_req_string(const reader *r, const cJSON *o, const char *key, char **out)
+{
+    int rc = get_opt_string(r, o, key, out);
+
+    if (rc == RPL_OK && (!*out || !(*out)[0]))
+        return bad(r, key);
+    return rc;
+}
+
+static int get_number(const reader *r, const cJSON *o, const char *key, double lo, double hi,
+                      double *out)
+{
+    const cJSON *v = member(o, key);
+
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < lo ||
+        v->valuedouble > hi)
+        return bad(r, key);
+    *out = v->valuedouble;
+    return RPL_OK;
+}
+
+/* Count or null (-1). */
+static int get_count(const reader *r, const cJSON *o, const char *key, int64_t *out)
+{
+    const cJSON *v = member(o, key);
+
+    if (cJSON_IsNull(v)) {
+        *out = -1;
+        return RPL_OK;
+    }
+    if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble > 1e15 ||
+        v->valuedouble != floor(v->valuedouble))
+        return bad(r, key);
+    *out = (int64_t)v->valuedouble;
+    return RPL_OK;
+}
+
+static int get_durations(const reader *r, const cJSON *o, const char *key, bool nonempty,
+                         double **out, size_t *n)
+{
+    const cJSON *a = member(o, key), *v;
+    size_t i = 0;
+
+    if (!cJSON_IsArray(a) || (nonempty && cJSON_GetArraySize(a) == 0))
+        return bad(r, key);
+    *n = (size_t)cJSON_GetArraySize(a);
+    if (!(*out = malloc((*n ? *n : 1) * sizeof(double))))
+        return rpl_error_oom();
+    cJSON_ArrayForEach(v, a)
+    {
+        if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || !(v->valuedouble > 0))
+            return bad(r, key);
+        (*out)[i++] = v->valuedouble;
+    }
+    return RPL_OK;
+}
+
+static int read_static_kernel(reader *r, const cJSON *o, rpl_static_kernel *k)
+{
+    const cJSON *occ;
+    double v;
+    int rc;
+
+    if (!cJSON_IsObject(o))
+        return bad(r, "not an object");
+    if ((rc = get_req_string(r, o, "name", &k->name)) || (rc = get_count(r, o, "vgpr", &k->vgpr)) ||
+        (rc = get_count(r, o, "agpr", &k->agpr)) || (rc = get_count(r, o, "sgpr", &k->sgpr)) ||
+        (rc = get_count(r, o, "lds_bytes", &k->lds_bytes)) ||
+        (rc = get_count(r, o, "scratch_bytes", &k->scratch_bytes)) ||
+        (rc = get_count(r, o, "spills", &k->spills)))
+        return rc;
+    k->occupancy = -1;
+    occ = member(o, "occupancy");
+    if (cJSON_IsNull(occ))
+        return RPL_OK;
+    if (!cJSON_IsObject(occ))
+        return bad(r, "occupancy");
+    if ((rc = get_count(r, occ, "value", &k->occupancy)) ||
+        (rc = get_opt_string(r, occ, "unit", &k->occ_unit)) ||
+        (rc = get_opt_string(r, occ, "limiter", &k->limiter)) ||
+        (rc = get_number(r, occ, "block_size", 1, 1 << 20, &v)))
+        return rc;
+    k->block_size = (unsigned)v;
+    return RPL_OK;
+}
+
+static int read_static(reader *r, rpl_baseline *b, const cJSON *sec)
+{
+    const cJSON *arr, *bs, *o;
+    int rc = RPL_OK;
+
+    if (!sec || cJSON_IsNull(sec))
+        return RPL_OK;
+    snprintf(r->where, sizeof(r->where), "static");
+    arr = member(sec, "kernels");
+    bs = member(sec, "block_size");
+    if (!cJSON_IsObject(sec) || !cJSON_IsArray(arr))
+        return bad(r, "kernels");
+    if (cJSON_IsNumber(bs) && bs->valuedouble >= 1 && bs->valuedouble <= 1024)
+        b->block_size = (unsigned)bs->valuedouble;
+    else if (!cJSON_IsNull(bs))
+        return bad(r, "block_size");
+    b->has_static = true;
+    b->statics = calloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof(*b->statics));
+    if (!b->statics)
+        return rpl_error_oom();
+    cJSON_ArrayForEach(o, arr)
+    {
+        snprintf(r->where, sizeof(r->where), "static.kernels[%zu]", b->nstatics);
+        rc = read_static_kernel(r, o, &b->statics[b->nstatics++]);
+        if (rc)
+            return rc;
+    }
+    return RPL_OK;
+}
+
+static int read_counters(reader *r, const cJSON *c, rpl_runtime_kernel *k)
+{
+    const cJSON *v;
+
+    if (!c || cJSON_IsNull(c))
+        return RPL_OK;
+    if (!cJSON_IsObject(c))
+        return bad(r, "counters");
+    k->counters = calloc((size_t)cJSON_GetArraySize(c) + 1, sizeof(*k->counters));
+    if (!k->counters)
+        return rpl_error_oom();
+    cJSON_ArrayForEach(v, c)
+    {
+        if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0)
+            return bad(r, "counters");
+        if (!(k->counters[k->ncounters].name = strdup(v->string)))
+            return rpl_error_oom();
+        k->counters[k->ncounters++].value = v->valuedouble;
+    }
+    return RPL_OK;
+}
+
+static int read_runtime_kernel(reader *r, const cJSON *o, rpl_runtime_kernel *k)
+{
+    double *tmp;
+    int rc;
+
+    if (!cJSON_IsObject(o))
+        return bad(r, "not an object");
+    if ((rc = get_req_string(r, o, "name", &k->name)) ||
+        (rc = get_durations(r, o, "samples_ns", true, &k->samples, &k->nsamples)) ||
+        (rc = get_durations(r, o, "history_ns", false, &k->history, &k->nhistory)) ||
+        (rc = read_counters(r, member(o, "counters"), k)) ||
+        (rc = get_opt_string(r, o, "bottleneck", &k->bottleneck)))
+        return rc;
+    if (k->nhistory > RPL_BASELINE_HISTORY_MAX)
+        return bad(r, "history_ns has more entries than history_max");
+    /* The summary is recomputed from the samples: they are the truth. */
+    if (!(tmp = malloc(k->nsamples * sizeof(double))))
+        return rpl_error_oom();
+    memcpy(tmp, k->samples, k->nsamples * sizeof(double));
+    rc = rpl_stats_compute(&k->stats, tmp, k->nsamples);
+    free(tmp);
+    return rc;
+}
+
+static int read_runtime(reader *r, rpl_baseline *b, const cJSON *sec)
+{
+    const cJSON *arr, *o;
+    int rc;
+
+    if (!sec || cJSON_IsNull(sec))
+        return RPL_OK;
+    snprintf(r->where, sizeof(r->where), "runtime");
+    arr = member(sec, "kernels");
+    if (!cJSON_IsObject(sec) || !cJSON_IsArray(arr))
+        return bad(r, "kernels");
+    b->has_runtime = true;
+    b->kernels = calloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof(*b->kernels));
+    if (!b->kernels)
+        return rpl_error_oom();
+    cJSON_ArrayForEach(o, arr)
+    {
+        snprintf(r->where, sizeof(r->where), "runtime.kernels[%zu]", b->nkernels);
+        rc = read_runtime_kernel(r, o, &b->kernels[b->nkernels++]);
+        if (rc)
+            return rc;
+    }
+    return RPL_OK;
+}
+
+static int from_json(rpl_baseline *b, reader *r, const cJSON *doc)
+{
+    const cJSON *tol;
+    const char *ver;
+    double w;
+    int rc;
+
+    if (!cJSON_IsObject(doc))
+        return bad(r, "not a JSON object");
+    if (rpl_json_get_string(doc, "schema_version", &ver) != RPL_OK)
+        return bad(r, "schema_version");
+    if (strcmp(ver, RPL_BASELINE_SCHEMA_VERSION) != 0)
+        return rpl_error_set(RPL_EINPUT,
+                             "baseline '%s' has schema_version '%s'; this rocm-perf "
+                             "reads '%s'",
+                             r->path, ver, RPL_BASELINE_SCHEMA_VERSION);
+    if ((rc = get_req_string(r, doc, "test", &b->test)) ||
+        (rc = get_req_string(r, doc, "arch", &b->arch)) ||
+        (rc = get_opt_string(r, doc, "device", &b->device)) ||
+        (rc = get_opt_string(r, doc, "driver", &b->driver)) ||
+        (rc = get_opt_string(r, doc, "toolkit", &b->toolkit)))
+        return rc;
+    tol = member(doc, "tolerances");
+    snprintf(r->where, sizeof(r->where), "tolerances");
+    if (!cJSON_IsObject(tol))
+        return bad(r, "missing");
+    if ((rc = get_number(r, tol, "runtime", 0, 1, &b->tolerance)) ||
+        (rc = get_number(r, tol, "confidence", 0.5, 1, &b->confidence)) ||
+        (rc = get_number(r, tol, "warmup", 0, 1e6, &w)))
+        return rc;
+    b->warmup = (unsigned)w;
+    r->where[0] = '\0';
+    if ((rc = read_static(r, b, member(doc, "static"))) ||
+        (rc = read_runtime(r, b, member(doc, "runtime"))))
+        return rc;
+    r->where[0] = '\0';
+    if (!b->has_static && !b->has_runtime)
+        return bad(r, "neither a static nor a runtime section");
+    return RPL_OK;
+}
+
+int rpl_baseline_read(rpl_baseline **out, const char *path)
+{
+    reader r = {path, ""};
+    rpl_baseline *b;
+    cJSON *doc = NULL;
+    int rc;
+
+    *out = NULL;
+    rc = rpl_json_parse_file(&doc, path, RPL_BASELINE_MAX_BYTES);
+    if (rc == RPL_ENOTFOUND || (rc == RPL_EIO && errno == ENOENT))
+        return rpl_error_set(RPL_ENOTFOUND, "no baseline '%s'", path);
+    if (rc == RPL_EINPUT)
+        return rpl_error_set(RPL_EINPUT, "corrupt baseline '%s': not valid JSON", path);
+    if (rc != RPL_OK)
+        return rc;
+    if (!(b = calloc(1, sizeof(*b)))) {
+        cJSON_Delete(doc);
+        return rpl_error_oom();
+    }
+    rc = from_json(b, &r, doc);
+    cJSON_Delete(doc);
+    if (rc != RPL_OK) {
+        rpl_baseline_free(b);
+        return rc;
+    }
+    *out = b;
+    return RPL_OK;
+}

@@ -1,0 +1,139 @@
+/*
+ * The static section of a baseline: per kernel of the code objects, the
+ * resources and the theoretical occupancy that `rocm-perf inspect` shows,
+ * for one block size.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "rpl/baseline.h"
+#include "rpl/error.h"
+#include "rpl/occupancy.h"
+
+static char *dup_or_null(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
+
+void rpl_static_kernels_free_one(rpl_static_kernel *k)
+{
+    free(k->name);
+    free(k->occ_unit);
+    free(k->limiter);
+}
+
+void rpl_static_kernels_free(rpl_static_kernel *k, size_t n)
+{
+    for (size_t i = 0; k && i < n; i++)
+        rpl_static_kernels_free_one(&k[i]);
+    free(k);
+}
+
+/* Occupancy as inspect computes it (AMD waves/SIMD, NVIDIA blocks/SM). */
+static int occupancy(rpl_static_kernel *s, const rpl_kernel_info *k, const rpl_arch *arch,
+                     unsigned block)
+{
+    unsigned kmax =
+        k->max_flat_workgroup_size ? k->max_flat_workgroup_size : arch->max_workgroup_size;
+    rpl_occupancy occ;
+    int rc;
+
+    s->block_size = block ? block : kmax;
+    if (k->vendor == RPL_VENDOR_AMD) {
+        rpl_occ_amd_input in = {0};
+
+        if (!rpl_arch_vgpr_file(arch, k->wavefront_size) || k->vgpr_count < 0)
+            return RPL_OK;
+        in.wave_size = k->wavefront_size;
+        in.vgprs = (unsigned)k->vgpr_count;
+        in.sgprs = k->sgpr_count < 0 ? 0 : (unsigned)k->sgpr_count;
+        in.lds_bytes = k->group_segment_fixed_size;
+        in.workgroup_size = s->block_size;
+        in.kernel_max_workgroup_size = kmax;
+        in.rule =
+            (k->llvm_major && k->llvm_major <= 16) ? RPL_LDS_RULE_LEGACY : RPL_LDS_RULE_PER_SIMD;
+        rc = rpl_occ_amd(&occ, arch, &in);
+        if (rc == RPL_OK)
+            s->occupancy = occ.waves_per_simd;
+        s->occ_unit = strdup("waves_per_simd");
+    } else {
+        rpl_occ_nv_input in = {0};
+
+        in.regs_per_thread = k->vgpr_count < 0 ? 0 : (unsigned)k->vgpr_count;
+        in.block_size = s->block_size;
+        in.static_smem = k->group_segment_fixed_size;
+        in.barriers = k->num_barriers < 0 ? 0 : (unsigned)k->num_barriers;
+        in.kernel_max_threads = kmax;
+        rc = rpl_occ_nv(&occ, arch, &in);
+        if (rc == RPL_OK)
+            s->occupancy = occ.blocks_per_cu;
+        s->occ_unit = strdup("blocks_per_sm");
+    }
+    if (rc != RPL_OK)
+        return rc;
+    s->limiter = strdup(rpl_occ_limit_name(occ.limiter, k->vendor));
+    return s->occ_unit && s->limiter ? RPL_OK : rpl_error_oom();
+}
+
+static int fill(rpl_static_kernel *s, const rpl_kernel_info *k, const rpl_arch *arch,
+                unsigned block)
+{
+    s->name = dup_or_null(k->name);
+    if (!s->name)
+        return rpl_error_oom();
+    s->vgpr = k->vgpr_count;
+    s->agpr = k->vendor == RPL_VENDOR_AMD ? k->agpr_count : -1;
+    s->sgpr = k->sgpr_count;
+    s->lds_bytes = k->group_segment_fixed_size;
+    s->scratch_bytes = k->private_segment_fixed_size;
+    if (k->vgpr_spill_count >= 0 || k->sgpr_spill_count >= 0)
+        s->spills = (k->vgpr_spill_count > 0 ? k->vgpr_spill_count : 0) +
+                    (k->sgpr_spill_count > 0 ? k->sgpr_spill_count : 0);
+    else
+        s->spills = -1;
+    s->occupancy = -1;
+    return arch ? occupancy(s, k, arch, block) : RPL_OK;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(((const rpl_static_kernel *)a)->name, ((const rpl_static_kernel *)b)->name);
+}
+
+int rpl_baseline_static_from_codeobj(rpl_static_kernel **out, size_t *n, const rpl_codeobj_set *set,
+                                     const char *arch_name, unsigned block)
+{
+    const rpl_arch *arch = rpl_arch_find(arch_name);
+    rpl_static_kernel *k = calloc(set->count ? set->count : 1, sizeof(*k));
+    size_t m = 0;
+    int rc = RPL_OK;
+
+    *out = NULL;
+    *n = 0;
+    if (!k)
+        return rpl_error_oom();
+    for (size_t i = 0; i < set->count && rc == RPL_OK; i++) {
+        const rpl_kernel_info *ki = &set->kernels[i];
+        const rpl_arch *ka = rpl_arch_find(ki->arch);
+        bool same = arch && ka ? ka == arch : strcasecmp(ki->arch, arch_name) == 0;
+
+        if (!same)
+            continue;
+        /* The same kernel in several files or bundle entries: keep the first. */
+        for (size_t j = 0; j < m && same; j++)
+            same = strcmp(k[j].name, ki->name) != 0;
+        if (same)
+            rc = fill(&k[m++], ki, ka, block);
+    }
+    if (rc == RPL_OK && m == 0)
+        rc = rpl_error_set(RPL_EINPUT, "no kernel for architecture '%s' in the input", arch_name);
+    if (rc != RPL_OK) {
+        rpl_static_kernels_free(k, m);
+        return rc;
+    }
+    qsort(k, m, sizeof(*k), by_name);
+    *out = k;
+    *n = m;
+    return RPL_OK;
+}

@@ -1,0 +1,355 @@
+/*
+ * Gate checks: the deterministic comparisons of the static section and of
+ * counters, the statistical rule on runtime samples, and the result that
+ * collects them.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rpl/error.h"
+#include "rpl/gate.h"
+#include "rpl/report.h"
+
+int rpl_gate_result_set(char **field, const char *value)
+{
+    char *c = value ? strdup(value) : NULL;
+
+    if (value && !c)
+        return rpl_error_oom();
+    free(*field);
+    *field = c;
+    return RPL_OK;
+}
+
+int rpl_gate_result_new(rpl_gate_result **out, const char *test, const char *arch, const char *mode,
+                        const char *input)
+{
+    rpl_gate_result *r = calloc(1, sizeof(*r));
+
+    *out = NULL;
+    if (!r || rpl_gate_result_set(&r->test, test) || rpl_gate_result_set(&r->arch, arch) ||
+        rpl_gate_result_set(&r->mode, mode) || rpl_gate_result_set(&r->input, input)) {
+        rpl_gate_result_free(r);
+        return rpl_error_oom();
+    }
+    rpl_gate_stat_opts_init(&r->stat);
+    *out = r;
+    return RPL_OK;
+}
+
+static void check_release(rpl_gate_check *c)
+{
+    free(c->kernel);
+    free(c->family);
+    free(c->metric);
+    free(c->base_text);
+    free(c->cand_text);
+    free(c->message);
+}
+
+void rpl_gate_result_clear_checks(rpl_gate_result *r)
+{
+    for (size_t i = 0; i < r->nchecks; i++)
+        check_release(&r->checks[i]);
+    r->nchecks = 0;
+    r->verdict = RPL_VERDICT_PASS;
+}
+
+void rpl_gate_result_free(rpl_gate_result *r)
+{
+    if (!r)
+        return;
+    rpl_gate_result_clear_checks(r);
+    free(r->checks);
+    free(r->test);
+    free(r->arch);
+    free(r->device);
+    free(r->mode);
+    free(r->input);
+    free(r->baseline_path);
+    free(r->create_command);
+    free(r->confirmation);
+    for (size_t i = 0; i < r->nattachments; i++)
+        free(r->attachments[i]);
+    free(r->attachments);
+    free(r);
+}
+
+int rpl_gate_result_add_attachment(rpl_gate_result *r, const char *path)
+{
+    char **n = realloc(r->attachments, (r->nattachments + 1) * sizeof(*n));
+
+    if (!n)
+        return rpl_error_oom();
+    r->attachments = n;
+    if (!(n[r->nattachments] = strdup(path)))
+        return rpl_error_oom();
+    r->nattachments++;
+    return RPL_OK;
+}
+
+/* Append a check; its message is printf-formatted. */
+static rpl_gate_check *add_check(rpl_gate_result *r, const char *kernel, const char *family,
+                                 const char *metric, rpl_verdict v, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+
+static rpl_gate_check *add_check(rpl_gate_result *r, const char *kernel, const char *family,
+                                 const char *metric, rpl_verdict v, const char *fmt, ...)
+{
+    rpl_gate_check *c;
+    va_list ap;
+    rpl_strbuf msg = RPL_STRBUF_INIT;
+    int len;
+
+    if (r->nchecks == r->capchecks) {
+        size_t cap = r->capchecks ? 2 * r->capchecks : 16;
+        rpl_gate_check *n = realloc(r->checks, cap * sizeof(*n));
+        if (!n)
+            return NULL;
+        r->checks = n;
+        r->capchecks = cap;
+    }
+    c = &r->checks[r->nchecks];
+    memset(c, 0, sizeof(*c));
+    va_start(ap, fmt);
+    len = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (len < 0 || rpl_strbuf_grow(&msg, (size_t)len) != RPL_OK)
+        return NULL;
+    va_start(ap, fmt);
+    vsnprintf(msg.ptr, (size_t)len + 1, fmt, ap);
+    va_end(ap);
+    c->kernel = strdup(kernel);
+    c->family = strdup(family);
+    c->metric = strdup(metric);
+    c->message = msg.ptr; /* the buffer's allocation, NUL-terminated */
+    if (!c->kernel || !c->family || !c->metric || !c->message) {
+        check_release(c);
+        return NULL;
+    }
+    c->verdict = v;
+    r->nchecks++;
+    if (v > r->verdict)
+        r->verdict = v;
+    return c;
+}
+
+static void set_values(rpl_gate_check *c, bool hb, double b, bool hc, double v)
+{
+    c->has_base = hb;
+    c->base = b;
+    c->has_cand = hc;
+    c->cand = v;
+    c->change = hb && hc && b != 0 ? v / b - 1.0 : 0.0;
+}
+
+/* A count that must not grow (registers, LDS, scratch, spills). */
+static int count_check(rpl_gate_result *r, const char *kernel, const char *family,
+                       const char *metric, int64_t base, int64_t cand)
+{
+    rpl_gate_check *c;
+
+    if (base < 0 || cand < 0) {
+        c = add_check(r, kernel, family, metric, RPL_VERDICT_PASS,
+                      "%s %s: not known on both sides (baseline %lld, candidate %lld), not gated",
+                      kernel, metric, (long long)base, (long long)cand);
+        if (c)
+            set_values(c, base >= 0, (double)base, cand >= 0, (double)cand);
+        return c ? RPL_OK : rpl_error_oom();
+    }
+    if (cand > base)
+        c = add_check(r, kernel, family, metric, RPL_VERDICT_FAIL,
+                      "%s: %s grew from %lld to %lld (+%lld); the baseline allows no increase",
+                      kernel, metric, (long long)base, (long long)cand, (long long)(cand - base));
+    else if (cand < base)
+        c = add_check(r, kernel, family, metric, RPL_VERDICT_IMPROVED,
+                      "%s: %s fell from %lld to %lld", kernel, metric, (long long)base,
+                      (long long)cand);
+    else
+        c = add_check(r, kernel, family, metric, RPL_VERDICT_PASS, "%s: %s %lld unchanged", kernel,
+                      metric, (long long)base);
+    if (!c)
+        return rpl_error_oom();
+    set_values(c, true, (double)base, true, (double)cand);
+    return RPL_OK;
+}
+
+static int occupancy_check(rpl_gate_result *r, const rpl_static_kernel *b,
+                           const rpl_static_kernel *k)
+{
+    const char *unit = k->occ_unit ? k->occ_unit : (b->occ_unit ? b->occ_unit : "occupancy");
+    rpl_gate_check *c;
+    rpl_verdict v = RPL_VERDICT_PASS;
+
+    if (b->occupancy < 0 || k->occupancy < 0)
+        return count_check(r, k->name, "occupancy", unit, b->occupancy, k->occupancy);
+    if (k->occupancy < b->occupancy)
+        v = RPL_VERDICT_FAIL;
+    else if (k->occupancy > b->occupancy)
+        v = RPL_VERDICT_IMPROVED;
+    c = add_check(r, k->name, "occupancy", unit, v,
+                  v == RPL_VERDICT_FAIL ? "%s: occupancy dropped from %lld to %lld %s at block %u "
+                                          "(limiter %s, was %s)"
+                                        : "%s: occupancy %lld -> %lld %s at block %u (limiter "
+                                          "%s, was %s)",
+                  k->name, (long long)b->occupancy, (long long)k->occupancy, unit, k->block_size,
+                  k->limiter ? k->limiter : "?", b->limiter ? b->limiter : "?");
+    if (!c)
+        return rpl_error_oom();
+    set_values(c, true, (double)b->occupancy, true, (double)k->occupancy);
+    if (rpl_gate_result_set(&c->base_text, b->limiter) ||
+        rpl_gate_result_set(&c->cand_text, k->limiter))
+        return rpl_error_oom();
+    return RPL_OK;
+}
+
+int rpl_gate_compare_static(rpl_gate_result *r, const rpl_static_kernel *base, size_t nbase,
+                            const rpl_static_kernel *cand, size_t ncand)
+{
+    int rc = RPL_OK;
+
+    for (size_t i = 0; i < nbase && rc == RPL_OK; i++) {
+        const rpl_static_kernel *b = &base[i], *k = NULL;
+
+        for (size_t j = 0; j < ncand && !k; j++)
+            if (strcmp(cand[j].name, b->name) == 0)
+                k = &cand[j];
+        if (!k) {
+            rc = add_check(r, b->name, "static", "present", RPL_VERDICT_FAIL,
+                           "%s: kernel of the baseline is missing from the candidate code", b->name)
+                     ? RPL_OK
+                     : rpl_error_oom();
+            continue;
+        }
+        if ((rc = count_check(r, k->name, "registers", "vgpr", b->vgpr, k->vgpr)) ||
+            (rc = count_check(r, k->name, "registers", "agpr", b->agpr, k->agpr)) ||
+            (rc = count_check(r, k->name, "registers", "sgpr", b->sgpr, k->sgpr)) ||
+            (rc = count_check(r, k->name, "lds", "lds_bytes", b->lds_bytes, k->lds_bytes)) ||
+            (rc = count_check(r, k->name, "scratch", "scratch_bytes", b->scratch_bytes,
+                              k->scratch_bytes)) ||
+            (rc = count_check(r, k->name, "scratch", "spills", b->spills, k->spills)))
+            break;
+        rc = occupancy_check(r, b, k);
+    }
+    return rc;
+}
+
+static int runtime_check(rpl_gate_result *r, const rpl_runtime_kernel *b,
+                         const rpl_runtime_kernel *k)
+{
+    rpl_runtime_cmp cmp;
+    rpl_gate_check *c;
+    char mb[32], mc[32];
+    int rc = rpl_gate_compare_samples(&cmp, b->samples, b->nsamples, k->samples, k->nsamples,
+                                      b->history, b->nhistory, &r->stat);
+
+    if (rc != RPL_OK)
+        return rc;
+    rpl_format_ns(mb, sizeof(mb), cmp.median_base);
+    rpl_format_ns(mc, sizeof(mc), cmp.median_cand);
+    c = add_check(r, k->name, "runtime", "median_ns", cmp.verdict,
+                  "%s: median %s -> %s (%+.2f%%), %.0f%% one-sided bounds [%+.2f%%, %+.2f%%], "
+                  "tolerance %.2f%%%s; %s",
+                  k->name, mb, mc, 100.0 * expm1(cmp.log_ratio), 100.0 * r->stat.confidence,
+                  100.0 * expm1(cmp.lower), 100.0 * expm1(cmp.upper), 100.0 * r->stat.delta,
+                  cmp.history ? ", widened by the run-to-run spread of the history" : "",
+                  cmp.verdict == RPL_VERDICT_FAIL   ? "slower beyond the tolerance with confidence"
+                  : cmp.verdict == RPL_VERDICT_WARN ? "slower, but not confidently beyond the "
+                                                      "tolerance"
+                  : cmp.verdict == RPL_VERDICT_IMPROVED ? "confidently faster: consider updating "
+                                                          "the baseline"
+                                                        : "within the tolerance");
+    if (!c)
+        return rpl_error_oom();
+    set_values(c, true, cmp.median_base, true, cmp.median_cand);
+    c->has_runtime = true;
+    c->rt = cmp;
+    return RPL_OK;
+}
+
+static int counter_checks(rpl_gate_result *r, const rpl_runtime_kernel *b,
+                          const rpl_runtime_kernel *k)
+{
+    for (size_t i = 0; i < b->ncounters; i++) {
+        const rpl_counter_figure *fb = &b->counters[i], *fc = NULL;
+        rpl_gate_check *c;
+        rpl_verdict v = RPL_VERDICT_PASS;
+
+        for (size_t j = 0; j < k->ncounters && !fc; j++)
+            if (strcmp(k->counters[j].name, fb->name) == 0)
+                fc = &k->counters[j];
+        if (!fc) {
+            c = add_check(r, k->name, "counters", fb->name, RPL_VERDICT_PASS,
+                          "%s: %s per dispatch not measured this time (baseline %.6g), not gated",
+                          k->name, fb->name, fb->value);
+            if (!c)
+                return rpl_error_oom();
+            set_values(c, true, fb->value, false, 0);
+            continue;
+        }
+        if (fc->value > fb->value * (1.0 + r->stat.delta))
+            v = RPL_VERDICT_FAIL;
+        else if (fc->value < fb->value * (1.0 - r->stat.delta))
+            v = RPL_VERDICT_IMPROVED;
+        c = add_check(r, k->name, "counters", fb->name, v,
+                      "%s: %s per dispatch %.6g -> %.6g (%+.2f%%, tolerance %.2f%%)", k->name,
+                      fb->name, fb->value, fc->value,
+                      fb->value > 0 ? 100.0 * (fc->value / fb->value - 1.0) : 0.0,
+                      100.0 * r->stat.delta);
+        if (!c)
+            return rpl_error_oom();
+        set_values(c, true, fb->value, true, fc->value);
+    }
+    if (b->bottleneck && k->bottleneck) {
+        bool same = strcmp(b->bottleneck, k->bottleneck) == 0;
+        rpl_gate_check *c = same ? add_check(r, k->name, "bottleneck", "class", RPL_VERDICT_PASS,
+                                             "%s: bottleneck %s unchanged", k->name, k->bottleneck)
+                                 : add_check(r, k->name, "bottleneck", "class", RPL_VERDICT_WARN,
+                                             "%s: bottleneck class changed from %s to %s", k->name,
+                                             b->bottleneck, k->bottleneck);
+        if (!c || rpl_gate_result_set(&c->base_text, b->bottleneck) ||
+            rpl_gate_result_set(&c->cand_text, k->bottleneck))
+            return rpl_error_oom();
+    }
+    return RPL_OK;
+}
+
+int rpl_gate_compare_runtime(rpl_gate_result *r, const rpl_runtime_kernel *base, size_t nbase,
+                             const rpl_runtime_kernel *cand, size_t ncand)
+{
+    int rc = RPL_OK;
+
+    for (size_t i = 0; i < nbase && rc == RPL_OK; i++) {
+        const rpl_runtime_kernel *b = &base[i], *k = NULL;
+
+        for (size_t j = 0; j < ncand && !k; j++)
+            if (strcmp(cand[j].name, b->name) == 0)
+                k = &cand[j];
+        if (!k) {
+            rc = add_check(r, b->name, "runtime", "present", RPL_VERDICT_FAIL,
+                           "%s: kernel of the baseline did not run in the candidate", b->name)
+                     ? RPL_OK
+                     : rpl_error_oom();
+            continue;
+        }
+        rc = runtime_check(r, b, k);
+        if (rc == RPL_OK)
+            rc = counter_checks(r, b, k);
+    }
+    return rc;
+}
+
+int rpl_gate_result_missing(rpl_gate_result *r, const char *path, const char *command)
+{
+    r->baseline_missing = true;
+    if (rpl_gate_result_set(&r->baseline_path, path) ||
+        rpl_gate_result_set(&r->create_command, command))
+        return rpl_error_oom();
+    return add_check(r, r->test, "baseline", "present", RPL_VERDICT_FAIL,
+                     "no baseline '%s'; create it with: %s", path, command)
+               ? RPL_OK
+               : rpl_error_oom();
+}

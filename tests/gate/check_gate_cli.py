@@ -1,0 +1,415 @@
+#!/usr/bin/python3
+"""CLI tests of `rocm-perf gate`, `rocm-perf baseline` and `rocm-perf report --suite`.
+
+usage: check_gate_cli.py --rocm-perf BIN --fixture BIN --fixtures DIR --xsd XSD
+                         --schemas DIR --validate SCRIPT --workdir DIR [--hipcc HIPCC] CASE
+
+Each CASE runs in a fresh folder below --workdir and checks exit codes, the
+messages people read, the reports (JUnit validated with xmllint against
+--xsd, JSON against docs/schemas) and the baseline files.
+"""
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+A = None  # parsed arguments
+
+
+def run(*cmd, env=None, expect=None):
+    e = dict(os.environ)
+    e.pop("ROCM_PERF_UPDATE_BASELINES", None)
+    if env:
+        e.update(env)
+    p = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, env=e)
+    if expect is not None and p.returncode != expect:
+        sys.exit(f"FAIL: exit {p.returncode}, expected {expect}: {' '.join(map(str, cmd))}\n"
+                 f"stdout:\n{p.stdout}\nstderr:\n{p.stderr}")
+    return p
+
+
+def check(cond, what, p=None):
+    if not cond:
+        extra = f"\nstdout:\n{p.stdout}\nstderr:\n{p.stderr}" if p else ""
+        sys.exit(f"FAIL: {what}{extra}")
+    print(f"ok: {what}")
+
+
+def xsd_valid(path):
+    p = subprocess.run(["xmllint", "--noout", "--schema", A.xsd, path],
+                       capture_output=True, text=True)
+    check(p.returncode == 0, f"{path} validates against junit.xsd", p)
+
+
+def schema_valid(schema, path):
+    p = subprocess.run([sys.executable, A.validate, os.path.join(A.schemas, schema), path],
+                       capture_output=True, text=True)
+    check(p.returncode == 0, f"{path} validates against {schema}", p)
+
+
+def db(name):
+    out = os.path.abspath(name + ".db")
+    if not os.path.exists(out):
+        run(A.fixture, os.path.join(A.fixtures, name + ".json"), out, expect=0)
+    return out
+
+
+def gate(*args, **kw):
+    return run(A.rocm_perf, "gate", "--test", "gemm", "--baseline-dir", "bl", *args, **kw)
+
+
+def update(*args, **kw):
+    return run(A.rocm_perf, "baseline", "update", "--test", "gemm", "--baseline-dir", "bl", *args,
+               **kw)
+
+
+BL = os.path.join("bl", "gfx942", "gemm.json")
+
+
+def case_traces():
+    """Baseline from trace A: A' passes, a 10 % slower gemm fails with JUnit and message."""
+    update("--trace", db("trace_a"), expect=0)
+    schema_valid("baseline.schema.json", BL)
+    p = gate("--trace", db("trace_a2"), "--junit", "a2.xml", "--json", "a2.json",
+             "--markdown", "a2.md", expect=0)
+    check("pass" in p.stdout.splitlines()[0], "trace A' passes", p)
+    xsd_valid("a2.xml")
+    schema_valid("gate-result.schema.json", "a2.json")
+    check("<failure" not in open("a2.xml").read(), "no JUnit failure for A'")
+    p = gate("--trace", db("trace_slow"), "--junit", "slow.xml", "--json", "slow.json",
+             "--markdown", "slow.md", expect=1)
+    out = p.stdout
+    check("gemm(float*, float*, float*, int): median 100.44 us -> 109.78 us" in out,
+          "the message names the kernel, both medians", p)
+    check("slower beyond the tolerance" in out and "tolerance 3.00%" in out,
+          "the message says why", p)
+    check("cannot be measured again" in out, "trace input: no confirmation run, said so", p)
+    xsd_valid("slow.xml")
+    xml = open("slow.xml").read()
+    check('<failure type="PerformanceRegression" message="gemm(float*, float*, float*, int): '
+          'median 100.44 us -&gt; 109.78 us' in xml, "JUnit failure carries the numbers")
+    check('name="gemm(float*, float*, float*, int).runtime"' in xml and
+          'classname="rocm-perf.gemm"' in xml, "JUnit case names")
+    check('name="median_ns.ci_low"' in xml and "[[ATTACHMENT|/" in xml,
+          "case properties and absolute attachments")
+    schema_valid("gate-result.schema.json", "slow.json")
+    res = json.load(open("slow.json"))
+    fails = [c for c in res["checks"] if c["verdict"] == "fail"]
+    check(res["verdict"] == "fail" and len(fails) == 1 and fails[0]["family"] == "runtime" and
+          fails[0]["runtime"]["ci_low"] > 1.03, "result JSON: one runtime fail, CI above 1+delta")
+    md = open("slow.md").read()
+    check("| kernel | metric | baseline | candidate | change | CI | verdict |" in md and
+          "❌ fail" in md, "markdown table")
+    # The relu kernel alone passes the slow trace.
+    gate("--trace", db("trace_slow"), "--kernel", "relu", expect=0)
+    # A trace of another architecture is refused, never compared.
+    p = gate("--trace", db("trace_a2"), "--arch", "gfx90a", expect=2)
+    check("recorded on 'gfx942', not --arch 'gfx90a'" in p.stderr, "arch mismatch refused", p)
+
+
+def case_corrupt():
+    """A corrupt baseline: exit 2, a message naming it, the file byte-identical."""
+    update("--trace", db("trace_a"), expect=0)
+    for n, mutate in enumerate([
+            lambda t: t[: len(t) // 2],                                   # cut
+            lambda t: t.replace('"samples_ns":', '"samples_ns": "x", "y":', 1),  # wrong type
+            lambda t: t.replace('"schema_version":\t"1.0"', '"schema_version":\t"9"'),
+            lambda t: t.replace('"median_ns"', '"median"', 1).replace('[9', '[-9', 1),
+            lambda t: "\x00\x01garbage"]):
+        text = open(BL).read() if n == 0 else good
+        if n == 0:
+            good = text
+        bad = mutate(good)
+        with open(BL, "w") as f:
+            f.write(bad)
+        before = hashlib.sha256(open(BL, "rb").read()).hexdigest()
+        p = gate("--trace", db("trace_a2"), expect=2)
+        check(p.stderr.startswith("rocm-perf: ") and BL in p.stderr, f"corrupt #{n}: message", p)
+        p = update("--trace", db("trace_a2"), expect=2)
+        p = run(A.rocm_perf, "gate", "--test", "gemm", "--baseline-dir", "bl", "--trace",
+                db("trace_a2"), env={"ROCM_PERF_UPDATE_BASELINES": "1"}, expect=2)
+        after = hashlib.sha256(open(BL, "rb").read()).hexdigest()
+        check(before == after, f"corrupt #{n}: file untouched by gate, update and env update")
+        check(not [f for f in os.listdir(os.path.dirname(BL)) if ".tmp." in f],
+              f"corrupt #{n}: no temporary file left")
+
+
+def case_missing():
+    """No baseline: FAIL with the create command; --allow-missing-baseline passes."""
+    p = gate("--trace", db("trace_a"), "--junit", "m.xml", "--json", "m.json", expect=1)
+    cmd = ("rocm-perf baseline update --test gemm --baseline-dir bl --arch gfx942 --warmup 1 "
+           "--trace " + db("trace_a"))
+    check(cmd in p.stderr and cmd in p.stdout, "the create command is printed", p)
+    xsd_valid("m.xml")
+    check('type="MissingBaseline"' in open("m.xml").read(), "JUnit failure for the missing file")
+    schema_valid("gate-result.schema.json", "m.json")
+    check(json.load(open("m.json"))["create_command"] == cmd, "JSON carries the command")
+    p = gate("--trace", db("trace_a"), "--allow-missing-baseline", "--json", "m2.json", expect=0)
+    check("allowed" in p.stderr, "allowed missing baseline says so", p)
+    check(not os.path.exists(BL), "no baseline written by gate")
+    # The printed command creates it, and then the gate passes.
+    run(*([A.rocm_perf] + cmd.split()[1:]), expect=0)
+    gate("--trace", db("trace_a"), expect=0)
+
+
+def case_update_env():
+    """ROCM_PERF_UPDATE_BASELINES=1: gate records instead of comparing; history grows."""
+    env = {"ROCM_PERF_UPDATE_BASELINES": "1"}
+    p = gate("--trace", db("trace_a"), env=env, expect=0)
+    check("runtime section created" in p.stdout, "first update creates", p)
+    p = gate("--trace", db("trace_slow"), env=env, expect=0)
+    check("median 100.44 us -> 109.78 us (+9.29%)" in p.stdout, "update prints what changed", p)
+    b = json.load(open(BL))
+    g = [k for k in b["runtime"]["kernels"] if k["name"].startswith("gemm")][0]
+    check(g["history_ns"] == [100440, 109775] and g["median_ns"] == 109775,
+          "history keeps both medians, samples are the new run")
+    # Ten more updates keep the last ten.
+    for _ in range(10):
+        gate("--trace", db("trace_a2"), env=env, expect=0)
+    b = json.load(open(BL))
+    g = [k for k in b["runtime"]["kernels"] if k["name"].startswith("gemm")][0]
+    check(len(g["history_ns"]) == 10 and 100440 not in g["history_ns"], "history keeps K=10")
+    schema_valid("baseline.schema.json", BL)
+    # With a history, the widened rule applies and says so.
+    p = gate("--trace", db("trace_slow"), "--json", "w.json", expect=1)
+    check("widened by the run-to-run spread" in p.stdout, "stored-baseline mode", p)
+    r = json.load(open("w.json"))
+    rt = [c for c in r["checks"] if c["family"] == "runtime"][0]["runtime"]
+    check(rt["method"] == "stored-baseline" and rt["history"] == 10, "method in JSON")
+    # show and diff
+    shutil.copy(BL, "old.json")
+    gate("--trace", db("trace_slow"), env=env, expect=0)
+    p = run(A.rocm_perf, "baseline", "show", BL, expect=0)
+    check("test gemm on gfx942 (AMD Instinct MI300X)" in p.stdout and "history of 10" in p.stdout,
+          "baseline show", p)
+    p = run(A.rocm_perf, "baseline", "diff", "old.json", BL, expect=0)
+    check("gemm(float*, float*, float*, int): median" in p.stdout and "->" in p.stdout,
+          "baseline diff", p)
+    p = run(A.rocm_perf, "baseline", "diff", BL, BL, expect=0)
+    check("no differences" in p.stdout, "diff of a file with itself", p)
+
+
+def case_counters():
+    """FLOPs and DRAM bytes per dispatch from counters: growth fails; a new bottleneck warns."""
+    sx = [A.rocm_perf, "gate", "--test", "sx", "--baseline-dir", "bl"]
+    run(A.rocm_perf, "baseline", "update", "--test", "sx", "--baseline-dir", "bl", "--trace",
+        db("counters_a"), expect=0)
+    path = os.path.join("bl", "sm_90", "sx.json")
+    schema_valid("baseline.schema.json", path)
+    b = json.load(open(path))
+    k = b["runtime"]["kernels"][0]
+    check(k["counters"] == {"dram_bytes": 1.5e8, "flops": 2.2e9} and b["driver"] == "13000" and
+          b["device"] == "NVIDIA H200", "counters per dispatch, device and driver recorded")
+    p = run(*sx, "--trace", db("counters_more"), "--junit", "c.xml", expect=1)
+    check("dram_bytes per dispatch 1.5e+08 -> 1.8e+08 (+20.00%, tolerance 3.00%)" in p.stdout,
+          "DRAM growth fails with the numbers", p)
+    check("flops" not in p.stdout, "unchanged FLOPs pass quietly", p)
+    xsd_valid("c.xml")
+    check('name="saxpy(int, float, float const*, float*).counters"' in open("c.xml").read(),
+          "JUnit case for the counters family")
+    # The classifier's class is recorded; a different one in the baseline gives a WARN.
+    check(k["bottleneck"] is not None, "bottleneck recorded")
+    k["bottleneck"] = "compute" if k["bottleneck"] != "compute" else "latency"
+    json.dump(b, open(path, "w"))
+    p = run(*sx, "--trace", db("counters_a"), expect=0)
+    check("warn" in p.stdout.splitlines()[0] and "bottleneck class changed from" in p.stdout,
+          "changed bottleneck class warns, exit 0", p)
+
+
+def compile_kernel(variant, out):
+    run(A.hipcc, "--offload-arch=gfx90a", "-O3", "--genco", f"-DGATE_VARIANT={variant}",
+        os.path.join(A.kernels, "stencil.hip"), "-o", out, expect=0)
+
+
+def case_static():
+    """Static gate: a compiled kernel passes itself; a variant with more VGPRs and LDS fails."""
+    if not A.hipcc:
+        sys.exit("FAIL: the static case needs --hipcc")
+    compile_kernel(0, "st0.co")
+    compile_kernel(1, "st1.co")
+    base = [A.rocm_perf, "gate", "--test", "stencil", "--baseline-dir", "bl"]
+    run(A.rocm_perf, "baseline", "update", "--test", "stencil", "--baseline-dir", "bl",
+        "--static", "st0.co", expect=0)
+    path = os.path.join("bl", "gfx90a", "stencil.json")
+    schema_valid("baseline.schema.json", path)
+    p = run(*base, "--static", "st0.co", "--junit", "s0.xml", expect=0)
+    xsd_valid("s0.xml")
+    p = run(*base, "--static", "st1.co", "--junit", "s1.xml", "--json", "s1.json", expect=1)
+    check("_Z7stencilPKfPfi: vgpr grew from 14 to 51" in p.stdout, "message names vgpr, old, new",
+          p)
+    check("_Z7stencilPKfPfi: lds_bytes grew from 4096 to 16384" in p.stdout,
+          "message names lds_bytes, old, new", p)
+    xsd_valid("s1.xml")
+    schema_valid("gate-result.schema.json", "s1.json")
+    xml = open("s1.xml").read()
+    check(xml.count("<failure ") == 2, "two failing JUnit cases: registers and lds")
+    # --kernel narrows the static gate: no kernel matching is an input error.
+    p = run(*base, "--static", "st1.co", "--kernel", "nomatch", expect=2)
+    check("no kernel of the code matches --kernel 'nomatch'" in p.stderr, "static --kernel", p)
+    # A baseline made for --block 128 is compared at 128 when the gate names no block.
+    run(A.rocm_perf, "baseline", "update", "--test", "st128", "--baseline-dir", "bl",
+        "--static", "st0.co", "--block", "128", expect=0)
+    run(A.rocm_perf, "gate", "--test", "st128", "--baseline-dir", "bl", "--static", "st0.co",
+        "--json", "b128.json", expect=0)
+    occ = [c for c in json.load(open("b128.json"))["checks"] if c["family"] == "occupancy"]
+    check(len(occ) == 1 and "at block 128" in occ[0]["message"], "occupancy at the baseline's block")
+    check(json.load(open(os.path.join("bl", "gfx90a", "st128.json")))["toolkit"].startswith("LLVM "),
+          "toolkit recorded from the code object")
+    # Updating the static section keeps the runtime section, and the reverse.
+    update("--trace", db("trace_a"), "--arch", "gfx942", expect=0)
+    rt_path = BL
+    before = json.load(open(rt_path))["runtime"]
+    run(A.rocm_perf, "baseline", "update", "--test", "gemm", "--baseline-dir", "bl", "--arch",
+        "gfx90a", "--static", "st0.co", expect=0)
+    p = run(A.rocm_perf, "baseline", "update", "--test", "stencil", "--baseline-dir", "bl",
+            "--static", "st1.co", expect=0)
+    check("vgpr 14 -> 51" in p.stdout, "static update prints what changed", p)
+    check(json.load(open(rt_path))["runtime"] == before, "other file untouched")
+    run(A.fixture, os.path.join(A.fixtures, "trace_a.json"), "a90.db", "--sql",
+        "UPDATE rocpd_info_agent{{uuid}} SET name = 'gfx90a' WHERE type = 'GPU'", expect=0)
+    run(A.rocm_perf, "baseline", "update", "--test", "stencil", "--baseline-dir", "bl",
+        "--trace", "a90.db", expect=0)
+    both = json.load(open(path))
+    check(both["static"]["kernels"][0]["vgpr"] == 51 and both["runtime"] is not None,
+          "runtime update kept the static section")
+
+
+def result_file(name, verdict_fail, p_value, folder):
+    """A gate result as rocm-perf writes it, with one runtime check."""
+    os.makedirs(folder, exist_ok=True)
+    doc = {
+        "schema_version": "1.0", "tool": {"name": "rocm-perf", "version": "x"},
+        "test": name, "arch": "gfx942", "device": None, "mode": "runtime", "input": "trace",
+        "verdict": "fail" if verdict_fail else "pass", "baseline": "bl/gfx942/" + name + ".json",
+        "baseline_missing": False, "create_command": None,
+        "options": {"tolerance": 0.03, "confidence": 0.95, "bootstrap": 2000, "seed": 1,
+                    "warmup": 1, "repetitions": 30},
+        "confirmed": False, "confirmation": None, "elapsed_s": 0.1,
+        "checks": [{"kernel": "k", "family": "runtime", "metric": "median_ns",
+                    "verdict": "fail" if verdict_fail else "pass", "baseline": 100.0,
+                    "candidate": 110.0 if verdict_fail else 100.0,
+                    "change": 0.1 if verdict_fail else 0.0,
+                    "baseline_text": None, "candidate_text": None, "message": "k: m",
+                    "runtime": {"method": "bootstrap-percentile", "log_ratio": 0.0953,
+                                "ratio": 1.1, "ci_low": 1.04, "ci_high": 1.15, "se_boot": 0.01,
+                                "sigma_run": 0, "history": 0, "p_value": p_value}}],
+        "attachments": []}
+    path = os.path.join(folder, name + ".json")
+    json.dump(doc, open(path, "w"))
+    schema_valid("gate-result.schema.json", path)
+
+
+def case_suite():
+    """report --suite: Holm over the results below a folder."""
+    # A real result from the CLI plus written ones with known p-values.
+    update("--trace", db("trace_a"), expect=0)
+    os.makedirs("suite/sub", exist_ok=True)
+    gate("--trace", db("trace_slow"), "--json", "suite/sub/real.json", expect=1)
+    result_file("t_strong", True, 0.0004, "suite/a")   # survives Holm (0.0004 <= 0.05/4)
+    result_file("t_weak", True, 0.03, "suite/b")       # fails alone, not across the suite
+    result_file("t_pass", False, 0.9, "suite/b")
+    with open("suite/other.json", "w") as f:
+        f.write('{"schema_version": "1.0", "kernels": []}')  # not a gate result: skipped
+    p = run(A.rocm_perf, "report", "--suite", "suite", "--markdown", "suite.md", "--junit",
+            "suite.xml", expect=1)
+    out = p.stdout
+    check("Holm step-down over 5 runtime comparisons at family-wise alpha 0.05" in out,
+          "states the correction and m", p)
+    check("at most 0.05" in out and "1-(1-0.05)^5 = 0.226" in out,
+          "states the family-wise false-alarm rate", p)
+    check("  fail     t_strong" in out and "  warn     t_weak" in out and
+          "  pass     t_pass" in out and "  fail     gemm" in out, "verdicts after Holm", p)
+    check("1 FAIL not significant across the suite became WARN" in out, "downgrade counted", p)
+    xsd_valid("suite.xml")
+    check("rocm-perf suite: 2 fail of 4" in open("suite.md").read(), "suite markdown")
+    # Without the strong ones, nothing fails.
+    shutil.rmtree("suite/a")
+    os.remove("suite/sub/real.json")
+    p = run(A.rocm_perf, "report", "--suite", "suite", expect=0)
+    check("0 fail" in p.stdout, "weak fail alone passes the suite", p)
+    p = run(A.rocm_perf, "report", "--suite", "nowhere", expect=2)
+    with open("suite/b/t_bad.json", "w") as f:
+        f.write('{"schema_version": "1.0", "mode": "runtime", "verdict": "fail", "checks": [1]}')
+    p = run(A.rocm_perf, "report", "--suite", "suite", expect=2)
+    check("t_bad.json' is not a gate result" in p.stderr, "malformed result rejected", p)
+
+
+def case_usage():
+    """Bad usage exits 2 with one line; --help exits 0."""
+    for args in (["--baseline-dir", "bl", "--trace", "x.db"],
+                 ["--test", "t", "--trace", "x.db"],
+                 ["--test", "t", "--baseline-dir", "bl"],
+                 ["--test", "t", "--baseline-dir", "bl", "--trace", db("trace_a"), "--static",
+                  "x.co"],
+                 ["--test", "t", "--baseline-dir", "bl", "--tolerance", "150%", "--trace", "x"],
+                 ["--test", "../t", "--baseline-dir", "bl", "--trace", db("trace_a")],
+                 ["--test", "t", "--baseline-dir", "bl", "--trace", "missing.db"]):
+        p = run(A.rocm_perf, "gate", *args, expect=2)
+        check(p.stderr.count("\n") == 1 and p.stderr.startswith("rocm-perf: "),
+              f"usage error {args[:3]}: one line", p)
+    for sub in (["gate", "--help"], ["baseline", "--help"], ["report", "--suite", "x", "--help"]):
+        p = run(A.rocm_perf, *sub, expect=0)
+        check(p.stdout.startswith("usage: rocm-perf"), f"{' '.join(sub)}", p)
+
+
+def case_app():
+    """-- APP through the rocprofv3 test double (tests/profile/fake-rocprofv3), no GPU:
+    repeated runs until the samples are there, and a confirmation run on a FAIL."""
+    for name, desc in (("same", "trace_a"), ("slow", "trace_slow")):
+        os.makedirs(name, exist_ok=True)
+        shutil.copy(os.path.join(A.fixtures, desc + ".json"), os.path.join(name, "trace.json"))
+    env = {"ROCM_PERF_BACKEND": "rocprofv3", "RPL_FIXTURE_TOOL": A.fixture,
+           "PATH": A.double_bin + os.pathsep + os.environ.get("PATH", ""),
+           "FAKE_ROCPROF_DIR": os.path.abspath("same")}
+    # 39 gemm samples per run after warm-up: 60 repetitions need two runs.
+    p = update("--repetitions", "60", "--", "/bin/true", env=env, expect=0)
+    check("median 100.44 us over 78 samples" in p.stdout, "two runs of the program merged", p)
+    p = gate("--repetitions", "60", "--json", "same.json", "--", "/bin/true", env=env, expect=0)
+    check(json.load(open("same.json"))["input"] == "app", "app input recorded")
+    env["FAKE_ROCPROF_DIR"] = os.path.abspath("slow")
+    p = gate("--repetitions", "30", "--json", "slow.json", "--junit", "slow.xml", "--",
+             "/bin/true", env=env, expect=1)
+    r = json.load(open("slow.json"))
+    check(r["confirmed"] and r["confirmation"].startswith("confirmed"),
+          "a FAIL is measured again before it stands", p)
+    check("confirmed: a second measurement failed the gate too" in p.stdout, "says so", p)
+    xsd_valid("slow.xml")
+    p = run(A.rocm_perf, "gate", "--test", "gemm", "--baseline-dir", "bl", "--", "/bin/true",
+            env=dict(env, ROCM_PERF_BACKEND="nvidia"), expect=2)
+    check("ROCM_PERF_BACKEND is 'nvidia'" in p.stderr, "bad ROCM_PERF_BACKEND", p)
+
+
+def case_nogpu():
+    """-- APP on a machine without a GPU: exit 77 (ctest SKIP_RETURN_CODE), nothing written."""
+    p = run(A.rocm_perf, "gate", "--test", "t", "--baseline-dir", "bl", "--json", "r.json",
+            "--", "/bin/true", expect=77)
+    check("no AMD or NVIDIA GPU found" in p.stderr, "says why", p)
+    check(not os.path.exists("r.json") and not os.path.exists("bl"), "nothing written")
+    run(A.rocm_perf, "baseline", "update", "--test", "t", "--baseline-dir", "bl", "--",
+        "/bin/true", expect=77)
+
+
+def main():
+    global A
+    ap = argparse.ArgumentParser()
+    for o in ("--rocm-perf", "--fixture", "--fixtures", "--xsd", "--schemas", "--validate",
+              "--workdir", "--kernels", "--double-bin"):
+        ap.add_argument(o, required=True)
+    ap.add_argument("--hipcc")
+    ap.add_argument("case")
+    A = ap.parse_args()
+    for k in ("rocm_perf", "fixture", "fixtures", "xsd", "schemas", "validate", "kernels",
+              "double_bin"):
+        setattr(A, k, os.path.abspath(getattr(A, k)))
+    work = os.path.join(A.workdir, A.case)
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    os.chdir(work)
+    globals()["case_" + A.case]()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,319 @@
+/*
+ * rocpd reader on two threads: a database large enough to be split (the
+ * worker reads rocpd_event and the later dispatch rows) reads exactly as
+ * on one thread, errors found by the worker come back as one clear line
+ * with nothing added to the trace, and a WAL database is read on one
+ * thread.
+ */
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "rpl/error.h"
+#include "rpl/fsutil.h"
+#include "rpl/log.h"
+#include "rpl/rocpd.h"
+
+#define TMP  RPL_TEST_TMP "/reader_threads"
+#define BIG  TMP "/big.db"
+#define LOGF TMP "/stderr.txt"
+
+enum { NDISPATCH = 30000, NCOPY = 2000, COUNTER_EVERY = 97 };
+
+static rpl_trace *build_model(void)
+{
+    rpl_trace *t;
+    rpl_process p = {.pid = 7, .ppid = 1, .start = 1, .end = 1000000000, .command = "./app"};
+    rpl_agent cpu = {.type = RPL_AGENT_CPU, .name = "cpu"};
+    rpl_agent gpu = {.type = RPL_AGENT_GPU, .name = "gfx942", .logical_index = 1};
+    rpl_kernel_symbol k[2] = {{.name = "_Z1av", .code_object_id = 1},
+                              {.name = "_Z1bv", .code_object_id = 1}};
+    uint32_t waves;
+
+    assert_int_equal(rpl_trace_new(&t), 0);
+    assert_int_equal(rpl_trace_add_process(t, &p, NULL), 0);
+    assert_int_equal(rpl_trace_add_agent(t, &cpu, NULL), 0);
+    assert_int_equal(rpl_trace_add_agent(t, &gpu, NULL), 0);
+    for (int i = 0; i < 2; i++) {
+        char name[16];
+        rpl_queue q = {.id = i + 1, .pid = 7, .name = name};
+        snprintf(name, sizeof(name), "Queue %d", i + 1);
+        assert_int_equal(rpl_trace_add_symbol(t, &k[i], NULL), 0);
+        assert_int_equal(rpl_trace_add_queue(t, &q, NULL), 0);
+        assert_int_equal(rpl_trace_add_stream(t, &q, NULL), 0);
+    }
+    assert_int_equal(rpl_trace_counter_index(t, "SQ_WAVES", &waves), 0);
+    for (int i = 0; i < NDISPATCH; i++) {
+        int64_t start = 1000 + 3000 * (int64_t)(i / 2);
+        rpl_dispatch d = {.dispatch_id = i + 1,
+                          .kernel = (uint32_t)(i % 3 == 0),
+                          .agent = 1,
+                          .queue = (uint32_t)(i % 2),
+                          .stream = (uint32_t)(i % 2),
+                          .pid = 7,
+                          .tid = 8,
+                          .start = start,
+                          .end = start + 1000 + i % 500,
+                          .grid = {64u * (uint32_t)(i + 1), 1, 1},
+                          .workgroup = {64, 1, 1},
+                          .correlation_id = 100000 + i};
+        uint32_t index;
+        assert_int_equal(rpl_trace_add_dispatch(t, &d, &index), 0);
+        if (i % COUNTER_EVERY == 0) {
+            rpl_counter_value v = {waves, (double)i};
+            assert_int_equal(rpl_trace_set_dispatch_counters(t, index, &v, 1), 0);
+        }
+    }
+    for (int i = 0; i < NCOPY; i++) {
+        rpl_memcpy m = {.name = "MEMORY_COPY_HOST_TO_DEVICE",
+                        .kind = RPL_COPY_HOST_TO_DEVICE,
+                        .pid = 7,
+                        .tid = 8,
+                        .start = 500 + 7000 * (int64_t)i,
+                        .end = 600 + 7000 * (int64_t)i,
+                        .size = 4096,
+                        .src_agent = 0,
+                        .dst_agent = 1,
+                        .queue = RPL_NONE,
+                        .stream = (uint32_t)(i % 2),
+                        .correlation_id = 500000 + i};
+        assert_int_equal(rpl_trace_add_memcpy(t, &m, NULL), 0);
+    }
+    return t;
+}
+
+static int setup(void **state)
+{
+    rpl_trace *t;
+
+    (void)state;
+    assert_int_equal(rpl_mkdir_p(TMP), 0);
+    unlink(BIG);
+    t = build_model();
+    assert_int_equal(rpl_rocpd_write(t, BIG, NULL), 0);
+    rpl_trace_free(t);
+    return 0;
+}
+
+/* Copy BIG to `to` and run `sql` there, {{uuid}} replaced by the table suffix. */
+static void mutate(const char *to, const char *sql)
+{
+    char uuid[128], text[4096];
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    char *data, *err = NULL;
+    size_t len, n = 0;
+
+    assert_int_equal(rpl_file_read_all(BIG, 1u << 30, &data, &len), 0);
+    assert_int_equal(rpl_file_write_atomic(to, data, len), 0);
+    free(data);
+    assert_int_equal(sqlite3_open(to, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(db, "SELECT value FROM rocpd_metadata WHERE tag = 'uuid'",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    snprintf(uuid, sizeof(uuid), "%s", (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    for (const char *s = sql; *s && n + sizeof(uuid) < sizeof(text);) {
+        if (strncmp(s, "{{uuid}}", 8) == 0) {
+            n += (size_t)snprintf(text + n, sizeof(text) - n, "%s", uuid);
+            s += 8;
+        } else {
+            text[n++] = *s++;
+        }
+    }
+    text[n] = '\0';
+    if (sqlite3_exec(db, text, NULL, NULL, &err) != SQLITE_OK)
+        fail_msg("mutation failed: %s\n%s", err, text);
+    sqlite3_close(db);
+}
+
+/* rpl_rocpd_read with the debug log captured; returns the log (caller frees). */
+static char *read_logged(rpl_trace *t, const char *path, int *rc)
+{
+    int saved = dup(2), fd = open(LOGF, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    rpl_log_level level = rpl_log_get_level();
+    char *log;
+    size_t len;
+
+    assert_true(saved >= 0 && fd >= 0);
+    fflush(stderr);
+    assert_int_equal(dup2(fd, 2), 2);
+    close(fd);
+    rpl_log_set_level(RPL_LOG_DEBUG);
+    *rc = rpl_rocpd_read(t, path);
+    rpl_log_set_level(level);
+    fflush(stderr);
+    assert_int_equal(dup2(saved, 2), 2);
+    close(saved);
+    assert_int_equal(rpl_file_read_all(LOGF, 1u << 24, &log, &len), 0);
+    return log;
+}
+
+/* The same database read on a caller's connection: always one thread. */
+static rpl_trace *read_one_thread(const char *path)
+{
+    rpl_trace *t;
+    sqlite3 *db;
+
+    assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    assert_int_equal(rpl_trace_new(&t), 0);
+    if (rpl_rocpd_read_db(t, db, path) != 0)
+        fail_msg("reading %s: %s", path, rpl_error_last()->message);
+    sqlite3_close(db);
+    return t;
+}
+
+static void assert_same_records(const rpl_trace *a, const rpl_trace *b)
+{
+    assert_int_equal(a->dispatches.count, b->dispatches.count);
+    assert_int_equal(a->memcpys.count, b->memcpys.count);
+    for (uint32_t i = 0; i < a->dispatches.count; i++) {
+        const rpl_dispatch *x = &a->dispatches.items[i], *y = &b->dispatches.items[i];
+        assert_int_equal(x->id, y->id);
+        assert_int_equal(x->start, y->start);
+        assert_int_equal(x->end, y->end);
+        assert_int_equal(x->kernel, y->kernel);
+        assert_int_equal(x->queue, y->queue);
+        assert_int_equal(x->stream, y->stream);
+        assert_int_equal(x->grid[0], y->grid[0]);
+        assert_int_equal(x->correlation_id, y->correlation_id);
+        assert_int_equal(x->counters_count, y->counters_count);
+    }
+    for (uint32_t i = 0; i < a->memcpys.count; i++) {
+        assert_int_equal(a->memcpys.items[i].id, b->memcpys.items[i].id);
+        assert_int_equal(a->memcpys.items[i].correlation_id, b->memcpys.items[i].correlation_id);
+    }
+}
+
+static void test_split_reads_like_one_thread(void **state)
+{
+    rpl_trace *two, *one;
+    char *log;
+    int rc;
+
+    (void)state;
+    assert_int_equal(rpl_trace_new(&two), 0);
+    log = read_logged(two, BIG, &rc);
+    if (rc != 0)
+        fail_msg("reading %s: %s", BIG, rpl_error_last()->message);
+    /* Both parts of the dispatch table were read, the later one by the worker. */
+    assert_non_null(strstr(log, "worker used"));
+    assert_null(strstr(log, "reading on one thread"));
+    one = read_one_thread(BIG);
+    assert_same_records(two, one);
+    /* The model's values came through: order, correlation ids, counters. */
+    assert_int_equal(two->dispatches.count, NDISPATCH);
+    for (uint32_t i = 0; i < NDISPATCH; i++) {
+        const rpl_dispatch *d = &two->dispatches.items[i];
+        assert_int_equal(d->dispatch_id, i + 1);
+        assert_int_equal(d->correlation_id, 100000 + i);
+        assert_int_equal(d->counters_count, i % COUNTER_EVERY == 0 ? 1 : 0);
+    }
+    assert_int_equal(two->memcpys.items[NCOPY - 1].correlation_id, 500000 + NCOPY - 1);
+    free(log);
+    rpl_trace_free(two);
+    rpl_trace_free(one);
+}
+
+static void test_wal_reads_on_one_thread(void **state)
+{
+    const char *path = TMP "/wal.db";
+    rpl_trace *t, *one;
+    char *log;
+    int rc;
+
+    (void)state;
+    mutate(path, "PRAGMA journal_mode = WAL");
+    assert_int_equal(rpl_trace_new(&t), 0);
+    log = read_logged(t, path, &rc);
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(log, "reading on one thread"));
+    one = read_one_thread(BIG);
+    assert_same_records(t, one);
+    free(log);
+    rpl_trace_free(t);
+    rpl_trace_free(one);
+}
+
+typedef struct bad_case {
+    const char *sql;
+    const char *needle;
+} bad_case;
+
+/* Row NDISPATCH is in the worker's part, row 1 in the main thread's. */
+static const bad_case bad_cases[] = {
+    {"UPDATE rocpd_kernel_dispatch{{uuid}} SET kernel_id = 999 WHERE id = 30000",
+     "row 30000: kernel_id 999 does not exist in rocpd_info_kernel_symbol"},
+    {"UPDATE rocpd_kernel_dispatch{{uuid}} SET start = 'x' WHERE id = 29999",
+     "row 29999: start is text, expected an integer"},
+    {"UPDATE rocpd_kernel_dispatch{{uuid}} SET event_id = 123456789 WHERE id = 30000",
+     "row 30000: event_id 123456789 does not exist in rocpd_event"},
+    {"UPDATE rocpd_kernel_dispatch{{uuid}} SET event_id = (SELECT event_id FROM "
+     "rocpd_kernel_dispatch{{uuid}} WHERE id = 1) WHERE id = 29998",
+     "row 29998: event_id"},
+    /* Both parts bad: the main thread's error is reported, the worker stopped. */
+    {"UPDATE rocpd_kernel_dispatch{{uuid}} SET kernel_id = 999 WHERE id IN (1, 30000)",
+     "row 1: kernel_id 999"},
+    {"UPDATE rocpd_event{{uuid}} SET category_id = 99999 WHERE id = (SELECT max(id) FROM "
+     "rocpd_event{{uuid}})",
+     "category_id 99999 does not exist"},
+    /* A rocpd_event that never ends: the worker's own step budget stops it. */
+    {"PRAGMA legacy_alter_table = ON; DROP VIEW IF EXISTS rocpd_event;"
+     "ALTER TABLE rocpd_event{{uuid}} RENAME TO ev;"
+     "CREATE VIEW rocpd_event{{uuid}} AS WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL "
+     "SELECT i + 1 FROM n) SELECT ev.* FROM n, ev",
+     "query steps"},
+};
+
+static void test_worker_errors(void **state)
+{
+    char path[256];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
+        rpl_trace *t;
+        char prefix[300];
+        const char *msg;
+        char *log;
+        int rc;
+
+        snprintf(path, sizeof(path), TMP "/bad_%zu.db", i);
+        mutate(path, bad_cases[i].sql);
+        assert_int_equal(rpl_trace_new(&t), 0);
+        log = read_logged(t, path, &rc);
+        assert_int_equal(rc, RPL_EINPUT);
+        msg = rpl_error_last()->message;
+        snprintf(prefix, sizeof(prefix), "'%s'", path);
+        if (strncmp(msg, prefix, strlen(prefix)) != 0 || !strstr(msg, bad_cases[i].needle) ||
+            strchr(msg, '\n'))
+            fail_msg("case %zu: message '%s' lacks '%s' or the path", i, msg, bad_cases[i].needle);
+        /* The worker was used, and the failed read added nothing. */
+        assert_non_null(strstr(log, "worker used"));
+        assert_int_equal(t->dispatches.count, 0);
+        assert_int_equal(t->memcpys.count, 0);
+        assert_int_equal(t->sources.count, 0);
+        free(log);
+        rpl_trace_free(t);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_split_reads_like_one_thread),
+        cmocka_unit_test(test_wal_reads_on_one_thread),
+        cmocka_unit_test(test_worker_errors),
+    };
+
+    return cmocka_run_group_tests(tests, setup, NULL);
+}

@@ -1,18 +1,27 @@
 #!/bin/sh
-# The main job on a built-in default: build rocm-perf (dev preset), then
-# summarise a bundled trace recorded on a real NVIDIA H200 (two streams
-# joined by an event; see tests/fixtures/recorded/README.md) and print the
-# report: the per-kernel table and the critical-path summary.
+# The main job on a built-in default:
+#  1. build rocm-perf-lab (dev preset) with its own perf suite (ctest/);
+#  2. run the perf suite: the static gates (registers, LDS, scratch,
+#     occupancy of the compiled kernels against baselines/) everywhere, the
+#     dynamic runtime gates where a GPU is present (skipped, exit 77, without);
+#  3. summarise a bundled trace recorded on a real NVIDIA H200 (two streams
+#     joined by an event; tests/fixtures/recorded/README.md) and print the
+#     report: the per-kernel table and the critical path.
 # usage: scripts/demo.sh [TRACE.db]
 set -eu
 cd "$(dirname "$0")/.."
 trace=${1:-tests/fixtures/recorded/two_streams.db}
 out=build/dev/demo-report
 
+echo "== building (cmake --preset dev; cmake --build --preset dev)"
 cmake --preset dev >/dev/null
-cmake --build --preset dev -j2 --target rocm-perf >/dev/null
+cmake --build --preset dev -j2 >/dev/null
 rpl=build/dev/src/cli/rocm-perf
 
+echo "== the perf suite: ctest -L perf (dynamic gates skip without a GPU)"
+ctest --test-dir build/dev -L perf --output-on-failure
+
+echo
 echo "== rocm-perf analyze $trace --out $out"
 "$rpl" analyze "$trace" --out "$out"
 echo

@@ -281,3 +281,55 @@ int rpl_occ_nv(rpl_occupancy *out, const rpl_arch *arch, const rpl_occ_nv_input 
     *out = o;
     return RPL_OK;
 }
+
+int rpl_occ_kernel(rpl_kernel_occupancy *out, const rpl_kernel_info *k, const rpl_arch *arch,
+                   unsigned block, unsigned dyn_smem)
+{
+    unsigned regs = k->vgpr_count < 0 ? 0 : (unsigned)k->vgpr_count;
+    unsigned kmax = k->max_flat_workgroup_size;
+    rpl_kernel_occupancy r = {0};
+    int rc;
+
+    if (k->vendor == RPL_VENDOR_NVIDIA)
+        kmax = rpl_occ_nv_max_block_size(arch, regs, kmax);
+    else if (kmax == 0)
+        kmax = arch->max_workgroup_size;
+    r.max_block = kmax;
+    r.block = block ? block : kmax;
+    if (k->vendor == RPL_VENDOR_AMD) {
+        rpl_occ_amd_input in = {0};
+
+        /* e.g. wave64 on an arch table row without it, or no VGPR count recorded */
+        if (!rpl_arch_vgpr_file(arch, k->wavefront_size) || k->vgpr_count < 0) {
+            *out = r;
+            return RPL_OK;
+        }
+        in.wave_size = k->wavefront_size;
+        in.vgprs = regs;
+        in.sgprs = k->sgpr_count < 0 ? 0 : (unsigned)k->sgpr_count;
+        in.lds_bytes = k->group_segment_fixed_size + dyn_smem;
+        in.workgroup_size = r.block;
+        in.kernel_max_workgroup_size = kmax;
+        in.rule =
+            (k->llvm_major && k->llvm_major <= 16) ? RPL_LDS_RULE_LEGACY : RPL_LDS_RULE_PER_SIMD;
+        r.rule = in.rule == RPL_LDS_RULE_LEGACY ? "llvm-legacy" : "llvm";
+        rc = rpl_occ_amd(&r.occ, arch, &in);
+    } else {
+        rpl_occ_nv_input in = {0};
+
+        in.regs_per_thread = regs;
+        in.block_size = r.block;
+        in.static_smem = k->group_segment_fixed_size;
+        in.dynamic_smem = dyn_smem;
+        in.barriers = k->num_barriers < 0 ? 0 : (unsigned)k->num_barriers;
+        in.kernel_max_threads = kmax;
+        in.smem_optin = dyn_smem > 0;
+        r.rule = "cuda_occupancy";
+        rc = rpl_occ_nv(&r.occ, arch, &in);
+    }
+    if (rc != RPL_OK)
+        return rc;
+    r.known = true;
+    *out = r;
+    return RPL_OK;
+}

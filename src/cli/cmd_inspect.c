@@ -186,50 +186,20 @@ static bool arch_selected(const inspect_opts *o, const rpl_arch *a, const char *
 
 static int compute_row(inspect_row *r, const inspect_opts *o)
 {
-    const rpl_kernel_info *k = r->k;
-    unsigned kmax = k->max_flat_workgroup_size;
+    rpl_kernel_occupancy ko;
     int rc;
 
     if (!r->arch)
         return RPL_OK;
-    if (k->vendor == RPL_VENDOR_NVIDIA)
-        kmax = rpl_occ_nv_max_block_size(r->arch, k->vgpr_count < 0 ? 0 : (unsigned)k->vgpr_count,
-                                         kmax);
-    else if (kmax == 0)
-        kmax = r->arch->max_workgroup_size;
-    r->max_block = kmax;
-    r->block = o->block ? o->block : kmax;
-    if (k->vendor == RPL_VENDOR_AMD) {
-        rpl_occ_amd_input in = {0};
-
-        if (!rpl_arch_vgpr_file(r->arch, k->wavefront_size))
-            return RPL_OK; /* e.g. wave64 on an arch table row without it */
-        in.wave_size = k->wavefront_size;
-        in.vgprs = (unsigned)k->vgpr_count;
-        in.sgprs = k->sgpr_count < 0 ? 0 : (unsigned)k->sgpr_count;
-        in.lds_bytes = k->group_segment_fixed_size + o->dyn_smem;
-        in.workgroup_size = r->block;
-        in.kernel_max_workgroup_size = kmax;
-        in.rule =
-            (k->llvm_major && k->llvm_major <= 16) ? RPL_LDS_RULE_LEGACY : RPL_LDS_RULE_PER_SIMD;
-        r->rule = in.rule == RPL_LDS_RULE_LEGACY ? "llvm-legacy" : "llvm";
-        rc = rpl_occ_amd(&r->occ, r->arch, &in);
-    } else {
-        rpl_occ_nv_input in = {0};
-
-        in.regs_per_thread = (unsigned)k->vgpr_count;
-        in.block_size = r->block;
-        in.static_smem = k->group_segment_fixed_size;
-        in.dynamic_smem = o->dyn_smem;
-        in.barriers = k->num_barriers < 0 ? 0 : (unsigned)k->num_barriers;
-        in.kernel_max_threads = kmax;
-        in.smem_optin = o->dyn_smem > 0;
-        r->rule = "cuda_occupancy";
-        rc = rpl_occ_nv(&r->occ, r->arch, &in);
-    }
-    if (rc == RPL_OK)
-        r->have_occ = true;
-    return rc;
+    rc = rpl_occ_kernel(&ko, r->k, r->arch, o->block, o->dyn_smem);
+    if (rc != RPL_OK)
+        return rc;
+    r->max_block = ko.max_block;
+    r->block = ko.block;
+    r->rule = ko.rule;
+    r->occ = ko.occ;
+    r->have_occ = ko.known;
+    return RPL_OK;
 }
 
 static void put_count(rpl_strbuf *sb, int64_t v)

@@ -34,45 +34,17 @@ void rpl_static_kernels_free(rpl_static_kernel *k, size_t n)
 static int occupancy(rpl_static_kernel *s, const rpl_kernel_info *k, const rpl_arch *arch,
                      unsigned block)
 {
-    unsigned kmax =
-        k->max_flat_workgroup_size ? k->max_flat_workgroup_size : arch->max_workgroup_size;
-    rpl_occupancy occ;
-    int rc;
+    rpl_kernel_occupancy ko;
+    int rc = rpl_occ_kernel(&ko, k, arch, block, 0);
 
-    s->block_size = block ? block : kmax;
-    if (k->vendor == RPL_VENDOR_AMD) {
-        rpl_occ_amd_input in = {0};
-
-        if (!rpl_arch_vgpr_file(arch, k->wavefront_size) || k->vgpr_count < 0)
-            return RPL_OK;
-        in.wave_size = k->wavefront_size;
-        in.vgprs = (unsigned)k->vgpr_count;
-        in.sgprs = k->sgpr_count < 0 ? 0 : (unsigned)k->sgpr_count;
-        in.lds_bytes = k->group_segment_fixed_size;
-        in.workgroup_size = s->block_size;
-        in.kernel_max_workgroup_size = kmax;
-        in.rule =
-            (k->llvm_major && k->llvm_major <= 16) ? RPL_LDS_RULE_LEGACY : RPL_LDS_RULE_PER_SIMD;
-        rc = rpl_occ_amd(&occ, arch, &in);
-        if (rc == RPL_OK)
-            s->occupancy = occ.waves_per_simd;
-        s->occ_unit = strdup("waves_per_simd");
-    } else {
-        rpl_occ_nv_input in = {0};
-
-        in.regs_per_thread = k->vgpr_count < 0 ? 0 : (unsigned)k->vgpr_count;
-        in.block_size = s->block_size;
-        in.static_smem = k->group_segment_fixed_size;
-        in.barriers = k->num_barriers < 0 ? 0 : (unsigned)k->num_barriers;
-        in.kernel_max_threads = kmax;
-        rc = rpl_occ_nv(&occ, arch, &in);
-        if (rc == RPL_OK)
-            s->occupancy = occ.blocks_per_cu;
-        s->occ_unit = strdup("blocks_per_sm");
-    }
     if (rc != RPL_OK)
         return rc;
-    s->limiter = strdup(rpl_occ_limit_name(occ.limiter, k->vendor));
+    s->block_size = ko.block;
+    if (!ko.known)
+        return RPL_OK;
+    s->occupancy = k->vendor == RPL_VENDOR_AMD ? ko.occ.waves_per_simd : ko.occ.blocks_per_cu;
+    s->occ_unit = strdup(k->vendor == RPL_VENDOR_AMD ? "waves_per_simd" : "blocks_per_sm");
+    s->limiter = strdup(rpl_occ_limit_name(ko.occ.limiter, k->vendor));
     return s->occ_unit && s->limiter ? RPL_OK : rpl_error_oom();
 }
 

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 
 #include "rpl/arch.h"
+#include "rpl/codeobj.h"
 
 /* No limit from this factor. */
 #define RPL_OCC_UNLIMITED 0xFFFFFFFFu
@@ -81,6 +82,23 @@ int rpl_occ_nv(rpl_occupancy *out, const rpl_arch *arch, const rpl_occ_nv_input 
  */
 unsigned rpl_occ_nv_max_block_size(const rpl_arch *arch, unsigned regs_per_thread,
                                    unsigned launch_bound);
+
+/* Occupancy of one compiled kernel on one architecture, as inspect and the static gate see it. */
+typedef struct rpl_kernel_occupancy {
+    bool known;         /* false when the arch cannot run the kernel's wave size */
+    unsigned block;     /* the block size computed for */
+    unsigned max_block; /* the largest launchable block (launch bound, arch, registers) */
+    const char *rule;   /* "llvm-legacy", "llvm" or "cuda_occupancy" */
+    rpl_occupancy occ;
+} rpl_kernel_occupancy;
+
+/*
+ * Theoretical occupancy of kernel `k` on `arch` at `block` work-items (0:
+ * the largest launchable block) with `dyn_smem` bytes of dynamic LDS/shared
+ * memory: the AMD LDS rule follows the LLVM version that built it.
+ */
+int rpl_occ_kernel(rpl_kernel_occupancy *out, const rpl_kernel_info *k, const rpl_arch *arch,
+                   unsigned block, unsigned dyn_smem);
 
 /*
  * The VGPR count LLVM uses for occupancy from arch and acc VGPR counts:

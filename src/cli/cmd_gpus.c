@@ -72,25 +72,6 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void read_kfd_node(const char *path, uint64_t *simds, uint64_t *gfx)
-{
-    char line[256], key[128];
-    unsigned long long v;
-    FILE *f = fopen(path, "r");
-
-    *simds = *gfx = 0;
-    if (!f)
-        return;
-    while (fgets(line, sizeof(line), f))
-        if (sscanf(line, "%127s %llu", key, &v) == 2) {
-            if (strcmp(key, "simd_count") == 0)
-                *simds = v;
-            else if (strcmp(key, "gfx_target_version") == 0)
-                *gfx = v;
-        }
-    fclose(f);
-}
-
 static gpu_entry *add_gpu(gpu_list *list, const char *vendor)
 {
     gpu_entry *g;
@@ -133,7 +114,7 @@ static void find_amd(gpu_list *list, const char *root)
         gpu_entry *g;
 
         snprintf(path, sizeof(path), "%s/%ld/properties", dir, nodes[i]);
-        read_kfd_node(path, &simds, &gfx);
+        rpl_kfd_node_read(path, &simds, &gfx);
         if (simds == 0 || !(g = add_gpu(list, "amd")))
             continue;
         if (gfx > UINT32_MAX || rpl_gfx_name(g->arch, sizeof(g->arch), (uint32_t)gfx) != 0) {

@@ -79,8 +79,7 @@ static bool dir_has_entry(const char *root, const char *rel)
     return found;
 }
 
-/* simd_count and gfx_target_version of one KFD node's properties file. */
-static void read_node(const char *path, uint64_t *simd_count, uint64_t *gfx_version)
+void rpl_kfd_node_read(const char *path, uint64_t *simd_count, uint64_t *gfx_version)
 {
     char line[256], key[128];
     unsigned long long v;
@@ -131,7 +130,7 @@ static bool kfd_has_gpu(rpl_gpu_probe *probe, const char *root)
     for (size_t i = 0; i < n; i++) {
         uint64_t simds, gfx;
         snprintf(path, sizeof(path), "%s/%ld/properties", dir, nodes[i]);
-        read_node(path, &simds, &gfx);
+        rpl_kfd_node_read(path, &simds, &gfx);
         if (simds == 0)
             continue;
         if (gfx > UINT32_MAX ||

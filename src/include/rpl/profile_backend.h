@@ -34,6 +34,12 @@ typedef struct rpl_gpu_probe {
 } rpl_gpu_probe;
 
 /*
+ * simd_count and gfx_target_version of one KFD topology node's properties
+ * file (both 0 when the file or a key is missing).
+ */
+void rpl_kfd_node_read(const char *path, uint64_t *simd_count, uint64_t *gfx_version);
+
+/*
  * Look for GPUs below `root` ("" for the running system; tests pass a fake
  * tree holding dev/, sys/class/kfd/kfd/topology/nodes/N/properties and
  * proc/driver/nvidia/gpus/).  Never fails for a missing file.

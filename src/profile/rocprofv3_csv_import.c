@@ -53,42 +53,6 @@ typedef struct import_ctx {
     bool have_corr; /* the kernel trace has a Correlation_Id column */
 } import_ctx;
 
-/* Trace array sizes before the import, to undo a failed one. */
-typedef struct trace_mark {
-    uint32_t sources, processes, agents, symbols, queues, streams, dispatches, memcpys,
-        counter_names, counter_values;
-} trace_mark;
-
-static void mark_take(trace_mark *m, const rpl_trace *t)
-{
-    m->sources = t->sources.count;
-    m->processes = t->processes.count;
-    m->agents = t->agents.count;
-    m->symbols = t->symbols.count;
-    m->queues = t->queues.count;
-    m->streams = t->streams.count;
-    m->dispatches = t->dispatches.count;
-    m->memcpys = t->memcpys.count;
-    m->counter_names = t->counter_names.count;
-    m->counter_values = t->counter_values.count;
-}
-
-static void mark_restore(const trace_mark *m, rpl_trace *t)
-{
-    for (uint32_t i = m->agents; i < t->agents.count; i++)
-        cJSON_Delete(t->agents.items[i].extdata);
-    t->sources.count = m->sources;
-    t->processes.count = m->processes;
-    t->agents.count = m->agents;
-    t->symbols.count = m->symbols;
-    t->queues.count = m->queues;
-    t->streams.count = m->streams;
-    t->dispatches.count = m->dispatches;
-    t->memcpys.count = m->memcpys;
-    t->counter_names.count = m->counter_names;
-    t->counter_values.count = m->counter_values;
-}
-
 /* ---- header and field helpers ------------------------------------------------------------ */
 
 typedef struct header {
@@ -669,7 +633,7 @@ static int import_one(import_ctx *c, FILE *f, const char *label, const char *wha
 int rpl_rocprofv3_csv_import_files(rpl_trace *t, const rpl_rocprofv3_csv_files *files)
 {
     import_ctx c = {0};
-    trace_mark mark;
+    rpl_trace_mark mark;
     rpl_source src = {0};
     rpl_process proc = {0};
     const char *label = files->label ? files->label : "csv";
@@ -677,7 +641,7 @@ int rpl_rocprofv3_csv_import_files(rpl_trace *t, const rpl_rocprofv3_csv_files *
 
     if (!files->kernel_trace)
         return rpl_error_set(RPL_EUSAGE, "csv import needs a kernel trace");
-    mark_take(&mark, t);
+    rpl_trace_mark_take(t, &mark);
     c.t = t;
     c.pid = files->pid;
     src.path = label;
@@ -701,7 +665,7 @@ int rpl_rocprofv3_csv_import_files(rpl_trace *t, const rpl_rocprofv3_csv_files *
         goto out;
 out:
     if (rc)
-        mark_restore(&mark, t);
+        rpl_trace_rollback(t, &mark);
     rpl_idmap_free(&c.agents);
     rpl_idmap_free(&c.symbols);
     rpl_idmap_free(&c.queues);

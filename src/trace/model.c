@@ -276,6 +276,40 @@ bool rpl_dispatch_counter(const rpl_trace *t, const rpl_dispatch *d, uint32_t co
     return false;
 }
 
+void rpl_trace_mark_take(const rpl_trace *t, rpl_trace_mark *m)
+{
+    m->sources = t->sources.count;
+    m->processes = t->processes.count;
+    m->agents = t->agents.count;
+    m->symbols = t->symbols.count;
+    m->queues = t->queues.count;
+    m->streams = t->streams.count;
+    m->dispatches = t->dispatches.count;
+    m->memcpys = t->memcpys.count;
+    m->regions = t->regions.count;
+    m->args = t->args.count;
+    m->counter_names = t->counter_names.count;
+    m->counter_values = t->counter_values.count;
+}
+
+void rpl_trace_rollback(rpl_trace *t, const rpl_trace_mark *m)
+{
+    for (uint32_t i = m->agents; i < t->agents.count; i++)
+        cJSON_Delete(t->agents.items[i].extdata);
+    t->sources.count = m->sources;
+    t->processes.count = m->processes;
+    t->agents.count = m->agents;
+    t->symbols.count = m->symbols;
+    t->queues.count = m->queues;
+    t->streams.count = m->streams;
+    t->dispatches.count = m->dispatches;
+    t->memcpys.count = m->memcpys;
+    t->regions.count = m->regions;
+    t->args.count = m->args;
+    t->counter_names.count = m->counter_names;
+    t->counter_values.count = m->counter_values;
+}
+
 static uint32_t json_u32(const cJSON *obj, const char *key)
 {
     const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);

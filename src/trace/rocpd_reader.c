@@ -110,50 +110,6 @@ static void unguard(rd_reader *r, const saved_settings *saved)
         sqlite3_db_config(r->db, configs[i][0], saved->config[i], (int *)NULL);
 }
 
-/* Array lengths of a trace, to undo a failed read. */
-typedef struct trace_mark {
-    uint32_t sources, processes, agents, symbols, queues, streams, dispatches, memcpys, regions,
-        args, counter_names, counter_values;
-} trace_mark;
-
-static void mark_trace(const rpl_trace *t, trace_mark *m)
-{
-    m->sources = t->sources.count;
-    m->processes = t->processes.count;
-    m->agents = t->agents.count;
-    m->symbols = t->symbols.count;
-    m->queues = t->queues.count;
-    m->streams = t->streams.count;
-    m->dispatches = t->dispatches.count;
-    m->memcpys = t->memcpys.count;
-    m->regions = t->regions.count;
-    m->args = t->args.count;
-    m->counter_names = t->counter_names.count;
-    m->counter_values = t->counter_values.count;
-}
-
-/*
- * A read only appends, so cutting every array back restores the trace.
- * Strings interned meanwhile stay in the pool, unreferenced.
- */
-static void rollback(rpl_trace *t, const trace_mark *m)
-{
-    for (uint32_t i = m->agents; i < t->agents.count; i++)
-        cJSON_Delete(t->agents.items[i].extdata);
-    t->sources.count = m->sources;
-    t->processes.count = m->processes;
-    t->agents.count = m->agents;
-    t->symbols.count = m->symbols;
-    t->queues.count = m->queues;
-    t->streams.count = m->streams;
-    t->dispatches.count = m->dispatches;
-    t->memcpys.count = m->memcpys;
-    t->regions.count = m->regions;
-    t->args.count = m->args;
-    t->counter_names.count = m->counter_names;
-    t->counter_values.count = m->counter_values;
-}
-
 static void free_reader(rd_reader *r)
 {
     rpl_idmap *maps[] = {&r->string_ids, &r->node_ids,        &r->process_ids, &r->thread_ids,
@@ -213,11 +169,11 @@ static int read_db(rpl_trace *trace, sqlite3 *db, const char *label, const char 
     rd_reader r = {
         .trace = trace, .db = db, .label = label ? label : "rocpd database", .path = path};
     saved_settings saved;
-    trace_mark mark;
+    rpl_trace_mark mark;
     bool transaction;
     int rc;
 
-    mark_trace(trace, &mark);
+    rpl_trace_mark_take(trace, &mark);
     guard(&r, &saved);
     /* One read transaction: a consistent snapshot and one lock for all queries. */
     transaction =
@@ -233,7 +189,7 @@ static int read_db(rpl_trace *trace, sqlite3 *db, const char *label, const char 
     unguard(&r, &saved);
     free_reader(&r);
     if (rc)
-        rollback(trace, &mark);
+        rpl_trace_rollback(trace, &mark);
     return rc;
 }
 

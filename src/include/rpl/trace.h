@@ -202,6 +202,19 @@ int rpl_trace_set_dispatch_counters(rpl_trace *trace, uint32_t dispatch,
 bool rpl_dispatch_counter(const rpl_trace *trace, const rpl_dispatch *d, uint32_t counter,
                           double *value);
 
+/*
+ * The array lengths of a trace.  Readers only append, so a failed read is
+ * undone by cutting every array back to its mark (strings interned
+ * meanwhile stay in the pool, unreferenced).
+ */
+typedef struct rpl_trace_mark {
+    uint32_t sources, processes, agents, symbols, queues, streams, dispatches, memcpys, regions,
+        args, counter_names, counter_values;
+} rpl_trace_mark;
+
+void rpl_trace_mark_take(const rpl_trace *trace, rpl_trace_mark *mark);
+void rpl_trace_rollback(rpl_trace *trace, const rpl_trace_mark *mark);
+
 /* Fill the agent's cached facts (cu_count, ...) from its extdata. */
 void rpl_agent_refresh_facts(rpl_agent *agent);
 

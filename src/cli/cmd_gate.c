@@ -187,7 +187,7 @@ int gate_args_parse(gate_args *a, int argc, char **argv, bool update, void (*usa
     };
     const char *backend = getenv("ROCM_PERF_BACKEND");
     int opt, dashes = 1;
-    unsigned long v;
+    unsigned long v = 0;
 
     while (dashes < argc && strcmp(argv[dashes], "--") != 0)
         dashes++;

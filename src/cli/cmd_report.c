@@ -104,7 +104,7 @@ static int parse_args(report_opts *o, int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     int opt;
-    int64_t top;
+    int64_t top = 0;
 
     o->top = DEFAULT_TOP;
     optind = 1;

@@ -121,8 +121,8 @@ int co_zstd_decompress(uint8_t **out, size_t out_len, const uint8_t *data, size_
 int co_read_ccob(rpl_codeobj_set *set, const uint8_t *data, size_t len, const char *origin,
                  int depth)
 {
-    ccob_hdr h;
-    size_t clen;
+    ccob_hdr h = {0};
+    size_t clen = 0;
     uint8_t *raw = NULL;
     int rc = ccob_parse(&h, data, len, origin);
 
@@ -239,8 +239,8 @@ int co_read_bundle(rpl_codeobj_set *set, const uint8_t *data, size_t len, const 
 int co_bundle_extent(size_t *out, const uint8_t *data, size_t len, const char *origin)
 {
     if (len >= 4 && memcmp(data, "CCOB", 4) == 0) {
-        ccob_hdr h;
-        size_t clen;
+        ccob_hdr h = {0};
+        size_t clen = 0;
         int rc = ccob_parse(&h, data, len, origin);
 
         if (rc == RPL_OK)

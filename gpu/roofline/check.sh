@@ -9,10 +9,12 @@
 #  missing from bin/ is built here when nvcc is on the PATH).
 # For each program: run it under the CUPTI recorder with
 # ROCM_PERF_CUPTI_COUNTERS=roofline, `rocm-perf analyze --out`, then ncu with
-# the DRAM byte and FLOP metrics; compare.py checks FLOPs == analytic count
-# (exact) and DRAM bytes within 5 % of ncu per launch.  $OUT gets summary.txt
-# (the verdicts), roofline_check.json, and the analyze folders, ncu CSVs
-# and logs in results.tar.gz.  Exit 0 when every check passed, 1 otherwise.
+# the DRAM byte and FLOP metrics; compare.py checks FLOPs against the
+# analytic count (exact) and DRAM bytes within 5 % of ncu per launch.  $OUT
+# gets summary.txt (the verdicts), roofline_check.json, and the analyze
+# folders, ncu CSVs, the recorder's databases (raw/) and logs in
+# results.tar.gz.  Exit 0 when every check passed, 1 otherwise.
+# Results on an H200: docs/validation/roofline-gpu.md.
 set -u
 bundle=$(cd "${1:?usage: check.sh BUNDLE}" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
@@ -26,7 +28,7 @@ mkdir -p "$out" "$work/logs" "$work/ncu" "$work/analyze" "$work/raw" "$work/bin"
 summary=$out/summary.txt
 : >"$summary"
 say() { echo "$*" | tee -a "$summary" >&2; }
-trap 'tar -czf "$out/results.tar.gz" -C "$work" logs ncu analyze 2>/dev/null' EXIT
+trap 'tar -czf "$out/results.tar.gz" -C "$work" logs ncu analyze raw 2>/dev/null' EXIT
 
 metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum
 for op in hadd hmul hfma fadd fmul ffma dadd dmul dfma; do
@@ -69,7 +71,7 @@ for spec in rl_saxpy:$here/saxpy.cu rl_copy:$here/copy.cu gemm_tiled:$here/../cu
         say "$name: the recorder wrote no database"
         status=1
     else
-        "$rp" analyze "$db" --out "$work/analyze/$name" -q >"$work/logs/analyze_$name.log" 2>&1 ||
+        timeout -k 5 120 "$rp" analyze "$db" --out "$work/analyze/$name" -q >"$work/logs/analyze_$name.log" 2>&1 ||
             say "$name: rocm-perf analyze failed: $(tail -1 "$work/logs/analyze_$name.log")"
     fi
     timeout -k 5 300 ncu --csv --print-units base --clock-control none --cache-control none \
@@ -77,7 +79,7 @@ for spec in rl_saxpy:$here/saxpy.cu rl_copy:$here/copy.cu gemm_tiled:$here/../cu
         say "$name: ncu failed: $(tail -2 "$work/logs/ncu_$name.log")"
 done
 
-python3 "$here/compare.py" "$work/analyze" "$work/ncu" "$out/roofline_check.json" | tee -a "$summary" >&2
+timeout -k 5 60 python3 "$here/compare.py" "$work/analyze" "$work/ncu" "$out/roofline_check.json" | tee -a "$summary" >&2
 rc=${PIPESTATUS[0]}
 [ "$rc" -ne 0 ] && status=1
 say "verdict: $([ $status -eq 0 ] && echo PASS || echo FAIL)"

@@ -318,8 +318,11 @@ static void buffers_prepare(void)
         "cuptiActivitySetAttribute");
 }
 
+static int started;
+
 int cr_activity_start(int apis)
 {
+    started = 1;
     buffers_prepare();
     if (cr_cupti_failed(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed),
                         "cuptiActivityRegisterCallbacks"))
@@ -350,5 +353,7 @@ void cr_activity_flush(void)
      */
     uint32_t flag = cr_g.metrics ? 0 : CUPTI_ACTIVITY_FLAG_FLUSH_FORCED;
 
+    if (!started)
+        return;
     cr_cupti_failed(cuptiActivityFlushAll(flag), "cuptiActivityFlushAll");
 }

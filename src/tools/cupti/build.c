@@ -716,6 +716,11 @@ static int set_range_counters(build_ctx *b, const cr_range *rg, uint32_t dispatc
             continue;
         vals[n].counter = metric_idx[m];
         vals[n++].value = v[m];
+        if (b->st->launch_times && v[m] >= 0 &&
+            strcmp(b->st->metrics[m], "gpu__time_duration.sum") == 0) {
+            rpl_dispatch *d = &b->t->dispatches.items[dispatch];
+            d->end = d->start + (int64_t)llround(v[m]);
+        }
     }
     return rpl_trace_set_dispatch_counters(b->t, dispatch, vals, n);
 }

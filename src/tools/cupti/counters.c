@@ -4,14 +4,14 @@
  * (CUPTI runs each kernel as often as the metric set needs passes, saving
  * and restoring the memory it touches).  The metric names are ncu's.
  *
- * Per context: at the first counted call (a kernel launch or a memset; each
- * makes one range) the host object takes the metrics (unknown ones are
- * dropped with a warning), builds the config image and the profiler is
- * enabled; every counted call's exit counts towards the image (a launch can
- * be seen twice, as runtime and driver call: that only drains early), and
- * when the counter-data image could be full, or the context ends, it is
- * decoded and every range evaluated into cr_g.ranges, then profiling starts
- * again.
+ * Per context: at the first counted operation (a kernel launch or a memset,
+ * numbered by launches.c) the host object takes the metrics (unknown ones
+ * are dropped with a warning), builds the config image and the profiler is
+ * enabled; every operation's exit counts towards the image (on an H200 with
+ * CUDA 13.0 only the kernels made ranges, so the count errs towards draining
+ * early), and when the counter-data image could be full, or the context
+ * ends, it is decoded and every range evaluated into cr_g.ranges, then
+ * profiling starts again.
  */
 #include <math.h>
 #include <stdio.h>
@@ -272,7 +272,8 @@ static int arm(pctx *p)
  * registered its own exit handler: so this runs first at exit, while every
  * context still exists.  The profilers are stopped and decoded but not
  * disabled: on an H200 (CUDA 13.0) disabling them at exit made CUPTI's
- * activity thread abort with a double free (two builds of the recorder).
+ * activity thread abort with a double free (two builds of the recorder, when
+ * counter runs still enabled activity records; they no longer do).
  */
 static void finish_at_exit(void)
 {
@@ -442,6 +443,11 @@ static void leave(void)
 {
     pthread_mutex_unlock(&lock);
     inside = 0;
+}
+
+int cr_counters_busy(void)
+{
+    return inside;
 }
 
 /* Remember where profiling began on a context, for matching ranges to operations. */

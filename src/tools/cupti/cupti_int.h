@@ -25,16 +25,18 @@ int cr_device_describe(cr_device *out, int ordinal);
  */
 int cr_activity_start(int apis);
 /*
- * Deliver every buffered record: complete or not (CUPTI_ACTIVITY_FLAG_FLUSH_FORCED)
+ * Deliver every buffered record (nothing when cr_activity_start was not
+ * called, as in a counter run): complete or not (CUPTI_ACTIVITY_FLAG_FLUSH_FORCED)
  * when tracing only, the complete ones when counting (see activity.c).
  */
 void cr_activity_flush(void);
 
 /*
  * Range profiler (ROCM_PERF_CUPTI_COUNTERS): auto range (one range per
- * kernel launch or memset), kernel replay.  A context is set up at the enter
- * of its first counted call (correlation id `corr`, kept in cr_g.profiled);
- * each counted call's exit counts towards the counter-data image, which is
+ * kernel launch; memsets may make ranges too, build.c matches either way),
+ * kernel replay.  A context is set up at the enter of its first counted
+ * operation (`corr`: launches.c's operation number, kept in cr_g.profiled);
+ * each operation's exit counts towards the counter-data image, which is
  * decoded into cr_g.ranges before it can overflow.
  */
 void cr_counters_launch_enter(CUcontext ctx, uint32_t corr);
@@ -49,5 +51,15 @@ void cr_counters_context_ending(CUcontext ctx);
  * exit handler calls it again, which then does nothing.
  */
 void cr_counters_finish(void);
+/* True on a thread that is inside one of the cr_counters_* calls (CUPTI's own work). */
+int cr_counters_busy(void);
+
+/*
+ * Counter runs: a launch or memset callback (enter or exit) of the runtime
+ * or driver API becomes a dispatch or memset in cr_g, numbered in call
+ * order, and drives the range profiler (launches.c).
+ */
+void cr_launch_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                        const CUpti_CallbackData *cd);
 
 #endif

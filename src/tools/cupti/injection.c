@@ -6,6 +6,9 @@
  * rocpd database at $ROCM_PERF_CUPTI_OUTPUT/<hostname>/<pid>_results.db
  * (the current directory when the variable is unset).  A child that execs
  * inherits the variable, is injected again and writes its own database.
+ * With ROCM_PERF_CUPTI_COUNTERS set, no activity record is enabled: the
+ * dispatches come from the launch callbacks (launches.c) and carry the
+ * range profiler's counters (counters.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -183,12 +186,10 @@ static void write_database(void)
     if (cr_g.dropped_records)
         rpl_log_warn("cupti: %llu activity records were lost or incomplete",
                      (unsigned long long)cr_g.dropped_records);
-    if (cr_g.ranges.count && !cr_g.kernels.count)
-        rpl_log_error("cupti: %zu counter ranges were measured but CUPTI delivered no kernel "
-                      "records to attach them to (seen with CUDA 13.0: it holds back the "
-                      "records of profiled kernels); the timeline needs a run without "
-                      "ROCM_PERF_CUPTI_COUNTERS",
-                      cr_g.ranges.count);
+    if (cr_g.metrics)
+        rpl_log_info("cupti: counter run: %zu counter ranges; dispatch times are launch times "
+                     "plus gpu__time_duration.sum, not GPU timestamps",
+                     cr_g.ranges.count);
     if (cr_g.dropped_ranges)
         rpl_log_warn("cupti: %llu counter ranges were dropped",
                      (unsigned long long)cr_g.dropped_ranges);
@@ -302,13 +303,7 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CU
             cr_activity_flush();
         }
     } else if (is_counted(domain, cbid)) {
-        const CUpti_CallbackData *cd = data;
-        if (!cd->context) /* no context yet: nothing to profile through */
-            return;
-        if (cd->callbackSite == CUPTI_API_ENTER)
-            cr_counters_launch_enter(cd->context, cd->correlationId);
-        else
-            cr_counters_launch_exit(cd->context);
+        cr_launch_callback(domain, cbid, data);
     }
 }
 
@@ -369,6 +364,7 @@ int InitializeInjection(void)
         cr_g.metrics = NULL;
         cr_g.nmetrics = 0;
     }
+    cr_g.launch_times = cr_g.metrics != NULL;
     if (cr_api_parse(getenv("ROCM_PERF_CUPTI_API"), &apis) != 0)
         rpl_log_error("cupti: %s; recording runtime calls", rpl_error_last()->message);
     g.out_dir = output_dir();
@@ -383,7 +379,12 @@ int InitializeInjection(void)
         g.start_ns += clock_ns(CLOCK_REALTIME) - boottime_ns();
     }
     cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
-    if (enable_callbacks() != 0 || cr_activity_start(apis) != 0) {
+    /*
+     * A counter run takes its dispatches from the launch callbacks
+     * (launches.c): with the range profiler on, CUDA 13.0's CUPTI held back
+     * or crashed on activity records.
+     */
+    if (enable_callbacks() != 0 || (!cr_g.metrics && cr_activity_start(apis) != 0)) {
         rpl_log_error("cupti: tracing is off for process %d", (int)getpid());
         return 0;
     }

@@ -7,8 +7,9 @@
  * process exit cr_build_trace() turns them into the trace model: runtime and
  * driver API calls become regions, kernels dispatches, copies and memsets
  * memory copies, CUDA event records and stream waits arguments of their API
- * regions, and
- * range-profiler values dispatch counters.  Only cr_build_trace() and the
+ * regions, and range-profiler values dispatch counters.  A counter run
+ * fills the kernel and memset arrays from the launch callbacks instead of
+ * activity records (launch_times below).  Only cr_build_trace() and the
  * metric list are free of CUPTI calls, so the unit tests exercise them.
  */
 #ifndef RPL_CUPTI_RECORDER_H
@@ -117,6 +118,12 @@ typedef struct cr_state {
     size_t nmetrics;
     uint64_t dropped_records;
     uint64_t dropped_ranges;
+    /*
+     * Counter run: kernels come from the launch callbacks with start = the
+     * launch call's time, and a dispatch's end becomes start +
+     * gpu__time_duration.sum of its range when that metric was measured.
+     */
+    bool launch_times;
 } cr_state;
 
 /* Append one zeroed item to a CR_VEC; returns it, or NULL when out of memory. */

@@ -430,6 +430,54 @@ static void ranges_of_kernels_alone(void **unused)
     cr_state_release(&st);
 }
 
+/*
+ * A counter run builds its dispatches from the launch callbacks: the start is
+ * the launch call's time and the end becomes start + gpu__time_duration.sum
+ * of the range (counter-run timestamps are not GPU timestamps); a dispatch
+ * without that metric keeps the end it was recorded with.
+ */
+static void counter_runs_take_durations_from_the_counters(void **unused)
+{
+    cr_state st;
+    const rpl_dispatch *a, *b, *c;
+
+    assert_int_equal(cr_state_init(&st), 0);
+    metrics(&st);
+    st.launch_times = true;
+    kernel(&st, "k_a", 1, 7, 10, 1000, 90000);
+    kernel(&st, "k_b", 1, 7, 11, 100000, 190000);
+    kernel(&st, "k_c", 1, 7, 12, 200000, 290000);
+    profiled_from(&st, 1, 10);
+    add_range(&st, 1, 0, 1, 1843.6);
+    add_range(&st, 1, 1, 2, 61120.0);
+    add_range(&st, 1, 2, 3, 0.0 / 0.0);
+    assert_int_equal(cr_build_trace(&st, &proc, fake_api_name), 0);
+    a = dispatch_of(st.trace, "k_a");
+    b = dispatch_of(st.trace, "k_b");
+    c = dispatch_of(st.trace, "k_c");
+    assert_int_equal(a->start, 1000);
+    assert_int_equal(a->end, 1000 + 1844);
+    assert_int_equal(b->end, 100000 + 61120);
+    assert_int_equal(c->end, 290000);
+    assert_true(counter(st.trace, b, "dram__bytes_read.sum") == 2);
+    cr_state_release(&st);
+}
+
+/* A trace-only run's (activity) timestamps are never replaced. */
+static void activity_times_are_kept(void **unused)
+{
+    cr_state st;
+
+    assert_int_equal(cr_state_init(&st), 0);
+    metrics(&st);
+    kernel(&st, "k_a", 1, 7, 10, 1000, 90000);
+    profiled_from(&st, 1, 10);
+    add_range(&st, 1, 0, 1, 1843.6);
+    assert_int_equal(cr_build_trace(&st, &proc, fake_api_name), 0);
+    assert_int_equal(dispatch_of(st.trace, "k_a")->end, 90000);
+    cr_state_release(&st);
+}
+
 /* A count that fits neither reading gives no counters rather than shifted ones. */
 static void mismatched_ranges_give_no_counters(void **unused)
 {
@@ -591,6 +639,8 @@ int main(void)
         cmocka_unit_test(counters_follow_launch_order),
         cmocka_unit_test(memset_ranges_are_skipped),
         cmocka_unit_test(ranges_of_kernels_alone),
+        cmocka_unit_test(counter_runs_take_durations_from_the_counters),
+        cmocka_unit_test(activity_times_are_kept),
         cmocka_unit_test(mismatched_ranges_give_no_counters),
         cmocka_unit_test(replayed_kernels_count_once),
         cmocka_unit_test(counters_survive_a_rocpd_round_trip),

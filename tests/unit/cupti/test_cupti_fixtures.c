@@ -216,6 +216,60 @@ static void tiled_gemm_resources(void **unused)
     rpl_trace_free(t);
 }
 
+static double counter_of(rpl_trace *t, const rpl_dispatch *d, const char *name)
+{
+    uint32_t idx;
+    double v = -1;
+
+    assert_int_equal(rpl_trace_counter_index(t, name, &idx), 0);
+    assert_true(rpl_dispatch_counter(t, d, idx, &v));
+    return v;
+}
+
+/*
+ * The same GEMM recorded with ROCM_PERF_CUPTI_COUNTERS=roofline (a counter
+ * run: dispatches from the launch callbacks, one range each): every dispatch
+ * has the 20 roofline metrics, the FFMA count is exactly n^3, the hfma count
+ * one per thread (the HFMA2.MMA that zeroes the accumulator), DRAM reads
+ * within 1% of A and B read once, and the dispatch lasts exactly its
+ * gpu__time_duration.sum.
+ */
+static void tiled_gemm_counters(void **unused)
+{
+    rpl_trace *t = load("gemm_counters.db");
+    const rpl_dispatch *g[8];
+    uint32_t n = dispatches_of(t, "gemm_tiled(", g, 8);
+    const double n3 = 2048.0 * 2048.0 * 2048.0, n2 = 2048.0 * 2048.0;
+    const rpl_kernel_symbol *s;
+
+    check_gpu(t);
+    assert_int_equal(n, 5);
+    s = &t->symbols.items[g[0]->kernel];
+    assert_string_equal(s->name, "_Z10gemm_tiledPKfS0_Pfi");
+    assert_int_equal(s->arch_vgpr_count, 32);
+    assert_int_equal(s->group_segment_size, 8192);
+    for (uint32_t i = 0; i < n; i++) {
+        double read = counter_of(t, g[i], "dram__bytes_read.sum");
+        double dur = counter_of(t, g[i], "gpu__time_duration.sum");
+
+        assert_int_equal(g[i]->counters_count, 20);
+        assert_int_equal(g[i]->grid[0], 2048);
+        assert_int_equal(g[i]->workgroup[1], 32);
+        assert_true(counter_of(t, g[i], "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum") ==
+                    n3);
+        assert_true(counter_of(t, g[i], "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum") ==
+                    n2);
+        assert_true(counter_of(t, g[i], "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum") ==
+                    0);
+        assert_true(read > 0.99 * 8 * n2 && read < 1.01 * 8 * n2);
+        assert_true(dur > 1000000 && dur < 5000000);
+        assert_int_equal(g[i]->end - g[i]->start, (int64_t)(dur + 0.5));
+        if (i > 0)
+            assert_true(g[i - 1]->end <= g[i]->start);
+    }
+    rpl_trace_free(t);
+}
+
 /*
  * The roofline reference kernels (gpu/cupti/saxpy_copy.cu): 3 launches each
  * of saxpy and copy over 2^25 floats in blocks of 256, one after the other
@@ -254,6 +308,7 @@ int main(void)
         cmocka_unit_test(two_streams_joined_by_an_event),
         cmocka_unit_test(copies_of_every_kind),
         cmocka_unit_test(tiled_gemm_resources),
+        cmocka_unit_test(tiled_gemm_counters),
         cmocka_unit_test(saxpy_and_copy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

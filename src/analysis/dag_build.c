@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "dag_internal.h"
+#include "radix_sort.h"
 #include "rpl/error.h"
 #include "rpl/roofline.h"
 
@@ -176,7 +177,7 @@ static int build_processes(rpl_dag_builder *b, const op_rec *ops, uint32_t nops)
         vals[i] = i;
     }
     if (!rc)
-        rc = rpl_dag_radix_sort(keys, vals, nops);
+        rc = rpl_radix_sort_u64(keys, vals, nops);
     for (uint32_t i = 0; rc == 0 && i < nops; i++) {
         if (i == 0 || keys[i] != keys[i - 1])
             b->pids[b->process_count++] = (int64_t)((uint64_t)min + keys[i]);
@@ -499,11 +500,11 @@ static int sort_lane(lane_op *seg, uint32_t n, int64_t t0)
         order[k] = k;
     }
     if (!rc)
-        rc = rpl_dag_radix_sort(keys, order, n);
+        rc = rpl_radix_sort_u64(keys, order, n);
     for (uint32_t k = 0; !rc && k < n; k++)
         keys[k] = (uint64_t)seg[order[k]].start - (uint64_t)t0;
     if (!rc)
-        rc = rpl_dag_radix_sort(keys, order, n);
+        rc = rpl_radix_sort_u64(keys, order, n);
     for (uint32_t k = 0; !rc && k < n; k++)
         tmp[k] = seg[order[k]];
     if (!rc)

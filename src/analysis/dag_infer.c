@@ -16,6 +16,7 @@
 #include <stdlib.h>
 
 #include "dag_internal.h"
+#include "radix_sort.h"
 #include "rpl/error.h"
 
 /* True when node u may precede a node starting at `start`. */
@@ -52,7 +53,7 @@ int rpl_dag_infer_edges(rpl_dag_builder *b, const uint8_t *infer)
             keys[m] = (uint64_t)dag->nodes[i].end - (uint64_t)dag->t0;
             order[m++] = i;
         }
-    rc = rpl_dag_radix_sort(keys, order, m);
+    rc = rpl_radix_sort_u64(keys, order, m);
     if (rc)
         goto done;
     /* Stable grouping by process: process p holds byproc[first[p] .. first[p + 1]). */

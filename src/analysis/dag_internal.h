@@ -22,12 +22,6 @@ typedef struct rpl_dag_builder {
     uint32_t *node_of_op;
 } rpl_dag_builder;
 
-/*
- * Sort `n` (key, value) pairs by key, stably, in place: an LSD radix sort
- * whose passes cover only the bits the largest key uses.
- */
-int rpl_dag_radix_sort(uint64_t *keys, uint32_t *vals, uint32_t n);
-
 int rpl_dag_edge_add(rpl_dag_builder *b, uint32_t src, uint32_t dst, rpl_dag_edge_kind kind);
 
 /* Nodes, lanes and symbols from the trace; nodes sorted in time order. */

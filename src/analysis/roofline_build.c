@@ -13,6 +13,7 @@
 #include "rpl/error.h"
 #include "rpl/log.h"
 #include "rpl/occupancy.h"
+#include "radix_sort.h"
 
 static const char *display(const rpl_kernel_symbol *s)
 {
@@ -22,59 +23,96 @@ static const char *display(const rpl_kernel_symbol *s)
 typedef struct build {
     const rpl_trace *t;
     rpl_roof_names names;
-    uint32_t *sel; /* selected dispatch indices, by (name, start) */
+    uint32_t *sel; /* selected dispatch indices, grouped by display name, by start within */
     uint32_t nsel;
+    uint32_t *group_first; /* group g is sel[group_first[g] .. group_first[g + 1]) */
+    uint32_t ngroups;
+    uint32_t *start_order; /* every dispatch index, in start order */
     double *gap; /* per trace dispatch: idle time since the previous one on its queue, or -1 */
 } build;
 
-static const rpl_trace *sort_trace;
-
-static int cmp_by_name(const void *a, const void *b)
+/* All dispatch indices in start order (a stable radix sort; starts are >= 0). */
+static int by_start(const rpl_trace *t, uint32_t **out)
 {
-    const rpl_dispatch *x = &sort_trace->dispatches.items[*(const uint32_t *)a];
-    const rpl_dispatch *y = &sort_trace->dispatches.items[*(const uint32_t *)b];
-    int c = strcmp(display(&sort_trace->symbols.items[x->kernel]),
-                   display(&sort_trace->symbols.items[y->kernel]));
+    uint32_t n = t->dispatches.count;
+    uint64_t *keys = malloc(((size_t)n + 1) * sizeof(*keys));
+    uint32_t *order = malloc(((size_t)n + 1) * sizeof(*order));
+    int rc;
 
-    if (c)
-        return c;
-    return (x->start > y->start) - (x->start < y->start);
-}
-
-static int cmp_by_queue(const void *a, const void *b)
-{
-    const rpl_dispatch *x = &sort_trace->dispatches.items[*(const uint32_t *)a];
-    const rpl_dispatch *y = &sort_trace->dispatches.items[*(const uint32_t *)b];
-
-    if (x->agent != y->agent)
-        return x->agent < y->agent ? -1 : 1;
-    if (x->queue != y->queue)
-        return x->queue < y->queue ? -1 : 1;
-    return (x->start > y->start) - (x->start < y->start);
-}
-
-static int compute_gaps(build *b)
-{
-    uint32_t n = b->t->dispatches.count, *order = malloc(((size_t)n + 1) * sizeof(*order));
-
-    b->gap = malloc(((size_t)n + 1) * sizeof(*b->gap));
-    if (!order || !b->gap) {
+    if (!keys || !order) {
+        free(keys);
         free(order);
         return rpl_error_oom();
     }
     for (uint32_t i = 0; i < n; i++) {
+        int64_t start = t->dispatches.items[i].start;
+        keys[i] = start > 0 ? (uint64_t)start : 0;
         order[i] = i;
+    }
+    rc = rpl_radix_sort_u64(keys, order, n);
+    free(keys);
+    if (rc) {
+        free(order);
+        return rc;
+    }
+    *out = order;
+    return 0;
+}
+
+/*
+ * Stable counting sort of the dispatches listed in start order (`order`, n
+ * of them) by key[dispatch] (< nkeys; RPL_NONE drops the dispatch) into
+ * `out`: each bucket comes out in start order.  first[k] is where bucket k
+ * begins in `out` (first[nkeys] = number kept).
+ */
+static uint32_t bucket_by_key(const uint32_t *order, uint32_t n, const uint32_t *key,
+                              uint32_t nkeys, uint32_t *out, uint32_t *first)
+{
+    memset(first, 0, ((size_t)nkeys + 1) * sizeof(*first));
+    for (uint32_t i = 0; i < n; i++)
+        if (key[order[i]] != RPL_NONE)
+            first[key[order[i]] + 1]++;
+    for (uint32_t k = 0; k < nkeys; k++)
+        first[k + 1] += first[k];
+    for (uint32_t i = 0; i < n; i++)
+        if (key[order[i]] != RPL_NONE)
+            out[first[key[order[i]]]++] = order[i];
+    /* The placement loop advanced each first[k] to the end of bucket k: shift back. */
+    memmove(first + 1, first, (size_t)nkeys * sizeof(*first));
+    first[0] = 0;
+    return first[nkeys];
+}
+
+static int compute_gaps(build *b)
+{
+    const rpl_trace *t = b->t;
+    uint32_t n = t->dispatches.count, nq = t->queues.count;
+    uint32_t *order = malloc(((size_t)n + 1) * sizeof(*order));
+    uint32_t *key = malloc(((size_t)n + 1) * sizeof(*key));
+    uint32_t *first = malloc(((size_t)nq + 1) * sizeof(*first));
+    uint32_t kept;
+
+    b->gap = malloc(((size_t)n + 1) * sizeof(*b->gap));
+    if (!order || !key || !first || !b->gap) {
+        free(order);
+        free(key);
+        free(first);
+        return rpl_error_oom();
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        key[i] = t->dispatches.items[i].queue < nq ? t->dispatches.items[i].queue : RPL_NONE;
         b->gap[i] = -1;
     }
-    sort_trace = b->t;
-    qsort(order, n, sizeof(*order), cmp_by_queue);
-    for (uint32_t i = 1; i < n; i++) {
-        const rpl_dispatch *p = &b->t->dispatches.items[order[i - 1]];
-        const rpl_dispatch *d = &b->t->dispatches.items[order[i]];
+    kept = bucket_by_key(b->start_order, n, key, nq, order, first);
+    for (uint32_t i = 1; i < kept; i++) {
+        const rpl_dispatch *p = &t->dispatches.items[order[i - 1]];
+        const rpl_dispatch *d = &t->dispatches.items[order[i]];
         if (p->agent == d->agent && p->queue == d->queue)
             b->gap[order[i]] = d->start > p->end ? (double)(d->start - p->end) : 0;
     }
     free(order);
+    free(key);
+    free(first);
     return 0;
 }
 
@@ -167,7 +205,12 @@ static int fill_kernel(rpl_analysis_kernel *k, const build *b, const uint32_t *i
             gaps += b->gap[idx[i]];
             ngaps++;
         }
-        rpl_roof_counts_compute(&c, tg.family, tg.wave_size, rpl_roof_trace_counter_indexed, &ctx);
+        /* A dispatch without counters only needs computing once, to name what is missing. */
+        if (d->counters_count > 0 || !missing)
+            rpl_roof_counts_compute(&c, tg.family, tg.wave_size, rpl_roof_trace_counter_indexed,
+                                    &ctx);
+        else
+            memset(&c, 0, sizeof(c));
         if (k->per_dispatch && k->nper_dispatch < RPL_ROOF_PER_DISPATCH_MAX) {
             bool ok = c.has_flops && c.has_bytes;
             k->per_dispatch[k->nper_dispatch++] = (rpl_dispatch_roof){
@@ -286,30 +329,60 @@ static int cmp_time(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
-static const char *name_of(const build *b, uint32_t i)
+static const rpl_trace *sort_trace; /* qsort has no context argument */
+
+static int cmp_symbol_name(const void *a, const void *b)
 {
-    return display(&b->t->symbols.items[b->t->dispatches.items[b->sel[i]].kernel]);
+    const char *x = display(&sort_trace->symbols.items[*(const uint32_t *)a]);
+    const char *y = display(&sort_trace->symbols.items[*(const uint32_t *)b]);
+
+    return (x > y) - (x < y);
 }
 
+/*
+ * Select dispatches (the filter runs once per symbol, not per dispatch) and
+ * group them by display name.  Names are interned in the trace, so equal
+ * names are one pointer and symbols group by pointer.
+ */
 static int select_dispatches(build *b, const rpl_kernel_filter *filter)
 {
     const rpl_trace *t = b->t;
+    uint32_t ns = t->symbols.count, n = t->dispatches.count;
+    uint32_t *syms = malloc(((size_t)ns + 1) * sizeof(*syms));
+    uint32_t *group = malloc(((size_t)ns + 1) * sizeof(*group));
+    uint32_t *key = malloc(((size_t)n + 1) * sizeof(*key));
+    int rc = 0;
 
-    b->sel = malloc(((size_t)t->dispatches.count + 1) * sizeof(*b->sel));
-    if (!b->sel)
-        return rpl_error_oom();
-    for (uint32_t i = 0; i < t->dispatches.count; i++) {
-        const rpl_dispatch *d = &t->dispatches.items[i];
-        const rpl_kernel_symbol *s;
-        if (d->kernel >= t->symbols.count)
-            continue;
-        s = &t->symbols.items[d->kernel];
-        if (!filter || rpl_kernel_filter_selects(filter, s->name, display(s)))
-            b->sel[b->nsel++] = i;
+    b->sel = malloc(((size_t)n + 1) * sizeof(*b->sel));
+    b->group_first = malloc(((size_t)ns + 1) * sizeof(*b->group_first));
+    if (!syms || !group || !key || !b->sel || !b->group_first) {
+        rc = rpl_error_oom();
+        goto done;
     }
+    for (uint32_t i = 0; i < ns; i++)
+        syms[i] = i;
     sort_trace = t;
-    qsort(b->sel, b->nsel, sizeof(*b->sel), cmp_by_name);
-    return 0;
+    qsort(syms, ns, sizeof(*syms), cmp_symbol_name);
+    for (uint32_t i = 0; i < ns; i++) {
+        const rpl_kernel_symbol *s = &t->symbols.items[syms[i]];
+        if (i > 0 && display(s) != display(&t->symbols.items[syms[i - 1]]))
+            b->ngroups++;
+        group[syms[i]] = filter && !rpl_kernel_filter_selects(filter, s->name, display(s))
+                             ? RPL_NONE
+                             : b->ngroups;
+    }
+    if (ns > 0)
+        b->ngroups++;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t k = t->dispatches.items[i].kernel;
+        key[i] = k < ns ? group[k] : RPL_NONE;
+    }
+    b->nsel = bucket_by_key(b->start_order, n, key, b->ngroups, b->sel, b->group_first);
+done:
+    free(syms);
+    free(group);
+    free(key);
+    return rc;
 }
 
 int rpl_analysis_build(rpl_analysis **out, const rpl_trace *trace, const rpl_kernel_filter *filter,
@@ -320,7 +393,6 @@ int rpl_analysis_build(rpl_analysis **out, const rpl_trace *trace, const rpl_ker
     build b = {.t = trace};
     rpl_dag_opts dopts;
     rpl_dag *dag = NULL;
-    size_t groups = 0;
     int rc = 0;
 
     *out = NULL;
@@ -334,19 +406,17 @@ int rpl_analysis_build(rpl_analysis **out, const rpl_trace *trace, const rpl_ker
     if (!rc)
         rc = rpl_roof_names_init(&b.names, trace);
     if (!rc)
+        rc = by_start(trace, &b.start_order);
+    if (!rc)
         rc = select_dispatches(&b, filter);
     if (!rc)
         rc = compute_gaps(&b);
-    for (uint32_t i = 0; !rc && i < b.nsel; i++)
-        if (i == 0 || strcmp(name_of(&b, i - 1), name_of(&b, i)) != 0)
-            groups++;
-    if (!rc && !(a->kernels = calloc(groups + 1, sizeof(*a->kernels))))
+    if (!rc && !(a->kernels = calloc((size_t)b.ngroups + 1, sizeof(*a->kernels))))
         rc = rpl_error_oom();
-    for (uint32_t i = 1, start = 0; !rc && i <= b.nsel; i++) {
-        if (i < b.nsel && strcmp(name_of(&b, i), name_of(&b, start)) == 0)
-            continue;
-        rc = fill_kernel(&a->kernels[a->count++], &b, b.sel + start, i - start, user);
-        start = i;
+    for (uint32_t g = 0; !rc && g < b.ngroups; g++) {
+        uint32_t first = b.group_first[g], count = b.group_first[g + 1] - first;
+        if (count > 0)
+            rc = fill_kernel(&a->kernels[a->count++], &b, b.sel + first, count, user);
     }
     if (!rc && opts && opts->att_dir) {
         a->att_dir = opts->att_dir;
@@ -358,13 +428,15 @@ int rpl_analysis_build(rpl_analysis **out, const rpl_trace *trace, const rpl_ker
         ak->cls_in.att = ak->has_att ? &ak->att : NULL;
         rpl_classify(&ak->cls, &ak->cls_in);
     }
-    if (!rc) {
+    if (!rc && opts && opts->dag) {
+        attach_dag(a, opts->dag);
+    } else if (!rc) {
         rpl_dag_opts_init(&dopts);
         dopts.filter = filter;
         rc = rpl_dag_build(&dag, trace, &dopts);
+        if (!rc)
+            attach_dag(a, dag);
     }
-    if (!rc)
-        attach_dag(a, dag);
     if (!rc) {
         qsort(a->kernels, a->count, sizeof(*a->kernels), cmp_time);
         /* Pointers into the entries moved with them: point them home again. */
@@ -378,6 +450,8 @@ int rpl_analysis_build(rpl_analysis **out, const rpl_trace *trace, const rpl_ker
     }
     rpl_dag_free(dag);
     free(b.sel);
+    free(b.group_first);
+    free(b.start_order);
     free(b.gap);
     rpl_roof_names_release(&b.names);
     if (rc) {

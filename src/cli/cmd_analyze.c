@@ -264,17 +264,25 @@ static int write_json(const char *dir, const char *name, const cJSON *doc)
  */
 static int write_outputs(const analyze_ctx *ctx)
 {
+    rpl_dag_opts dag_opts;
+    rpl_dag *dag = NULL;
     int rc = rpl_mkdir_p(ctx->opts.out_dir);
 
     if (!rc)
         rc = write_json(ctx->opts.out_dir, "profile.json", ctx->profile_doc);
+    /* One DAG serves dag.json and the critical-path shares of the analysis. */
+    rpl_dag_opts_init(&dag_opts);
+    dag_opts.filter = &ctx->filter;
+    if (!rc && (rc = rpl_dag_build(&dag, ctx->trace, &dag_opts)) != 0)
+        rpl_error_prefix("critical-path DAG");
     if (!rc)
-        rc = rpl_dag_json_write(ctx->opts.out_dir, ctx->trace, &ctx->filter, ctx->opts.traces,
+        rc = rpl_dag_json_write(ctx->opts.out_dir, dag, &ctx->filter, ctx->opts.traces,
                                 ctx->opts.ntraces);
     if (!rc)
         rc = rpl_roofline_write_outputs(
             ctx->opts.out_dir, ctx->trace, &ctx->filter,
-            &(rpl_roofline_opts){ctx->opts.att_dir, ctx->opts.ceilings_path});
+            &(rpl_roofline_opts){ctx->opts.att_dir, ctx->opts.ceilings_path, dag});
+    rpl_dag_free(dag);
     return rc;
 }
 

@@ -172,7 +172,7 @@ static int add_bottlenecks(rpl_runtime_kernel *k, size_t n, const rpl_trace *t,
                            const rpl_kernel_filter *f)
 {
     rpl_analysis *a = NULL;
-    rpl_roofline_opts o = {NULL, NULL};
+    rpl_roofline_opts o = {0};
     int rc = rpl_analysis_build(&a, t, f, &o);
 
     for (size_t i = 0; rc == RPL_OK && i < a->count; i++) {

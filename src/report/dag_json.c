@@ -284,20 +284,13 @@ int rpl_dag_json(cJSON **out, const rpl_dag *dag, const char *const *inputs, siz
     return 0;
 }
 
-int rpl_dag_json_write(const char *dir, const rpl_trace *trace, const rpl_kernel_filter *filter,
+int rpl_dag_json_write(const char *dir, const rpl_dag *dag, const rpl_kernel_filter *filter,
                        const char *const *inputs, size_t ninputs)
 {
-    rpl_dag_opts opts;
-    rpl_dag *dag = NULL;
     cJSON *json = NULL;
     char *path = NULL;
-    int rc;
+    int rc = rpl_dag_json(&json, dag, inputs, ninputs, filter ? filter->helper_regex : NULL);
 
-    rpl_dag_opts_init(&opts);
-    opts.filter = filter;
-    rc = rpl_dag_build(&dag, trace, &opts);
-    if (rc == 0)
-        rc = rpl_dag_json(&json, dag, inputs, ninputs, filter ? filter->helper_regex : NULL);
     if (rc == 0)
         rc = rpl_path_join(&path, dir, RPL_DAG_JSON_NAME);
     if (rc == 0)
@@ -308,6 +301,5 @@ int rpl_dag_json_write(const char *dir, const rpl_trace *trace, const rpl_kernel
         rpl_error_prefix("critical-path DAG");
     free(path);
     cJSON_Delete(json);
-    rpl_dag_free(dag);
     return rc;
 }

@@ -26,11 +26,10 @@ int rpl_dag_json(cJSON **out, const rpl_dag *dag, const char *const *inputs, siz
                  const char *helper_regex);
 
 /*
- * Build the DAG of `trace` with default options and `filter`'s helper
- * classification, and write DIR/dag.json atomically.  What `rocm-perf
- * analyze --out DIR` calls.
+ * Write DIR/dag.json atomically for `dag`, built with `filter`'s helper
+ * classification.  What `rocm-perf analyze --out DIR` calls.
  */
-int rpl_dag_json_write(const char *dir, const rpl_trace *trace, const rpl_kernel_filter *filter,
+int rpl_dag_json_write(const char *dir, const rpl_dag *dag, const rpl_kernel_filter *filter,
                        const char *const *inputs, size_t ninputs);
 
 /*

@@ -162,6 +162,7 @@ int rpl_roofline_dag_headroom(rpl_dag *dag, const rpl_trace *trace);
 typedef struct rpl_roofline_opts {
     const char *att_dir;       /* --att DIR, or NULL */
     const char *ceilings_path; /* --ceilings FILE, or NULL */
+    const rpl_dag *dag; /* the trace's DAG built with the same filter, or NULL to build one */
 } rpl_roofline_opts;
 
 /*

@@ -15,6 +15,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "dag_internal.h"
+#include "radix_sort.h"
 #include "dag_test_util.h"
 
 #define TRIALS 3000
@@ -318,7 +319,7 @@ static void test_radix_sort(void **state)
                 ((uint64_t)gsl_rng_get(r) << 32 | gsl_rng_get(r)) >> (64 - bits) >> (seed % 3);
             vals[i] = i;
         }
-        assert_int_equal(rpl_dag_radix_sort(keys, vals, n), 0);
+        assert_int_equal(rpl_radix_sort_u64(keys, vals, n), 0);
         for (uint32_t i = 0; i < n; i++) {
             assert_int_equal(keys[i], orig[vals[i]]);
             if (i > 0) {

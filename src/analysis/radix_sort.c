@@ -1,14 +1,14 @@
-/* Stable LSD radix sort of (key, value) pairs for the DAG builder: O(n) per pass. */
+/* Stable LSD radix sort of (key, value) pairs: O(n) per pass (see radix_sort.h). */
 #include <stdlib.h>
 #include <string.h>
 
-#include "dag_internal.h"
+#include "radix_sort.h"
 #include "rpl/error.h"
 
 #define RADIX_BITS 11
 #define RADIX_SIZE (1u << RADIX_BITS)
 
-int rpl_dag_radix_sort(uint64_t *keys, uint32_t *vals, uint32_t n)
+int rpl_radix_sort_u64(uint64_t *keys, uint32_t *vals, uint32_t n)
 {
     uint64_t max = 0, *k2;
     uint32_t *v2, *count;

@@ -38,6 +38,10 @@ endforeach()
 list(REMOVE_DUPLICATES RPL_PKG_DEPS)
 list(REMOVE_DUPLICATES RPL_PKG_MODULES)
 string(REPLACE ";" ", " RPL_PKG_MODULES_TEXT "${RPL_PKG_MODULES}")
+if(RPL_SANITIZE)
+    string(REPLACE ";" " " _sanitize "${RPL_SANITIZE_FLAGS}")
+    string(APPEND RPL_PC_LIBS_PRIVATE " ${_sanitize}")
+endif()
 string(REPLACE ";" " " RPL_PC_REQUIRES_PRIVATE "${RPL_PKG_MODULES}")
 
 # Targets.  The library and the program are separate export sets so that a

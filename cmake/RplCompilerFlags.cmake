@@ -5,8 +5,9 @@ target_compile_options(rpl_warnings INTERFACE
     -Wno-unused-parameter $<$<BOOL:${RPL_WERROR}>:-Werror>)
 target_compile_definitions(rpl_warnings INTERFACE _POSIX_C_SOURCE=200809L _DEFAULT_SOURCE)
 
+set(RPL_SANITIZE_FLAGS -fsanitize=address,undefined)
 if(RPL_SANITIZE)
-    add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer
+    add_compile_options(${RPL_SANITIZE_FLAGS} -fno-omit-frame-pointer
                         -fno-sanitize-recover=undefined)
-    add_link_options(-fsanitize=address,undefined)
+    add_link_options(${RPL_SANITIZE_FLAGS})
 endif()

@@ -4,82 +4,68 @@
  * used, ATT features, headroom and priority; and the kernels in priority
  * order (headroom x critical-path fraction).
  */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "rpl/classify.h"
+#include "json_doc.h"
 #include "rpl/error.h"
 
-typedef struct doc {
-    bool oom;
-} doc;
-
-static cJSON *chk(doc *d, cJSON *item)
+static cJSON *att_json(rpl_json_doc *d, const rpl_att_features *f)
 {
-    if (!item)
-        d->oom = true;
-    return item;
-}
-
-static void num(doc *d, cJSON *o, const char *key, double v, bool known)
-{
-    chk(d,
-        known && isfinite(v) ? cJSON_AddNumberToObject(o, key, v) : cJSON_AddNullToObject(o, key));
-}
-
-static cJSON *att_json(doc *d, const rpl_att_features *f)
-{
-    cJSON *o = chk(d, cJSON_CreateObject()), *mix;
+    cJSON *o = rpl_json_doc_check(d, cJSON_CreateObject()), *mix;
 
     if (!o)
         return NULL;
-    mix = chk(d, cJSON_AddObjectToObject(o, "instruction_mix"));
+    mix = rpl_json_doc_check(d, cJSON_AddObjectToObject(o, "instruction_mix"));
     for (int c = 0; mix && c < RPL_ISA_CLASSES; c++)
-        num(d, mix, rpl_isa_class_name(c), f->mix[c], true);
-    num(d, o, "instructions", f->total_hits, true);
-    num(d, o, "exec_mask_fraction", f->total_hits > 0 ? f->exec_hits / f->total_hits : 0, true);
-    num(d, o, "stall_fraction", f->stall_fraction, true);
-    num(d, o, "idle_fraction", f->idle_fraction, true);
-    num(d, o, "ipc", f->ipc, true);
-    num(d, o, "mem_latency_cycles", f->mem_latency_cycles, f->mem_latency_cycles > 0);
+        rpl_json_doc_number(d, mix, rpl_isa_class_name(c), f->mix[c], true);
+    rpl_json_doc_number(d, o, "instructions", f->total_hits, true);
+    rpl_json_doc_number(d, o, "exec_mask_fraction",
+                        f->total_hits > 0 ? f->exec_hits / f->total_hits : 0, true);
+    rpl_json_doc_number(d, o, "stall_fraction", f->stall_fraction, true);
+    rpl_json_doc_number(d, o, "idle_fraction", f->idle_fraction, true);
+    rpl_json_doc_number(d, o, "ipc", f->ipc, true);
+    rpl_json_doc_number(d, o, "mem_latency_cycles", f->mem_latency_cycles,
+                        f->mem_latency_cycles > 0);
     return o;
 }
 
-static cJSON *kernel_entry(doc *d, const rpl_analysis_kernel *k)
+static cJSON *kernel_entry(rpl_json_doc *d, const rpl_analysis_kernel *k)
 {
     const rpl_cls_input *in = &k->cls_in;
-    cJSON *o = chk(d, cJSON_CreateObject()), *ev, *facts, *scores;
+    cJSON *o = rpl_json_doc_check(d, cJSON_CreateObject()), *ev, *facts, *scores;
 
     if (!o)
         return NULL;
     if (rpl_analysis_kernel_core_json(o, k))
         d->oom = true;
-    ev = chk(d, cJSON_AddArrayToObject(o, "evidence"));
+    ev = rpl_json_doc_check(d, cJSON_AddArrayToObject(o, "evidence"));
     for (size_t i = 0; ev && i < k->cls.nevidence; i++) {
-        cJSON *s = chk(d, cJSON_CreateString(k->cls.evidence[i]));
+        cJSON *s = rpl_json_doc_check(d, cJSON_CreateString(k->cls.evidence[i]));
         if (s)
             cJSON_AddItemToArray(ev, s);
     }
-    scores = chk(d, cJSON_AddObjectToObject(o, "scores"));
+    scores = rpl_json_doc_check(d, cJSON_AddObjectToObject(o, "scores"));
     for (int b = 1; scores && b < RPL_BN_COUNT; b++)
-        num(d, scores, rpl_bottleneck_name(b), k->cls.scores[b], true);
-    facts = chk(d, cJSON_AddObjectToObject(o, "facts"));
+        rpl_json_doc_number(d, scores, rpl_bottleneck_name(b), k->cls.scores[b], true);
+    facts = rpl_json_doc_check(d, cJSON_AddObjectToObject(o, "facts"));
     if (facts) {
-        num(d, facts, "dispatches", in->dispatches, true);
-        num(d, facts, "mean_duration_ns", in->mean_duration_ns, true);
-        num(d, facts, "mean_gap_ns", in->mean_gap_ns, in->mean_gap_ns >= 0);
-        num(d, facts, "workgroups", in->workgroups, true);
-        num(d, facts, "waves_per_workgroup", in->waves_per_group, true);
-        num(d, facts, "cu_count", in->cu_count, in->cu_count > 0);
-        num(d, facts, "max_waves_per_cu", in->max_waves_per_cu, in->max_waves_per_cu > 0);
-        num(d, facts, "occupancy", in->occupancy, in->occupancy >= 0);
-        num(d, facts, "path_ns", k->path_ns, true);
+        rpl_json_doc_number(d, facts, "dispatches", in->dispatches, true);
+        rpl_json_doc_number(d, facts, "mean_duration_ns", in->mean_duration_ns, true);
+        rpl_json_doc_number(d, facts, "mean_gap_ns", in->mean_gap_ns, in->mean_gap_ns >= 0);
+        rpl_json_doc_number(d, facts, "workgroups", in->workgroups, true);
+        rpl_json_doc_number(d, facts, "waves_per_workgroup", in->waves_per_group, true);
+        rpl_json_doc_number(d, facts, "cu_count", in->cu_count, in->cu_count > 0);
+        rpl_json_doc_number(d, facts, "max_waves_per_cu", in->max_waves_per_cu,
+                            in->max_waves_per_cu > 0);
+        rpl_json_doc_number(d, facts, "occupancy", in->occupancy, in->occupancy >= 0);
+        rpl_json_doc_number(d, facts, "path_ns", k->path_ns, true);
     }
     if (k->has_att)
         cJSON_AddItemToObject(o, "att", att_json(d, &k->att));
     else
-        chk(d, cJSON_AddNullToObject(o, "att"));
+        rpl_json_doc_check(d, cJSON_AddNullToObject(o, "att"));
     return o;
 }
 
@@ -93,10 +79,10 @@ static int cmp_priority(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
-static void priorities(doc *d, cJSON *root, const rpl_analysis *a)
+static void priorities(rpl_json_doc *d, cJSON *root, const rpl_analysis *a)
 {
     const rpl_analysis_kernel **order = malloc((a->count + 1) * sizeof(*order));
-    cJSON *arr = chk(d, cJSON_AddArrayToObject(root, "priorities"));
+    cJSON *arr = rpl_json_doc_check(d, cJSON_AddArrayToObject(root, "priorities"));
     size_t n = 0;
 
     if (!order) {
@@ -108,15 +94,15 @@ static void priorities(doc *d, cJSON *root, const rpl_analysis *a)
             order[n++] = &a->kernels[i];
     qsort(order, n, sizeof(*order), cmp_priority);
     for (size_t i = 0; arr && i < n; i++) {
-        cJSON *o = chk(d, cJSON_CreateObject());
+        cJSON *o = rpl_json_doc_check(d, cJSON_CreateObject());
         if (!o)
             break;
-        chk(d, cJSON_AddStringToObject(o, "kernel", order[i]->name));
-        num(d, o, "priority", order[i]->priority, true);
-        num(d, o, "headroom", order[i]->headroom, true);
-        num(d, o, "critical_path_fraction", order[i]->critical_path_fraction, true);
-        chk(d, cJSON_AddStringToObject(o, "bottleneck",
-                                       rpl_bottleneck_name(order[i]->cls.bottleneck)));
+        rpl_json_doc_check(d, cJSON_AddStringToObject(o, "kernel", order[i]->name));
+        rpl_json_doc_number(d, o, "priority", order[i]->priority, true);
+        rpl_json_doc_number(d, o, "headroom", order[i]->headroom, true);
+        rpl_json_doc_number(d, o, "critical_path_fraction", order[i]->critical_path_fraction, true);
+        rpl_json_doc_check(d, cJSON_AddStringToObject(
+                                  o, "bottleneck", rpl_bottleneck_name(order[i]->cls.bottleneck)));
         cJSON_AddItemToArray(arr, o);
     }
     free(order);
@@ -124,26 +110,27 @@ static void priorities(doc *d, cJSON *root, const rpl_analysis *a)
 
 int rpl_analysis_json(cJSON **out, const rpl_analysis *a)
 {
-    doc d = {false};
+    rpl_json_doc d = {false};
     cJSON *root = cJSON_CreateObject(), *kernels, *att;
 
     *out = NULL;
     if (!root)
         return rpl_error_oom();
-    chk(&d, cJSON_AddStringToObject(root, "schema_version", RPL_ROOFLINE_SCHEMA_VERSION));
-    num(&d, root, "critical_path_ns", (double)a->critical_path_ns, true);
+    rpl_json_doc_check(
+        &d, cJSON_AddStringToObject(root, "schema_version", RPL_ROOFLINE_SCHEMA_VERSION));
+    rpl_json_doc_number(&d, root, "critical_path_ns", (double)a->critical_path_ns, true);
     if (a->att_dir) {
-        att = chk(&d, cJSON_AddObjectToObject(root, "att"));
+        att = rpl_json_doc_check(&d, cJSON_AddObjectToObject(root, "att"));
         if (att) {
-            chk(&d, cJSON_AddStringToObject(att, "dir", a->att_dir));
-            num(&d, att, "folders", (double)a->att_folders, true);
-            num(&d, att, "unmatched", (double)a->att_unmatched, true);
-            num(&d, att, "skipped", a->att_warnings, true);
+            rpl_json_doc_check(&d, cJSON_AddStringToObject(att, "dir", a->att_dir));
+            rpl_json_doc_number(&d, att, "folders", (double)a->att_folders, true);
+            rpl_json_doc_number(&d, att, "unmatched", (double)a->att_unmatched, true);
+            rpl_json_doc_number(&d, att, "skipped", a->att_warnings, true);
         }
     } else {
-        chk(&d, cJSON_AddNullToObject(root, "att"));
+        rpl_json_doc_check(&d, cJSON_AddNullToObject(root, "att"));
     }
-    kernels = chk(&d, cJSON_AddArrayToObject(root, "kernels"));
+    kernels = rpl_json_doc_check(&d, cJSON_AddArrayToObject(root, "kernels"));
     for (size_t i = 0; kernels && i < a->count; i++)
         cJSON_AddItemToArray(kernels, kernel_entry(&d, &a->kernels[i]));
     priorities(&d, root, a);

@@ -1,0 +1,23 @@
+/*
+ * cJSON adders for report documents that are built in one go: each remembers
+ * an allocation failure in the rpl_json_doc, so the builder checks once at
+ * the end instead of after every call.
+ */
+#ifndef RPL_REPORT_JSON_DOC_H
+#define RPL_REPORT_JSON_DOC_H
+
+#include <stdbool.h>
+#include <cjson/cJSON.h>
+
+typedef struct rpl_json_doc {
+    bool oom;
+} rpl_json_doc;
+
+/* `item`, noting an allocation failure when it is NULL. */
+cJSON *rpl_json_doc_check(rpl_json_doc *d, cJSON *item);
+/* `v` when known and finite, else null. */
+void rpl_json_doc_number(rpl_json_doc *d, cJSON *o, const char *key, double v, bool known);
+/* `s`, or null for NULL. */
+void rpl_json_doc_string(rpl_json_doc *d, cJSON *o, const char *key, const char *s);
+
+#endif

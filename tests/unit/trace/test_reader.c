@@ -15,6 +15,7 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
+#include "mutate_db.h"
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
 #include "rpl/rocpd.h"
@@ -162,37 +163,6 @@ static void copy_file(const char *from, const char *to)
     assert_int_equal(rpl_file_read_all(from, 1u << 30, &data, &len), 0);
     assert_int_equal(rpl_file_write_atomic(to, data, len), 0);
     free(data);
-}
-
-/* Copy `from` to `to` and run `sql` there, {{uuid}} replaced by the table suffix. */
-static void mutate(const char *from, const char *to, const char *sql)
-{
-    char uuid[128] = "", text[4096];
-    sqlite3 *db;
-    sqlite3_stmt *st;
-    char *err = NULL;
-    size_t n = 0;
-
-    copy_file(from, to);
-    assert_int_equal(sqlite3_open(to, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_prepare_v2(db, "SELECT value FROM rocpd_metadata WHERE tag = 'uuid'",
-                                        -1, &st, NULL),
-                     SQLITE_OK);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    snprintf(uuid, sizeof(uuid), "%s", (const char *)sqlite3_column_text(st, 0));
-    sqlite3_finalize(st);
-    for (const char *s = sql; *s && n + sizeof(uuid) < sizeof(text);) {
-        if (strncmp(s, "{{uuid}}", 8) == 0) {
-            n += (size_t)snprintf(text + n, sizeof(text) - n, "%s", uuid);
-            s += 8;
-        } else {
-            text[n++] = *s++;
-        }
-    }
-    text[n] = '\0';
-    if (sqlite3_exec(db, text, NULL, NULL, &err) != SQLITE_OK)
-        fail_msg("mutation failed: %s\n%s", err, text);
-    sqlite3_close(db);
 }
 
 static const char *suffix_of(const char *path)
@@ -362,16 +332,16 @@ static void test_counter_instances_summed(void **state)
 
     (void)state;
     /* Double every SQ_WAVES row of dispatch 1, and add an SPM sample row (3.0.3) to ignore. */
-    mutate(GOOD, path,
-           "INSERT INTO rocpd_pmc_event{{uuid}} (event_id, pmc_id, value) "
-           "SELECT event_id, pmc_id, value FROM rocpd_pmc_event{{uuid}} E "
-           "WHERE pmc_id = (SELECT id FROM rocpd_info_pmc{{uuid}} WHERE name = 'SQ_WAVES') "
-           "AND event_id = (SELECT event_id FROM rocpd_kernel_dispatch{{uuid}} WHERE id = 1);"
-           "ALTER TABLE rocpd_pmc_event{{uuid}} ADD COLUMN sample_id INTEGER;"
-           "INSERT INTO rocpd_pmc_event{{uuid}} (event_id, pmc_id, value, sample_id) "
-           "SELECT event_id, pmc_id, 1e6, 1 FROM rocpd_pmc_event{{uuid}} LIMIT 1;"
-           "ALTER TABLE rocpd_kernel_dispatch{{uuid}} ADD COLUMN graph_exec_id INTEGER "
-           "NOT NULL DEFAULT 0;");
+    mutate_db(GOOD, path,
+              "INSERT INTO rocpd_pmc_event{{uuid}} (event_id, pmc_id, value) "
+              "SELECT event_id, pmc_id, value FROM rocpd_pmc_event{{uuid}} E "
+              "WHERE pmc_id = (SELECT id FROM rocpd_info_pmc{{uuid}} WHERE name = 'SQ_WAVES') "
+              "AND event_id = (SELECT event_id FROM rocpd_kernel_dispatch{{uuid}} WHERE id = 1);"
+              "ALTER TABLE rocpd_pmc_event{{uuid}} ADD COLUMN sample_id INTEGER;"
+              "INSERT INTO rocpd_pmc_event{{uuid}} (event_id, pmc_id, value, sample_id) "
+              "SELECT event_id, pmc_id, 1e6, 1 FROM rocpd_pmc_event{{uuid}} LIMIT 1;"
+              "ALTER TABLE rocpd_kernel_dispatch{{uuid}} ADD COLUMN graph_exec_id INTEGER "
+              "NOT NULL DEFAULT 0;");
     t = read_ok(path);
     assert_true(counter(t, &t->dispatches.items[0], "SQ_WAVES") == 128.0);
     assert_true(counter(t, &t->dispatches.items[1], "SQ_WAVES") == 128.0);
@@ -398,7 +368,7 @@ static void test_find_unsuffixed_views(void **state)
 
     (void)state;
     /* No metadata: the unsuffixed rocpd_X views lead to the data. */
-    mutate(GOOD, path, "DROP VIEW rocpd_metadata; DROP TABLE rocpd_metadata{{uuid}};");
+    mutate_db(GOOD, path, "DROP VIEW rocpd_metadata; DROP TABLE rocpd_metadata{{uuid}};");
     check_found(path, "");
 }
 
@@ -445,7 +415,7 @@ static void test_find_plain_tables(void **state)
             (size_t)snprintf(sql + n, sizeof(sql) - n,
                              "DROP VIEW rocpd_%s; ALTER TABLE rocpd_%s{{uuid}} RENAME TO rocpd_%s;",
                              bases[i], bases[i], bases[i]);
-    mutate(GOOD, path, sql);
+    mutate_db(GOOD, path, sql);
     check_found(path, "");
 }
 
@@ -455,28 +425,28 @@ static void test_schema_versions(void **state)
     rpl_trace *t;
 
     (void)state;
-    mutate(GOOD, path,
-           "UPDATE rocpd_metadata{{uuid}} SET value = '3.0.2' WHERE tag = 'schema_version'");
+    mutate_db(GOOD, path,
+              "UPDATE rocpd_metadata{{uuid}} SET value = '3.0.2' WHERE tag = 'schema_version'");
     t = read_ok(path);
     assert_string_equal(t->sources.items[0].schema_version, "3.0.2");
     rpl_trace_free(t);
-    mutate(GOOD, path,
-           "UPDATE rocpd_metadata{{uuid}} SET value = '4' WHERE tag = 'schema_version'");
+    mutate_db(GOOD, path,
+              "UPDATE rocpd_metadata{{uuid}} SET value = '4' WHERE tag = 'schema_version'");
     read_fails(path, "schema_version '4'");
-    mutate(GOOD, path,
-           "UPDATE rocpd_metadata{{uuid}} SET value = '3.1' WHERE tag = 'schema_version'");
+    mutate_db(GOOD, path,
+              "UPDATE rocpd_metadata{{uuid}} SET value = '3.1' WHERE tag = 'schema_version'");
     read_fails(path, "schema_version '3.1'");
-    mutate(
+    mutate_db(
         GOOD, path,
         "INSERT INTO rocpd_metadata{{uuid}} (tag, value) VALUES ('compression', 'lz4-frame-v1')");
     read_fails(path, "compression 'lz4-frame-v1'");
     /* Without views, the suffixed metadata table is found and still checked. */
-    mutate(GOOD, path,
-           "UPDATE rocpd_metadata{{uuid}} SET value = '4' WHERE tag = 'schema_version';"
-           "DROP VIEW rocpd_metadata; DROP VIEW rocpd_kernel_dispatch;");
+    mutate_db(GOOD, path,
+              "UPDATE rocpd_metadata{{uuid}} SET value = '4' WHERE tag = 'schema_version';"
+              "DROP VIEW rocpd_metadata; DROP VIEW rocpd_kernel_dispatch;");
     read_fails(path, "schema_version '4'");
     /* Two candidate dispatch tables and nothing to choose between them. */
-    mutate(
+    mutate_db(
         GOOD, path,
         "DROP VIEW rocpd_metadata; DROP VIEW rocpd_kernel_dispatch;"
         "CREATE TABLE rocpd_kernel_dispatch_copy AS SELECT * FROM rocpd_kernel_dispatch{{uuid}}");
@@ -564,7 +534,7 @@ static void test_bad_databases(void **state)
     (void)state;
     for (size_t i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
         snprintf(path, sizeof(path), TMP "/bad_%zu.db", i);
-        mutate(GOOD, path, bad_cases[i].sql);
+        mutate_db(GOOD, path, bad_cases[i].sql);
         read_fails(path, bad_cases[i].needle);
     }
 }
@@ -609,7 +579,7 @@ static void test_bad_extdata_warns(void **state)
     rpl_trace *t;
 
     (void)state;
-    mutate(GOOD, path, "UPDATE rocpd_info_agent{{uuid}} SET extdata = '{\"cu_count\": 30'");
+    mutate_db(GOOD, path, "UPDATE rocpd_info_agent{{uuid}} SET extdata = '{\"cu_count\": 30'");
     t = read_ok(path);
     for (uint32_t i = 0; i < t->agents.count; i++) {
         assert_null(t->agents.items[i].extdata);
@@ -662,7 +632,7 @@ static void test_rollback(void **state)
 
     (void)state;
     /* The counter values are read last: a dangling pmc_id fails after everything else. */
-    mutate(GOOD, bad, "UPDATE rocpd_pmc_event{{uuid}} SET pmc_id = 77 WHERE id = 9");
+    mutate_db(GOOD, bad, "UPDATE rocpd_pmc_event{{uuid}} SET pmc_id = 77 WHERE id = 9");
     counts[0] = t->sources.count;
     counts[1] = t->processes.count;
     counts[2] = t->agents.count;

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
+#include "mutate_db.h"
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
 #include "rpl/log.h"
@@ -102,39 +103,6 @@ static int setup(void **state)
     assert_int_equal(rpl_rocpd_write(t, BIG, NULL), 0);
     rpl_trace_free(t);
     return 0;
-}
-
-/* Copy BIG to `to` and run `sql` there, {{uuid}} replaced by the table suffix. */
-static void mutate(const char *to, const char *sql)
-{
-    char uuid[128], text[4096];
-    sqlite3 *db;
-    sqlite3_stmt *st;
-    char *data, *err = NULL;
-    size_t len, n = 0;
-
-    assert_int_equal(rpl_file_read_all(BIG, 1u << 30, &data, &len), 0);
-    assert_int_equal(rpl_file_write_atomic(to, data, len), 0);
-    free(data);
-    assert_int_equal(sqlite3_open(to, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_prepare_v2(db, "SELECT value FROM rocpd_metadata WHERE tag = 'uuid'",
-                                        -1, &st, NULL),
-                     SQLITE_OK);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    snprintf(uuid, sizeof(uuid), "%s", (const char *)sqlite3_column_text(st, 0));
-    sqlite3_finalize(st);
-    for (const char *s = sql; *s && n + sizeof(uuid) < sizeof(text);) {
-        if (strncmp(s, "{{uuid}}", 8) == 0) {
-            n += (size_t)snprintf(text + n, sizeof(text) - n, "%s", uuid);
-            s += 8;
-        } else {
-            text[n++] = *s++;
-        }
-    }
-    text[n] = '\0';
-    if (sqlite3_exec(db, text, NULL, NULL, &err) != SQLITE_OK)
-        fail_msg("mutation failed: %s\n%s", err, text);
-    sqlite3_close(db);
 }
 
 /* rpl_rocpd_read with the debug log captured; returns the log (caller frees). */
@@ -233,7 +201,7 @@ static void test_wal_reads_on_one_thread(void **state)
     int rc;
 
     (void)state;
-    mutate(path, "PRAGMA journal_mode = WAL");
+    mutate_db(BIG, path, "PRAGMA journal_mode = WAL");
     assert_int_equal(rpl_trace_new(&t), 0);
     log = read_logged(t, path, &rc);
     assert_int_equal(rc, 0);
@@ -288,7 +256,7 @@ static void test_worker_errors(void **state)
         int rc;
 
         snprintf(path, sizeof(path), TMP "/bad_%zu.db", i);
-        mutate(path, bad_cases[i].sql);
+        mutate_db(BIG, path, bad_cases[i].sql);
         assert_int_equal(rpl_trace_new(&t), 0);
         log = read_logged(t, path, &rc);
         assert_int_equal(rc, RPL_EINPUT);

@@ -5,6 +5,13 @@
  * throws the records away unread.  Whatever the recorder costs beyond this
  * is the recorder's own.
  *   CUDA_INJECTION64_PATH=libcupti_floor.so tiny_kernel_launches 100000
+ * CUPTI's activity attributes that might change the cost are set from the
+ * environment, to measure them: CUPTI_FLOOR_PINNED=1 (timestamps in pinned
+ * host memory, CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED),
+ * CUPTI_FLOOR_DEVICE_BUFFER=BYTES (CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE),
+ * CUPTI_FLOOR_PER_THREAD=0|1 (CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER);
+ * CUPTI_FLOOR_KERNELS=serial enables CUPTI_ACTIVITY_KIND_KERNEL instead of
+ * the concurrent kind.
  * Build: cc -O2 -shared -fPIC -I$CUDA/include -o libcupti_floor.so cupti_floor.c
  *        -L$CUDA/lib64 -lcupti
  */
@@ -40,12 +47,42 @@ static void at_exit(void)
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 }
 
+/* Set a uint8_t or size_t activity attribute from the environment variable `var`. */
+static void attribute_from_env(const char *var, CUpti_ActivityAttribute attr, int is_size)
+{
+    const char *v = getenv(var);
+    uint8_t flag;
+    size_t bytes, len;
+    CUptiResult rc;
+
+    if (!v || !v[0])
+        return;
+    if (is_size) {
+        bytes = (size_t)strtoull(v, NULL, 10);
+        len = sizeof(bytes);
+        rc = cuptiActivitySetAttribute(attr, &len, &bytes);
+    } else {
+        flag = (uint8_t)atoi(v);
+        len = sizeof(flag);
+        rc = cuptiActivitySetAttribute(attr, &len, &flag);
+    }
+    fprintf(stderr, "cupti_floor: %s=%s: %s\n", var, v, rc == CUPTI_SUCCESS ? "set" : "refused");
+}
+
 int InitializeInjection(void)
 {
     const char *api = getenv("CUPTI_FLOOR_API");
+    const char *kernels = getenv("CUPTI_FLOOR_KERNELS");
+    CUpti_ActivityKind kind = kernels && strcmp(kernels, "serial") == 0
+                                  ? CUPTI_ACTIVITY_KIND_KERNEL
+                                  : CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
 
+    attribute_from_env("CUPTI_FLOOR_PER_THREAD", CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER, 0);
+    attribute_from_env("CUPTI_FLOOR_PINNED", CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED,
+                       0);
+    attribute_from_env("CUPTI_FLOOR_DEVICE_BUFFER", CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, 1);
     if (cuptiActivityRegisterCallbacks(requested, completed) != CUPTI_SUCCESS ||
-        cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS)
+        cuptiActivityEnable(kind) != CUPTI_SUCCESS)
         return 0;
     if (api && strcmp(api, "runtime") == 0)
         cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME);

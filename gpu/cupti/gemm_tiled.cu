@@ -1,7 +1,9 @@
 // Shared-memory tiled SGEMM, C = A * B with 32x32 tiles (static shared
 // memory 2 * 32 * 32 * 4 = 8 KiB per block).  Checked against a double
-// precision CPU product on sampled entries.  Five runs.
+// precision CPU product on sampled entries.  Five runs.  The order n is the
+// optional argument (a multiple of 32, default 2048).
 #include <cmath>
+#include <cstdlib>
 #include <vector>
 
 #include "common.cuh"
@@ -27,9 +29,11 @@ __global__ void gemm_tiled(const float *A, const float *B, float *C, int n)
     C[row * n + col] = acc;
 }
 
-int main()
+int main(int argc, char **argv)
 {
-    const int n = 2048, runs = 5;
+    const int n = argc > 1 ? std::atoi(argv[1]) : 2048, runs = 5;
+    if (n < TILE || n > 16384 || n % TILE != 0)
+        fail("the order must be a multiple of 32 in 32..16384");
     const size_t bytes = (size_t)n * n * sizeof(float);
     std::vector<float> hA((size_t)n * n), hB((size_t)n * n), hC((size_t)n * n);
     float *A, *B, *C;

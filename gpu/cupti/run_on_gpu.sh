@@ -13,9 +13,10 @@
 #
 # Steps, most important first, each under a timeout: counters (roofline set)
 # on the GEMM, then saxpy/copy, copies and two_streams; the trace-only
-# databases; ncu on the same programs with the same metrics; the overhead
-# of 100k tiny launches (no recorder, CUPTI alone, the recorder in three API
-# settings) and of counters; the occupancy check; the analysis.  $OUT gets
+# databases (kernels timed concurrently and serially); ncu on the same
+# programs with the same metrics; the overhead of 100k tiny launches (no
+# recorder, CUPTI alone, the recorder in three API settings, and with serial
+# kernel timing) and of counters; the occupancy check; the analysis.  $OUT gets
 # summary.txt, dbs.tar.gz (all databases) and results.tar.gz (everything
 # else: ncu CSVs, logs, occupancy and analyze outputs).
 set -u
@@ -81,9 +82,11 @@ done
 grep -h "replay passes\|not available\|ranges evaluated\|counter ranges\|left out" \
     "$work"/logs/*_counters.log 2>/dev/null | sort | uniq -c | head -20 >>"$summary"
 
-# 2. Trace only (the committed fixtures), and a child process.
+# 2. Trace only (the committed fixtures), kernels timed concurrently and
+#    serially (ROCM_PERF_CUPTI_KERNELS=serial), and a child process.
 for p in two_streams copies gemm_tiled saxpy_copy; do
     record "$p" timeout -k 5 40 "$gbin/$p"
+    record "${p}_serial" ROCM_PERF_CUPTI_KERNELS=serial timeout -k 5 40 "$gbin/$p"
 done
 record spawn_child timeout -k 5 40 "$gbin/spawn_child"
 say "spawn_child: $(find "$work/raw/spawn_child" -name '*_results.db' | wc -l) databases"
@@ -118,6 +121,9 @@ for i in $(seq "$reps"); do
     bench trace_noapi "$launches" CUDA_INJECTION64_PATH="$lib" ROCM_PERF_CUPTI_API=none
     bench trace "$launches" CUDA_INJECTION64_PATH="$lib"
     bench trace_driver "$launches" CUDA_INJECTION64_PATH="$lib" ROCM_PERF_CUPTI_API=runtime,driver
+    bench cupti_serial "$launches" CUDA_INJECTION64_PATH="$gbin/libcupti_floor.so" CUPTI_FLOOR_KERNELS=serial
+    bench trace_serial_noapi "$launches" CUDA_INJECTION64_PATH="$lib" ROCM_PERF_CUPTI_API=none ROCM_PERF_CUPTI_KERNELS=serial
+    bench trace_serial "$launches" CUDA_INJECTION64_PATH="$lib" ROCM_PERF_CUPTI_KERNELS=serial
 done
 if [ $counters_ok -eq 1 ]; then
     for i in 1 2; do
@@ -138,7 +144,8 @@ print(f"overhead ({sys.argv[2]} launches; counters {sys.argv[3]}): label runs lo
 for label in rows:
     print(label, len(rows[label]), med(label, 0), med(label, 1), med(label, 2))
 for a, b in (("cupti_kernels", "base"), ("cupti_kernels_runtime", "base"), ("trace_noapi", "base"),
-             ("trace", "base"), ("trace_driver", "base"), ("counters", "cbase")):
+             ("trace", "base"), ("trace_driver", "base"), ("cupti_serial", "base"),
+             ("trace_serial_noapi", "base"), ("trace_serial", "base"), ("counters", "cbase")):
     if a in rows and b in rows:
         print(f"{a}/{b}: loop x{med(a, 0) / med(b, 0):.4f}, wall x{med(a, 1) / med(b, 1):.4f},"
               f" enqueue x{med(a, 2) / med(b, 2):.4f}")
@@ -162,6 +169,7 @@ head -12 "$work/analyze/two_streams.txt" >>"$summary" 2>/dev/null
 args=""
 for p in two_streams copies gemm_tiled saxpy_copy; do
     args="$args $p=$work/db/$p.db,$work/ncu/${p}_none.csv"
+    args="$args ${p}_serial=$work/db/${p}_serial.db,$work/ncu/${p}_none.csv"
     args="$args ${p}_counters=$work/db/${p}_counters.db,$work/ncu/${p}_none.csv,$work/ncu/${p}_all.csv"
 done
 timeout 60 python3 "$root/gpu/cupti/summarize.py" $args >>"$summary" 2>&1

@@ -6,7 +6,8 @@
 #   bin/rocm-perf, bin/rl_saxpy, bin/rl_copy, bin/gemm_tiled, lib/librpl_cupti.so
 # (the programs: nvcc -O2 -arch=sm_90 -lineinfo gpu/roofline/saxpy.cu -o BUNDLE/bin/rl_saxpy,
 #  the same for copy.cu -> rl_copy and gpu/cupti/gemm_tiled.cu -> gemm_tiled; a program
-#  missing from bin/ is built here when nvcc is on the PATH).
+#  missing from bin/ is built here when nvcc is on the PATH).  The GEMM runs twice:
+#  n = 2048 (16 MiB output, inside the L2) and n = 4096 (64 MiB, beyond it).
 # For each program: run it under the CUPTI recorder with
 # ROCM_PERF_CUPTI_COUNTERS=roofline, `rocm-perf analyze --out`, then ncu with
 # the DRAM byte and FLOP metrics; compare.py checks FLOPs against the
@@ -52,9 +53,12 @@ program() {
 }
 
 status=0
-for spec in rl_saxpy:$here/saxpy.cu rl_copy:$here/copy.cu gemm_tiled:$here/../cupti/gemm_tiled.cu; do
-    name=${spec%%:*}
-    bin=$(program "$name" "${spec#*:}")
+# label:program:source[:argument]; gemm_tiled_4096's 64 MiB output exceeds the L2.
+for spec in rl_saxpy:rl_saxpy:$here/saxpy.cu rl_copy:rl_copy:$here/copy.cu \
+    gemm_tiled:gemm_tiled:$here/../cupti/gemm_tiled.cu \
+    gemm_tiled_4096:gemm_tiled:$here/../cupti/gemm_tiled.cu:4096; do
+    IFS=: read -r name prog source arg <<<"$spec"
+    bin=$(program "$prog" "$source")
     if [ -z "$bin" ]; then
         say "$name: no binary in $bundle/bin and could not build it"
         status=1
@@ -62,7 +66,7 @@ for spec in rl_saxpy:$here/saxpy.cu rl_copy:$here/copy.cu gemm_tiled:$here/../cu
     fi
     rm -rf "$work/raw/$name"
     env ROCM_PERF_LOG=info ROCM_PERF_CUPTI_OUTPUT="$work/raw/$name" CUDA_INJECTION64_PATH="$lib" \
-        ROCM_PERF_CUPTI_COUNTERS=roofline timeout -k 5 120 "$bin" >"$work/logs/$name.log" 2>&1 ||
+        ROCM_PERF_CUPTI_COUNTERS=roofline timeout -k 5 120 "$bin" $arg >"$work/logs/$name.log" 2>&1 ||
         say "$name under the recorder: exit $? (see logs/$name.log)"
     grep -h "not available\|left out\|counters are off\|lost\|replay passes" "$work/logs/$name.log" |
         sort | uniq -c | sed "s/^/  $name recorder: /" | tee -a "$summary" >&2
@@ -75,7 +79,7 @@ for spec in rl_saxpy:$here/saxpy.cu rl_copy:$here/copy.cu gemm_tiled:$here/../cu
             say "$name: rocm-perf analyze failed: $(tail -1 "$work/logs/analyze_$name.log")"
     fi
     timeout -k 5 300 ncu --csv --print-units base --clock-control none --cache-control none \
-        --metrics "$metrics" "$bin" >"$work/ncu/$name.csv" 2>"$work/logs/ncu_$name.log" ||
+        --metrics "$metrics" "$bin" $arg >"$work/ncu/$name.csv" 2>"$work/logs/ncu_$name.log" ||
         say "$name: ncu failed: $(tail -2 "$work/logs/ncu_$name.log")"
 done
 

@@ -8,8 +8,10 @@ CUPTI recorder's database (ROCM_PERF_CUPTI_COUNTERS=roofline); NCU_DIR/<prog>.cs
 from `ncu --csv --print-units base --metrics ...` on the same program.
 Per launch: FP32 FLOPs must equal the analytic count exactly, and all
 FLOPs must equal it plus what instructions that are not arithmetic add (see
-PROGRAMS); DRAM read and write bytes must be within 5 % of ncu's.  Prints
-one line per check and exits 1 when any fails or the counters are absent.
+PROGRAMS); DRAM read and write bytes must be within 5 % of ncu's, except the
+DRAM writes of a kernel whose output fits in the L2 (see L2_RESIDENT), which
+are printed as INFO.  Prints one line per check and exits 1 when any check
+fails or the counters are absent.
 """
 import csv
 import json
@@ -25,7 +27,14 @@ PROGRAMS = {
     "rl_saxpy": ("rl_saxpy", 2 * 2 ** 24, 0),                   # one FFMA per element
     "rl_copy": ("rl_copy", 0, 0),
     "gemm_tiled": ("gemm_tiled", 2 * 2048 ** 3, 2 * 2048 ** 2),  # n^3 FFMA; n^2 threads
+    "gemm_tiled_4096": ("gemm_tiled", 2 * 4096 ** 3, 2 * 4096 ** 2),
 }
+# Kernels whose output fits in the L2 (60 MiB on the H200): what reaches DRAM
+# during the kernel depends on the dirty lines the profiler's own replay
+# (saving and restoring memory between passes) leaves in the L2, not on the
+# kernel (docs/validation/roofline-gpu.md), so their DRAM writes are not a
+# measure of the counters.  gemm_tiled_4096 is the GEMM check.
+L2_RESIDENT = {"gemm_tiled"}
 FLOP_METRICS = {"hadd": 1, "hmul": 1, "hfma": 2, "fadd": 1, "fmul": 1, "ffma": 2,
                 "dadd": 1, "dmul": 1, "dfma": 2}
 TOLERANCE = 0.05
@@ -105,8 +114,12 @@ def main(argv):
                 verdict(prog, f"dram_{side}", False, "ncu has no value")
                 continue
             rel = (ours - theirs) / theirs
-            verdict(prog, f"dram_{side}", abs(rel) <= TOLERANCE,
-                    f"{ours:.0f} B vs ncu {theirs:.0f} B per launch ({100 * rel:+.2f} %)")
+            detail = f"{ours:.0f} B vs ncu {theirs:.0f} B per launch ({100 * rel:+.2f} %)"
+            if side == "write" and prog in L2_RESIDENT:
+                results[prog]["dram_write_info"] = detail
+                print(f"{prog}: dram_write: INFO, output inside the L2 ({detail})")
+                continue
+            verdict(prog, f"dram_{side}", abs(rel) <= TOLERANCE, detail)
         results[prog]["gbps"] = k["gbps"]
         results[prog]["gflops"] = k["gflops"]
         results[prog]["bound"] = k["bound"]

@@ -24,13 +24,22 @@ typedef struct profile_args {
     size_t ntraces;
 } profile_args;
 
-enum { OPT_BACKEND = 256, OPT_COUNTERS, OPT_ARCH, OPT_ATT, OPT_NO_ROCPROF, OPT_TRACE };
+enum {
+    OPT_BACKEND = 256,
+    OPT_COUNTERS,
+    OPT_ARCH,
+    OPT_ATT,
+    OPT_NO_ROCPROF,
+    OPT_TRACE,
+    OPT_KERNEL_TIMING
+};
 
 static void usage(FILE *out)
 {
     fprintf(out,
             "usage: rocm-perf profile [--backend auto|rocprofv3|cupti]\n"
             "                         [--counters roofline|none|LIST] [--arch GFX] [--att]\n"
+            "                         [--kernel-timing concurrent|serial]\n"
             "                         [--out DIR] [--kernel REGEX] [-v|-q] -- PROGRAM [ARGS...]\n"
             "       rocm-perf profile --no-rocprof --trace DB|DIR|CSV [--trace ...]\n"
             "                         [--out DIR] [--kernel REGEX]\n"
@@ -48,6 +57,10 @@ static void usage(FILE *out)
             "  --arch GFX           architecture whose counter set to use (default: the\n"
             "                       first AMD GPU of the KFD topology)\n"
             "  --att                rocprofv3 thread trace (files left in DIR/rocprofv3)\n"
+            "  --kernel-timing MODE cupti without counters: concurrent (default; CUPTI\n"
+            "                       instruments kernels, several percent slower when made\n"
+            "                       of many short blocks) or serial (as ncu measures them,\n"
+            "                       but no two kernels overlap)\n"
             "  -o, --out DIR        output folder (default ./" DEFAULT_OUT ")\n"
             "  -k, --kernel REGEX   counters and thread trace only for matching kernels, and\n"
             "                       only they are summarised\n"
@@ -74,6 +87,7 @@ static int parse_args(profile_args *a, int argc, char **argv)
         {"kernel", required_argument, NULL, 'k'},
         {"no-rocprof", no_argument, NULL, OPT_NO_ROCPROF},
         {"trace", required_argument, NULL, OPT_TRACE},
+        {"kernel-timing", required_argument, NULL, OPT_KERNEL_TIMING},
         RPL_CLI_COMMON_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
@@ -121,6 +135,10 @@ static int parse_args(profile_args *a, int argc, char **argv)
             break;
         case OPT_TRACE:
             a->traces[a->ntraces++] = optarg;
+            break;
+        case OPT_KERNEL_TIMING:
+            if (rpl_kernel_timing_parse(&a->opts.kernel_timing, optarg))
+                return rpl_cli_fail(RPL_EUSAGE);
             break;
         default:
             return rpl_cli_usage_error("profile: unknown option or missing value '%s'; see "

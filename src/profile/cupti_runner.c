@@ -65,10 +65,23 @@ static int find_lib(char **out)
     return rc;
 }
 
+int rpl_kernel_timing_parse(rpl_kernel_timing *out, const char *name)
+{
+    if (strcmp(name, "concurrent") == 0)
+        *out = RPL_KERNEL_TIMING_CONCURRENT;
+    else if (strcmp(name, "serial") == 0)
+        *out = RPL_KERNEL_TIMING_SERIAL;
+    else
+        return rpl_error_set(RPL_EUSAGE, "unknown kernel timing '%s' (concurrent or serial)", name);
+    return 0;
+}
+
 int rpl_profile_run_cupti(rpl_profile_ctx *ctx)
 {
-    rpl_strbuf env[3] = {RPL_STRBUF_INIT, RPL_STRBUF_INIT, RPL_STRBUF_INIT};
-    const char *env_set[4] = {NULL};
+    rpl_strbuf env[4] = {RPL_STRBUF_INIT, RPL_STRBUF_INIT, RPL_STRBUF_INIT, RPL_STRBUF_INIT};
+    const char *env_set[5] = {NULL};
+    const char *timing =
+        ctx->opts->kernel_timing == RPL_KERNEL_TIMING_SERIAL ? "serial" : "concurrent";
     rpl_spawn_opts so = {0};
     rpl_spawn_result res = {0};
     char *lib = NULL;
@@ -82,12 +95,13 @@ int rpl_profile_run_cupti(rpl_profile_ctx *ctx)
         (rc = rpl_strbuf_printf(&env[0], "CUDA_INJECTION64_PATH=%s", lib)) != 0 ||
         (rc = rpl_strbuf_printf(&env[1], "ROCM_PERF_CUPTI_OUTPUT=%s", ctx->run_dir)) != 0 ||
         (rc = rpl_strbuf_printf(&env[2], "ROCM_PERF_CUPTI_COUNTERS=%s", ctx->result->counters)) !=
-            0)
+            0 ||
+        (rc = rpl_strbuf_printf(&env[3], "ROCM_PERF_CUPTI_KERNELS=%s", timing)) != 0)
         goto out;
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 4; i++)
         env_set[i] = env[i].ptr;
-    rpl_log_info("running %s with %s (counters: %s)", ctx->opts->app_argv[0], lib,
-                 ctx->result->counters);
+    rpl_log_info("running %s with %s (counters: %s, kernel timing: %s)", ctx->opts->app_argv[0],
+                 lib, ctx->result->counters, timing);
     so.argv = ctx->opts->app_argv;
     so.env_set = env_set;
     if ((rc = rpl_spawn_run(&res, &so)) != 0)
@@ -108,7 +122,7 @@ int rpl_profile_run_cupti(rpl_profile_ctx *ctx)
     }
 out:
     rpl_spawn_result_release(&res);
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 4; i++)
         rpl_strbuf_release(&env[i]);
     free(lib);
     return rc;

@@ -229,6 +229,15 @@ cupti)
     rp profile --backend cupti --counters "sm__cycles_elapsed.avg dram__bytes_read.sum" -o D \
         -- "$TESTDATA/fake-cuda-app"
     expect_rc 0
+    export EXPECT_COUNTERS=none EXPECT_KERNELS=serial
+    rp profile --backend cupti --counters none --kernel-timing serial -o D \
+        -- "$TESTDATA/fake-cuda-app"
+    expect_rc 0
+    # The gate times kernels serially (src/gate/measure.c).
+    ROCM_PERF_BACKEND=cupti ROCM_PERF_UPDATE_BASELINES=1 rp gate --test fake --baseline-dir B \
+        --repetitions 2 -- "$TESTDATA/fake-cuda-app"
+    expect_rc 0
+    ls B/*/fake.json >/dev/null || fail "the gate recorded no baseline"
     rp profile --backend cupti --counters none -o D -- /bin/sh -c 'exit 4'
     expect_rc 3
     expect_err "the program exited with status 4"
@@ -250,6 +259,9 @@ usage)
     rp profile --backend nsight -- /bin/true
     expect_rc 2
     expect_err "unknown backend 'nsight'"
+    rp profile --kernel-timing fast -- /bin/true
+    expect_rc 2
+    expect_err "unknown kernel timing 'fast' (concurrent or serial)"
     : >lib.so
     ROCM_PERF_CUPTI_LIB=$work/lib.so rp profile --backend cupti --att -- /bin/true
     expect_rc 2

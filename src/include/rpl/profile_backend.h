@@ -147,17 +147,34 @@ typedef struct rpl_rocprofv3_csv_files {
 
 int rpl_rocprofv3_csv_import_files(rpl_trace *trace, const rpl_rocprofv3_csv_files *files);
 
+/*
+ * How the CUPTI recorder times kernels in a trace-only run
+ * (ROCM_PERF_CUPTI_KERNELS).  Concurrent-kernel tracing instruments the
+ * kernel code and slows kernels made of many short thread blocks by several
+ * percent; serial tracing leaves the code alone but runs no two kernels at
+ * once (docs/USER_GUIDE.md, "Kernel timing").  rocprofv3 ignores it: its
+ * times come from the dispatch packets' completion signals.
+ */
+typedef enum rpl_kernel_timing {
+    RPL_KERNEL_TIMING_CONCURRENT = 0,
+    RPL_KERNEL_TIMING_SERIAL,
+} rpl_kernel_timing;
+
+/* "concurrent" or "serial"; anything else is RPL_EUSAGE. */
+int rpl_kernel_timing_parse(rpl_kernel_timing *out, const char *name);
+
 /* What `rocm-perf profile` asks of a backend. */
 typedef struct rpl_profile_opts {
-    rpl_backend backend;         /* AUTO resolves through rpl_gpu_probe_run */
-    const char *counters;        /* "roofline", "none" or a list; NULL: roofline where the
-                                    architecture has a set, else none */
-    const char *arch;            /* counter-set architecture; NULL: the probed AMD GPU */
-    bool att;                    /* rocprofv3 thread trace */
-    const char *kernel_regex;    /* counters (and ATT) only for kernels matching it */
-    const char *out_dir;         /* exists; the backend writes below it */
-    const char *const *app_argv; /* NULL-terminated */
-    const char *probe_root;      /* "" for the running system */
+    rpl_backend backend;             /* AUTO resolves through rpl_gpu_probe_run */
+    const char *counters;            /* "roofline", "none" or a list; NULL: roofline where the
+                                        architecture has a set, else none */
+    const char *arch;                /* counter-set architecture; NULL: the probed AMD GPU */
+    bool att;                        /* rocprofv3 thread trace */
+    const char *kernel_regex;        /* counters (and ATT) only for kernels matching it */
+    const char *out_dir;             /* exists; the backend writes below it */
+    const char *const *app_argv;     /* NULL-terminated */
+    const char *probe_root;          /* "" for the running system */
+    rpl_kernel_timing kernel_timing; /* CUPTI trace-only runs */
 } rpl_profile_opts;
 
 typedef struct rpl_profile_result {

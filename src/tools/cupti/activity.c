@@ -275,8 +275,8 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
     buffer_recycle(buffer, size);
 }
 
+/* GPU work besides kernels, whose kind depends on the timing mode. */
 static const CUpti_ActivityKind gpu_kinds[] = {
-    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
     CUPTI_ACTIVITY_KIND_MEMCPY,
     CUPTI_ACTIVITY_KIND_MEMSET,
     CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
@@ -320,12 +320,17 @@ static void buffers_prepare(void)
 
 static int started;
 
-int cr_activity_start(int apis)
+int cr_activity_start(int apis, cr_kernel_timing timing)
 {
+    CUpti_ActivityKind kernels = timing == CR_KERNELS_SERIAL
+                                     ? CUPTI_ACTIVITY_KIND_KERNEL
+                                     : CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+
     started = 1;
     buffers_prepare();
     if (cr_cupti_failed(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed),
-                        "cuptiActivityRegisterCallbacks"))
+                        "cuptiActivityRegisterCallbacks") ||
+        cr_cupti_failed(cuptiActivityEnable(kernels), "cuptiActivityEnable"))
         return -1;
     for (size_t i = 0; i < sizeof(gpu_kinds) / sizeof(gpu_kinds[0]); i++)
         if (cr_cupti_failed(cuptiActivityEnable(gpu_kinds[i]), "cuptiActivityEnable"))

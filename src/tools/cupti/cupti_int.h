@@ -21,9 +21,10 @@ int cr_device_describe(cr_device *out, int ordinal);
 
 /*
  * Register the buffer callbacks and enable the traced activity kinds: GPU
- * work always, runtime and driver API calls as `apis` says.
+ * work always (kernels timed as `timing` says), runtime and driver API
+ * calls as `apis` says.
  */
-int cr_activity_start(int apis);
+int cr_activity_start(int apis, cr_kernel_timing timing);
 /*
  * Deliver every buffered record (nothing when cr_activity_start was not
  * called, as in a counter run): complete or not (CUPTI_ACTIVITY_FLAG_FLUSH_FORCED)

@@ -350,6 +350,7 @@ static char *output_dir(void)
 int InitializeInjection(void)
 {
     const char *spec = getenv("ROCM_PERF_CUPTI_COUNTERS");
+    cr_kernel_timing timing;
     int apis;
 
     if (g.initialized)
@@ -367,6 +368,10 @@ int InitializeInjection(void)
     cr_g.launch_times = cr_g.metrics != NULL;
     if (cr_api_parse(getenv("ROCM_PERF_CUPTI_API"), &apis) != 0)
         rpl_log_error("cupti: %s; recording runtime calls", rpl_error_last()->message);
+    if (cr_kernel_timing_parse(getenv("ROCM_PERF_CUPTI_KERNELS"), &timing) != 0)
+        rpl_log_error("cupti: %s; timing kernels concurrently", rpl_error_last()->message);
+    else if (timing == CR_KERNELS_SERIAL && !cr_g.metrics)
+        rpl_log_info("cupti: kernels timed serially: no two kernels run at once");
     g.out_dir = output_dir();
     if (!g.out_dir)
         return 0;
@@ -384,7 +389,7 @@ int InitializeInjection(void)
      * (launches.c): with the range profiler on, CUDA 13.0's CUPTI held back
      * or crashed on activity records.
      */
-    if (enable_callbacks() != 0 || (!cr_g.metrics && cr_activity_start(apis) != 0)) {
+    if (enable_callbacks() != 0 || (!cr_g.metrics && cr_activity_start(apis, timing) != 0)) {
         rpl_log_error("cupti: tracing is off for process %d", (int)getpid());
         return 0;
     }

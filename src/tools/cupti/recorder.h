@@ -178,6 +178,21 @@ enum { CR_TRACE_RUNTIME = 1, CR_TRACE_DRIVER = 2 };
  */
 int cr_api_parse(const char *spec, int *out);
 
+/* How kernel start and end times are taken (ROCM_PERF_CUPTI_KERNELS). */
+typedef enum cr_kernel_timing {
+    CR_KERNELS_CONCURRENT, /* CUPTI instruments the kernel code; kernels keep overlapping */
+    CR_KERNELS_SERIAL,     /* no instrumentation; CUPTI serialises all kernels */
+} cr_kernel_timing;
+
+/*
+ * ROCM_PERF_CUPTI_KERNELS: "concurrent" (also unset or "") or "serial".
+ * Concurrent-kernel tracing instruments every thread block and slows kernels
+ * made of many short blocks (5-9% for the memory-bound kernels of
+ * docs/validation/cupti-recorder.md); serial tracing measures them as ncu
+ * does but runs no two kernels at once.  On a bad value *out is concurrent.
+ */
+int cr_kernel_timing_parse(const char *spec, cr_kernel_timing *out);
+
 /*
  * True for the API calls that make auto ranges: kernel launches (not host
  * functions) and memsets, by CUPTI callback name.

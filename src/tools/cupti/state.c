@@ -192,6 +192,19 @@ int cr_api_parse(const char *spec, int *out)
     }
 }
 
+int cr_kernel_timing_parse(const char *spec, cr_kernel_timing *out)
+{
+    *out = CR_KERNELS_CONCURRENT;
+    if (!spec || !spec[0] || strcmp(spec, "concurrent") == 0)
+        return 0;
+    if (strcmp(spec, "serial") == 0) {
+        *out = CR_KERNELS_SERIAL;
+        return 0;
+    }
+    return rpl_error_set(RPL_EUSAGE,
+                         "ROCM_PERF_CUPTI_KERNELS='%s': expected 'concurrent' or 'serial'", spec);
+}
+
 bool cr_api_makes_range(const char *name)
 {
     if (!name)

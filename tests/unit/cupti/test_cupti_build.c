@@ -615,6 +615,25 @@ static void parses_the_api_selection(void **unused)
     assert_int_equal(apis, CR_TRACE_RUNTIME);
 }
 
+static void parses_the_kernel_timing(void **unused)
+{
+    cr_kernel_timing t;
+
+    assert_int_equal(cr_kernel_timing_parse(NULL, &t), 0);
+    assert_int_equal(t, CR_KERNELS_CONCURRENT);
+    assert_int_equal(cr_kernel_timing_parse("", &t), 0);
+    assert_int_equal(t, CR_KERNELS_CONCURRENT);
+    assert_int_equal(cr_kernel_timing_parse("serial", &t), 0);
+    assert_int_equal(t, CR_KERNELS_SERIAL);
+    assert_int_equal(cr_kernel_timing_parse("concurrent", &t), 0);
+    assert_int_equal(t, CR_KERNELS_CONCURRENT);
+    assert_int_equal(cr_kernel_timing_parse("serial ", &t), RPL_EUSAGE);
+    assert_string_equal(rpl_error_last()->message,
+                        "ROCM_PERF_CUPTI_KERNELS='serial ': expected 'concurrent' or 'serial'");
+    /* A bad value falls back to the default. */
+    assert_int_equal(t, CR_KERNELS_CONCURRENT);
+}
+
 static void names_the_database_like_rocprofv3(void **unused)
 {
     char *p;
@@ -647,6 +666,7 @@ int main(void)
         cmocka_unit_test(knows_which_calls_make_ranges),
         cmocka_unit_test(parses_metric_lists),
         cmocka_unit_test(parses_the_api_selection),
+        cmocka_unit_test(parses_the_kernel_timing),
         cmocka_unit_test(names_the_database_like_rocprofv3),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

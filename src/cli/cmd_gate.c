@@ -61,9 +61,9 @@ static void usage(FILE *out)
         "                     size for occupancy (default: each kernel's maximum)\n"
         "  --trace DB...      recorded rocpd traces: per kernel the device durations of\n"
         "                     its dispatches are compared with the baseline's samples\n"
-        "  -- APP ARGS...     run APP under the profiler (rocprofv3, or CUPTI timing\n"
-        "                     kernels serially; no counters) until each kernel has N\n"
-        "                     samples after warm-up or APP ran N times\n"
+        "  -- APP ARGS...     run APP under the profiler (rocprofv3 or CUPTI, no\n"
+        "                     counters) until each kernel has N samples after warm-up\n"
+        "                     or APP ran N times\n"
         "\n"
         "Runtime rule: L = ln(median candidate / median baseline) with a one-sided\n"
         "bootstrap bound (B 2000, percentile, GSL mt19937); with a history of >= 3\n"
@@ -82,7 +82,8 @@ static void usage(FILE *out)
         "  --allow-missing-baseline            no baseline is a pass, not a failure\n"
         "\n"
         "ROCM_PERF_BACKEND=rocprofv3|cupti picks the profiler of APP runs (default:\n"
-        "auto, the GPU found).\n"
+        "auto, the GPU found).  ROCM_PERF_KERNEL_TIMING=concurrent|serial is how CUPTI\n"
+        "times kernels in APP runs (default concurrent; see 'rocm-perf profile --help').\n"
         "ROCM_PERF_UPDATE_BASELINES=1 records the measured section into the baseline\n"
         "instead of comparing (as 'rocm-perf baseline update').  A runtime FAIL of an\n"
         "APP run is measured once more before it stands (confirmation).\n"
@@ -186,6 +187,7 @@ int gate_args_parse(gate_args *a, int argc, char **argv, bool update, void (*usa
         {NULL, 0, NULL, 0},
     };
     const char *backend = getenv("ROCM_PERF_BACKEND");
+    const char *timing = getenv("ROCM_PERF_KERNEL_TIMING");
     int opt, dashes = 1;
     unsigned long v = 0;
 
@@ -198,6 +200,14 @@ int gate_args_parse(gate_args *a, int argc, char **argv, bool update, void (*usa
                                        "cupti",
                                        backend);
         a->in.backend = (int)b;
+    }
+    if (timing && timing[0]) {
+        rpl_kernel_timing t;
+        if (rpl_kernel_timing_parse(&t, timing) != RPL_OK)
+            return rpl_cli_usage_error("ROCM_PERF_KERNEL_TIMING is '%s'; it takes concurrent or "
+                                       "serial",
+                                       timing);
+        a->in.kernel_timing = (int)t;
     }
     rpl_gate_stat_opts_init(&a->stat);
     a->in.repetitions = DEFAULT_REPETITIONS;

@@ -197,10 +197,7 @@ static int one_run(rpl_gate_measurement *m, const rpl_gate_input *in, const char
 
     po.backend = (rpl_backend)in->backend;
     po.counters = "none";
-    /* Concurrent-kernel tracing slows kernels of many short blocks by several percent, and by
-     * a different amount when an optimisation changes the grid: the gate times kernels the way
-     * ncu does (serially; no effect on rocprofv3). */
-    po.kernel_timing = RPL_KERNEL_TIMING_SERIAL;
+    po.kernel_timing = (rpl_kernel_timing)in->kernel_timing;
     po.kernel_regex = in->kernel_regex;
     po.out_dir = dir;
     po.app_argv = in->app_argv;

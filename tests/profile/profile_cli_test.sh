@@ -233,11 +233,18 @@ cupti)
     rp profile --backend cupti --counters none --kernel-timing serial -o D \
         -- "$TESTDATA/fake-cuda-app"
     expect_rc 0
-    # The gate times kernels serially (src/gate/measure.c).
-    ROCM_PERF_BACKEND=cupti ROCM_PERF_UPDATE_BASELINES=1 rp gate --test fake --baseline-dir B \
-        --repetitions 2 -- "$TESTDATA/fake-cuda-app"
+    # The gate passes ROCM_PERF_KERNEL_TIMING on to the recorder.
+    ROCM_PERF_KERNEL_TIMING=serial ROCM_PERF_BACKEND=cupti ROCM_PERF_UPDATE_BASELINES=1 \
+        rp gate --test fake --baseline-dir B --repetitions 2 -- "$TESTDATA/fake-cuda-app"
     expect_rc 0
     ls B/*/fake.json >/dev/null || fail "the gate recorded no baseline"
+    export EXPECT_KERNELS=concurrent
+    ROCM_PERF_BACKEND=cupti rp gate --test fake --baseline-dir B --repetitions 2 \
+        -- "$TESTDATA/fake-cuda-app"
+    expect_rc 0
+    ROCM_PERF_KERNEL_TIMING=parallel rp gate --test fake --baseline-dir B -- /bin/true
+    expect_rc 2
+    expect_err "ROCM_PERF_KERNEL_TIMING is 'parallel'; it takes concurrent or serial"
     rp profile --backend cupti --counters none -o D -- /bin/sh -c 'exit 4'
     expect_rc 3
     expect_err "the program exited with status 4"

@@ -180,6 +180,7 @@ typedef struct rpl_gate_input {
     unsigned warmup;             /* dispatches dropped per kernel and run */
     unsigned repetitions;        /* samples wanted per kernel (app mode) */
     int backend;                 /* rpl_backend of app mode: RPL_BACKEND_AUTO (0) probes the GPUs */
+    int kernel_timing;           /* rpl_kernel_timing of app mode (CUPTI) */
 } rpl_gate_input;
 
 typedef struct rpl_gate_measurement {

@@ -10,8 +10,10 @@
 # Databases are generated once per size and seed and kept in WORK_DIR.
 # Prints a Markdown table: wall seconds (best of RUNS), and CPU seconds
 # (user + sys) and peak RSS of that best run, via /usr/bin/time, and the
-# 1-minute load average before the row.  On a shared machine the CPU time is
-# the steadier number (the reader uses two threads, so CPU may exceed wall).
+# 1-minute load average before the row.  Before every run it waits (up to
+# 10 minutes) until the CPU pressure (/proc/pressure/cpu, 10 s average) is
+# under 5%.  On a shared machine the CPU time is the steadier number (the
+# reader and the analysis use two threads, so CPU may exceed wall).
 set -eu
 
 build=build/dev
@@ -24,7 +26,7 @@ while [ $# -gt 0 ]; do
     -w) work=$2; shift 2 ;;
     -r) runs=$2; shift 2 ;;
     --10m) big=1; shift ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     *) echo "bench_analyze.sh: unknown argument '$1'" >&2; exit 2 ;;
     esac
 done
@@ -38,11 +40,26 @@ command -v sqlite3 >/dev/null || { echo "bench_analyze.sh: sqlite3 not found" >&
 [ -x /usr/bin/time ] || { echo "bench_analyze.sh: /usr/bin/time not found (Debian package 'time')" >&2; exit 3; }
 mkdir -p "$work"
 
+# quiet: wait until no other task waits for a CPU (a busy second core slows both threads).
+quiet() {
+    waited=0
+    while [ "$waited" -lt 600 ]; do
+        pressure=$(sed -n 's/^some avg10=\([0-9.]*\).*/\1/p' /proc/pressure/cpu 2>/dev/null)
+        if [ -z "$pressure" ] || awk "BEGIN { exit !($pressure < 5) }"; then
+            return 0
+        fi
+        sleep 1
+        waited=$((waited + 1))
+    done
+    echo "bench_analyze.sh: the CPU is still busy after 10 minutes; measuring anyway" >&2
+}
+
 # best_of CMD...: run RUNS times; prints "<best wall s> <peak RSS KB> <CPU s>" of the best run.
 best_of() {
     best=""
     i=0
     while [ "$i" -lt "$runs" ]; do
+        quiet
         /usr/bin/time -f '%e %M %U %S' -o "$work/time.txt" "$@" >/dev/null 2>"$work/stderr.txt" || {
             echo "bench_analyze.sh: failed: $*" >&2
             cat "$work/stderr.txt" >&2

@@ -30,11 +30,12 @@ static size_t source_name(const char **p)
  */
 static int demangle_components(rpl_strbuf *out, const char *s)
 {
-    const char *p = s + 2;
+    const char *p;
     int nested, parts = 0;
 
     if (strncmp(s, "_Z", 2) != 0)
         return 0;
+    p = s + 2; /* only now: s + 2 may be past the end of a shorter string */
     if (*p == 'L')
         p++;
     nested = *p == 'N';

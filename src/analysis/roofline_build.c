@@ -20,15 +20,24 @@ static const char *display(const rpl_kernel_symbol *s)
     return s->display_name && s->display_name[0] ? s->display_name : (s->name ? s->name : "");
 }
 
+/* What one kernel (group) gathers while the dispatches are scanned. */
+typedef struct group_acc {
+    uint32_t first; /* its first dispatch in start order */
+    rpl_roof_target tg;
+    const char *missing; /* the first counter its dispatches lack */
+    double counted_ns, gaps, wgs;
+    uint32_t ngaps, per_cap;
+} group_acc;
+
 typedef struct build {
     const rpl_trace *t;
+    const rpl_roof_ceilings *user;
     rpl_roof_names names;
-    uint32_t *sel; /* selected dispatch indices, grouped by display name, by start within */
-    uint32_t nsel;
-    uint32_t *group_first; /* group g is sel[group_first[g] .. group_first[g + 1]) */
+    uint32_t *group_of; /* per symbol: its group (display name), RPL_NONE when not selected */
     uint32_t ngroups;
-    uint32_t *start_order; /* every dispatch index, in start order */
-    double *gap; /* per trace dispatch: idle time since the previous one on its queue, or -1 */
+    rpl_analysis_kernel *kernels; /* per group, while scanning */
+    group_acc *acc;               /* per group */
+    uint32_t *slot; /* per group: its index in rpl_analysis.kernels, RPL_NONE when empty */
 } build;
 
 /* All dispatch indices in start order (a stable radix sort; starts are >= 0). */
@@ -37,6 +46,7 @@ static int by_start(const rpl_trace *t, uint32_t **out)
     uint32_t n = t->dispatches.count;
     uint64_t *keys = malloc(((size_t)n + 1) * sizeof(*keys));
     uint32_t *order = malloc(((size_t)n + 1) * sizeof(*order));
+    uint64_t min = UINT64_MAX;
     int rc;
 
     if (!keys || !order) {
@@ -47,8 +57,12 @@ static int by_start(const rpl_trace *t, uint32_t **out)
     for (uint32_t i = 0; i < n; i++) {
         int64_t start = t->dispatches.items[i].start;
         keys[i] = start > 0 ? (uint64_t)start : 0;
+        min = keys[i] < min ? keys[i] : min;
         order[i] = i;
     }
+    /* Offsets from the earliest start: fewer key bits, fewer passes. */
+    for (uint32_t i = 0; i < n; i++)
+        keys[i] -= min;
     rc = rpl_radix_sort_u64(keys, order, n);
     free(keys);
     if (rc) {
@@ -59,61 +73,26 @@ static int by_start(const rpl_trace *t, uint32_t **out)
     return 0;
 }
 
-/*
- * Stable counting sort of the dispatches listed in start order (`order`, n
- * of them) by key[dispatch] (< nkeys; RPL_NONE drops the dispatch) into
- * `out`: each bucket comes out in start order.  first[k] is where bucket k
- * begins in `out` (first[nkeys] = number kept).
- */
-static uint32_t bucket_by_key(const uint32_t *order, uint32_t n, const uint32_t *key,
-                              uint32_t nkeys, uint32_t *out, uint32_t *first)
-{
-    memset(first, 0, ((size_t)nkeys + 1) * sizeof(*first));
-    for (uint32_t i = 0; i < n; i++)
-        if (key[order[i]] != RPL_NONE)
-            first[key[order[i]] + 1]++;
-    for (uint32_t k = 0; k < nkeys; k++)
-        first[k + 1] += first[k];
-    for (uint32_t i = 0; i < n; i++)
-        if (key[order[i]] != RPL_NONE)
-            out[first[key[order[i]]]++] = order[i];
-    /* The placement loop advanced each first[k] to the end of bucket k: shift back. */
-    memmove(first + 1, first, (size_t)nkeys * sizeof(*first));
-    first[0] = 0;
-    return first[nkeys];
-}
+/* The last dispatch seen on a queue, for the idle gap before the next one. */
+typedef struct queue_last {
+    int64_t end;
+    uint32_t agent;
+    bool seen;
+} queue_last;
 
-static int compute_gaps(build *b)
+/* Idle time since the previous dispatch on d's queue and agent (start order), or -1. */
+static double queue_gap(queue_last *last, uint32_t nqueues, const rpl_dispatch *d)
 {
-    const rpl_trace *t = b->t;
-    uint32_t n = t->dispatches.count, nq = t->queues.count;
-    uint32_t *order = malloc(((size_t)n + 1) * sizeof(*order));
-    uint32_t *key = malloc(((size_t)n + 1) * sizeof(*key));
-    uint32_t *first = malloc(((size_t)nq + 1) * sizeof(*first));
-    uint32_t kept;
+    queue_last *q;
+    double gap = -1;
 
-    b->gap = malloc(((size_t)n + 1) * sizeof(*b->gap));
-    if (!order || !key || !first || !b->gap) {
-        free(order);
-        free(key);
-        free(first);
-        return rpl_error_oom();
-    }
-    for (uint32_t i = 0; i < n; i++) {
-        key[i] = t->dispatches.items[i].queue < nq ? t->dispatches.items[i].queue : RPL_NONE;
-        b->gap[i] = -1;
-    }
-    kept = bucket_by_key(b->start_order, n, key, nq, order, first);
-    for (uint32_t i = 1; i < kept; i++) {
-        const rpl_dispatch *p = &t->dispatches.items[order[i - 1]];
-        const rpl_dispatch *d = &t->dispatches.items[order[i]];
-        if (p->agent == d->agent && p->queue == d->queue)
-            b->gap[order[i]] = d->start > p->end ? (double)(d->start - p->end) : 0;
-    }
-    free(order);
-    free(key);
-    free(first);
-    return 0;
+    if (d->queue >= nqueues)
+        return -1;
+    q = &last[d->queue];
+    if (q->seen && q->agent == d->agent)
+        gap = d->start > q->end ? (double)(d->start - q->end) : 0;
+    *q = (queue_last){d->end, d->agent, true};
+    return gap;
 }
 
 static double workgroups_of(const rpl_dispatch *d)
@@ -168,98 +147,207 @@ static double occupancy_of(const rpl_roof_target *tg, const rpl_kernel_symbol *s
     return occ.fraction;
 }
 
-static int fill_kernel(rpl_analysis_kernel *k, const build *b, const uint32_t *idx, uint32_t n,
-                       const rpl_roof_ceilings *user)
+/* The first dispatch of a group (in start order) names its kernel and target. */
+static void start_group(rpl_analysis_kernel *k, group_acc *acc, const build *b, uint32_t idx)
 {
     const rpl_trace *t = b->t;
-    const rpl_dispatch *first = &t->dispatches.items[idx[0]];
-    const rpl_kernel_symbol *sym = &t->symbols.items[first->kernel];
-    const rpl_agent *agent = first->agent < t->agents.count ? &t->agents.items[first->agent] : NULL;
-    const char *missing = NULL;
-    double counted_ns = 0, gaps = 0, wgs = 0;
-    uint32_t ngaps = 0;
-    rpl_roof_target tg;
+    const rpl_dispatch *d = &t->dispatches.items[idx];
+    const rpl_kernel_symbol *sym = &t->symbols.items[d->kernel];
+    const rpl_agent *agent = d->agent < t->agents.count ? &t->agents.items[d->agent] : NULL;
 
-    k->per_dispatch = malloc((n < RPL_ROOF_PER_DISPATCH_MAX ? n : RPL_ROOF_PER_DISPATCH_MAX) *
-                             sizeof(*k->per_dispatch));
-    if (!k->per_dispatch)
-        return rpl_error_oom();
-    rpl_roof_target_of(&tg, agent, user);
+    acc->first = idx;
+    rpl_roof_target_of(&acc->tg, agent, b->user);
     k->name = display(sym);
     k->mangled = sym->name ? sym->name : "";
     k->arch = agent && agent->name ? agent->name : "";
-    k->ceilings = tg.ceilings;
-    k->has_ceilings = tg.has_ceilings;
-    k->dispatches = n;
-    memset(&k->counts, 0, sizeof(k->counts));
-    k->counts.l2_bytes = k->counts.l1_bytes = k->counts.lds_bytes = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        const rpl_dispatch *d = &t->dispatches.items[idx[i]];
-        rpl_roof_indexed_ctx ctx = {{t, d}, &b->names};
-        rpl_roof_counts c;
-        double dur = (double)(d->end - d->start);
+    k->ceilings = acc->tg.ceilings;
+    k->has_ceilings = acc->tg.has_ceilings;
+}
 
-        k->time_ns += dur;
-        wgs += workgroups_of(d);
-        if (b->gap[idx[i]] >= 0) {
-            gaps += b->gap[idx[i]];
-            ngaps++;
-        }
-        /* A dispatch without counters only needs computing once, to name what is missing. */
-        if (d->counters_count > 0 || !missing)
-            rpl_roof_counts_compute(&c, tg.family, tg.wave_size, rpl_roof_trace_counter_indexed,
-                                    &ctx);
-        else
-            memset(&c, 0, sizeof(c));
-        if (k->per_dispatch && k->nper_dispatch < RPL_ROOF_PER_DISPATCH_MAX) {
-            bool ok = c.has_flops && c.has_bytes;
-            k->per_dispatch[k->nper_dispatch++] = (rpl_dispatch_roof){
-                d->dispatch_id,        dur,     ok ? c.flops : -1, ok ? c.hbm_read : -1,
-                ok ? c.hbm_write : -1, c.clamps};
-        }
-        if (c.has_flops && c.has_bytes) {
-            rpl_roof_counts_add(&k->counts, &c);
-            k->counts.has_flops = k->counts.has_bytes = true;
-            k->with_counters++;
-            counted_ns += dur;
-        } else if (!missing) {
-            missing = c.missing;
-        }
+/* Keep the first RPL_ROOF_PER_DISPATCH_MAX per-dispatch entries of a kernel. */
+static int keep_per_dispatch(rpl_analysis_kernel *k, group_acc *acc, rpl_dispatch_roof entry)
+{
+    if (k->nper_dispatch == RPL_ROOF_PER_DISPATCH_MAX)
+        return 0;
+    if (k->nper_dispatch == acc->per_cap) {
+        uint32_t cap = acc->per_cap ? 2 * acc->per_cap : 16;
+        rpl_dispatch_roof *p;
+
+        cap = cap < RPL_ROOF_PER_DISPATCH_MAX ? cap : RPL_ROOF_PER_DISPATCH_MAX;
+        if (!(p = realloc(k->per_dispatch, cap * sizeof(*p))))
+            return rpl_error_oom();
+        k->per_dispatch = p;
+        acc->per_cap = cap;
     }
+    k->per_dispatch[k->nper_dispatch++] = entry;
+    return 0;
+}
+
+/*
+ * Add d's counters to its kernel; its per-dispatch entry (-1 where counters
+ * are missing) goes to *entry.
+ */
+static void count_dispatch(rpl_analysis_kernel *k, group_acc *acc, const build *b,
+                           const rpl_dispatch *d, rpl_dispatch_roof *entry)
+{
+    rpl_roof_indexed_ctx ctx = {{b->t, d}, &b->names};
+    rpl_roof_counts c;
+
+    *entry = (rpl_dispatch_roof){d->dispatch_id, (double)(d->end - d->start), -1, -1, -1, 0};
+    /* A dispatch without counters only needs computing once, to name what is missing. */
+    if (d->counters_count == 0 && acc->missing)
+        return;
+    rpl_roof_counts_compute(&c, acc->tg.family, acc->tg.wave_size, rpl_roof_trace_counter_indexed,
+                            &ctx);
+    entry->clamps = c.clamps;
+    if (!c.has_flops || !c.has_bytes) {
+        if (!acc->missing)
+            acc->missing = c.missing;
+        return;
+    }
+    rpl_roof_counts_add(&k->counts, &c);
+    k->counts.has_flops = k->counts.has_bytes = true;
+    k->with_counters++;
+    acc->counted_ns += entry->time_ns;
+    entry->flops = c.flops;
+    entry->hbm_read = c.hbm_read;
+    entry->hbm_write = c.hbm_write;
+}
+
+/*
+ * Add dispatch idx (with its idle gap, or -1) to group g.  Each group sees
+ * its dispatches in start order, so every sum is made in that order.
+ */
+static int add_dispatch(build *b, uint32_t g, uint32_t idx, double gap)
+{
+    rpl_analysis_kernel *k = &b->kernels[g];
+    group_acc *acc = &b->acc[g];
+    const rpl_dispatch *d = &b->t->dispatches.items[idx];
+    rpl_dispatch_roof entry;
+
+    if (k->dispatches++ == 0)
+        start_group(k, acc, b, idx);
+    count_dispatch(k, acc, b, d, &entry);
+    k->time_ns += entry.time_ns;
+    acc->wgs += workgroups_of(d);
+    if (gap >= 0) {
+        acc->gaps += gap;
+        acc->ngaps++;
+    }
+    return keep_per_dispatch(k, acc, entry);
+}
+
+/*
+ * The records are read in start order, which hops between the queues'
+ * records in the trace: ask for each one (up to three cache lines) a few
+ * iterations ahead.
+ */
+#define PREFETCH_AHEAD 16
+
+static inline void prefetch_dispatch(const rpl_dispatch *d)
+{
+    __builtin_prefetch(d);
+    __builtin_prefetch((const char *)d + 64);
+    __builtin_prefetch((const char *)(d + 1) - 1);
+}
+
+/*
+ * One pass over the dispatches in start order: the idle gaps on each queue
+ * and every group's sums.
+ */
+static int scan_dispatches(build *b, const uint32_t *start_order)
+{
+    const rpl_trace *t = b->t;
+    uint32_t nq = t->queues.count, ns = t->symbols.count;
+    queue_last *last = calloc((size_t)nq + 1, sizeof(*last));
+    int rc = last ? 0 : rpl_error_oom();
+
+    for (uint32_t i = 0; !rc && i < t->dispatches.count; i++) {
+        const rpl_dispatch *d = &t->dispatches.items[start_order[i]];
+        uint32_t g = d->kernel < ns ? b->group_of[d->kernel] : RPL_NONE;
+        double gap;
+
+        if (i + PREFETCH_AHEAD < t->dispatches.count)
+            prefetch_dispatch(&t->dispatches.items[start_order[i + PREFETCH_AHEAD]]);
+        gap = queue_gap(last, nq, d);
+        if (g != RPL_NONE)
+            rc = add_dispatch(b, g, start_order[i], gap);
+    }
+    free(last);
+    return rc;
+}
+
+/* The roofline point, its reason and the classifier's inputs of a scanned group. */
+static void finish_group(rpl_analysis_kernel *k, const group_acc *acc, const build *b)
+{
+    const rpl_trace *t = b->t;
+    const rpl_dispatch *first = &t->dispatches.items[acc->first];
+    const rpl_kernel_symbol *sym = &t->symbols.items[first->kernel];
+    const rpl_agent *agent = first->agent < t->agents.count ? &t->agents.items[first->agent] : NULL;
+    const rpl_roof_target *tg = &acc->tg;
+    uint32_t n = k->dispatches;
+
     if (k->with_counters == 0) {
         k->counts.l2_bytes = k->counts.l1_bytes = k->counts.lds_bytes = -1;
-        if (tg.family == RPL_ROOF_FAMILY_NONE)
+        if (tg->family == RPL_ROOF_FAMILY_NONE)
             snprintf(k->reason, sizeof(k->reason), "no counter formulas for architecture '%s'",
                      k->arch);
         else
             snprintf(k->reason, sizeof(k->reason), "counter '%s' was not collected",
-                     missing ? missing : "?");
+                     acc->missing ? acc->missing : "?");
         memset(&k->point, 0, sizeof(k->point));
         k->point.reason = k->reason;
         k->point.ai = k->point.ridge = -1;
-    } else if (!tg.has_ceilings) {
-        rpl_roof_point_compute(&k->point, &k->counts, counted_ns, NULL);
+    } else if (!tg->has_ceilings) {
+        rpl_roof_point_compute(&k->point, &k->counts, acc->counted_ns, NULL);
         snprintf(k->reason, sizeof(k->reason),
                  "no ceilings for device '%s' (%s); give --ceilings FILE",
                  agent && agent->product_name[0] ? agent->product_name : k->arch, k->arch);
         k->point.reason = k->reason;
     } else {
-        rpl_roof_point_compute(&k->point, &k->counts, counted_ns, &tg.ceilings);
+        rpl_roof_point_compute(&k->point, &k->counts, acc->counted_ns, &tg->ceilings);
     }
     k->headroom = k->point.valid ? 1.0 - k->point.roof_fraction : -1;
     k->cls_in.mean_duration_ns = k->time_ns / n;
-    k->cls_in.mean_gap_ns = ngaps ? gaps / ngaps : -1;
+    k->cls_in.mean_gap_ns = acc->ngaps ? acc->gaps / acc->ngaps : -1;
     k->cls_in.dispatches = n;
-    k->cls_in.workgroups = wgs / n;
-    k->cls_in.waves_per_group = (group_size(first) + tg.wave_size - 1) / tg.wave_size;
+    k->cls_in.workgroups = acc->wgs / n;
+    k->cls_in.waves_per_group = (group_size(first) + tg->wave_size - 1) / tg->wave_size;
     k->cls_in.cu_count = agent && agent->cu_count ? agent->cu_count
-                         : tg.product             ? tg.product->compute_units
+                         : tg->product            ? tg->product->compute_units
                                                   : 0;
     k->cls_in.max_waves_per_cu = agent && agent->max_waves_per_cu ? agent->max_waves_per_cu
-                                 : tg.arch                        ? tg.arch->max_waves_per_cu
+                                 : tg->arch                       ? tg->arch->max_waves_per_cu
                                                                   : 0;
-    k->cls_in.occupancy = occupancy_of(&tg, sym, first);
-    return 0;
+    k->cls_in.occupancy = occupancy_of(tg, sym, first);
+}
+
+/* Move the groups that have dispatches into a->kernels, in group order, and finish them. */
+static void collect_groups(rpl_analysis *a, build *b)
+{
+    for (uint32_t g = 0; g < b->ngroups; g++) {
+        b->slot[g] = RPL_NONE;
+        if (b->kernels[g].dispatches == 0)
+            continue;
+        b->slot[g] = (uint32_t)a->count;
+        a->kernels[a->count] = b->kernels[g];
+        finish_group(&a->kernels[a->count++], &b->acc[g], b);
+    }
+}
+
+/* The kernel of the selected dispatch with this id that comes first in group order, or NULL. */
+static rpl_analysis_kernel *kernel_of_dispatch_id(rpl_analysis *a, const build *b, int64_t id)
+{
+    const rpl_trace *t = b->t;
+    uint32_t best = RPL_NONE;
+
+    for (uint32_t i = 0; i < t->dispatches.count; i++) {
+        const rpl_dispatch *d = &t->dispatches.items[i];
+        uint32_t g = d->kernel < t->symbols.count ? b->group_of[d->kernel] : RPL_NONE;
+        if (d->dispatch_id == id && g < best)
+            best = g;
+    }
+    return best == RPL_NONE ? NULL : &a->kernels[b->slot[best]];
 }
 
 /* Sum the ATT folders into the kernels they belong to (by dispatch id, else by name). */
@@ -274,17 +362,9 @@ static int attach_att(rpl_analysis *a, const build *b, const char *dir)
     a->att_warnings = set.warnings;
     for (size_t i = 0; i < set.count; i++) {
         const rpl_att_features *f = &set.items[i];
-        rpl_analysis_kernel *hit = NULL;
+        rpl_analysis_kernel *hit =
+            f->dispatch_id >= 0 ? kernel_of_dispatch_id(a, b, f->dispatch_id) : NULL;
 
-        for (uint32_t s = 0; s < b->nsel && !hit && f->dispatch_id >= 0; s++) {
-            const rpl_dispatch *d = &b->t->dispatches.items[b->sel[s]];
-            if (d->dispatch_id == f->dispatch_id) {
-                const char *name = display(&b->t->symbols.items[d->kernel]);
-                for (size_t k = 0; k < a->count && !hit; k++)
-                    if (strcmp(a->kernels[k].name, name) == 0)
-                        hit = &a->kernels[k];
-            }
-        }
         for (size_t k = 0; k < a->count && !hit && f->kernel[0]; k++)
             if (strncmp(f->kernel, a->kernels[k].mangled, strlen(a->kernels[k].mangled)) == 0 ||
                 strcmp(f->kernel, a->kernels[k].name) == 0)
@@ -302,7 +382,7 @@ static int attach_att(rpl_analysis *a, const build *b, const char *dir)
     return 0;
 }
 
-static void attach_dag(rpl_analysis *a, const rpl_dag *dag)
+void rpl_analysis_attach_dag(rpl_analysis *a, const rpl_dag *dag)
 {
     a->critical_path_ns = dag->critical_path_ns;
     for (size_t k = 0; k < a->count; k++) {
@@ -329,70 +409,101 @@ static int cmp_time(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
-static const rpl_trace *sort_trace; /* qsort has no context argument */
+typedef struct sym_name {
+    uintptr_t name; /* the interned display name */
+    uint32_t sym;
+} sym_name;
 
-static int cmp_symbol_name(const void *a, const void *b)
+static int cmp_sym_name(const void *a, const void *b)
 {
-    const char *x = display(&sort_trace->symbols.items[*(const uint32_t *)a]);
-    const char *y = display(&sort_trace->symbols.items[*(const uint32_t *)b]);
+    uintptr_t x = ((const sym_name *)a)->name, y = ((const sym_name *)b)->name;
 
     return (x > y) - (x < y);
 }
 
 /*
- * Select dispatches (the filter runs once per symbol, not per dispatch) and
- * group them by display name.  Names are interned in the trace, so equal
- * names are one pointer and symbols group by pointer.
+ * Number the display names (the filter runs once per symbol, not per
+ * dispatch).  Names are interned in the trace, so equal names are one
+ * pointer and symbols group by pointer.
  */
-static int select_dispatches(build *b, const rpl_kernel_filter *filter)
+static int group_symbols(build *b, const rpl_kernel_filter *filter)
 {
     const rpl_trace *t = b->t;
-    uint32_t ns = t->symbols.count, n = t->dispatches.count;
-    uint32_t *syms = malloc(((size_t)ns + 1) * sizeof(*syms));
-    uint32_t *group = malloc(((size_t)ns + 1) * sizeof(*group));
-    uint32_t *key = malloc(((size_t)n + 1) * sizeof(*key));
-    int rc = 0;
+    uint32_t ns = t->symbols.count;
+    sym_name *syms = malloc(((size_t)ns + 1) * sizeof(*syms));
 
-    b->sel = malloc(((size_t)n + 1) * sizeof(*b->sel));
-    b->group_first = malloc(((size_t)ns + 1) * sizeof(*b->group_first));
-    if (!syms || !group || !key || !b->sel || !b->group_first) {
-        rc = rpl_error_oom();
-        goto done;
+    b->group_of = malloc(((size_t)ns + 1) * sizeof(*b->group_of));
+    if (!syms || !b->group_of) {
+        free(syms);
+        return rpl_error_oom();
     }
     for (uint32_t i = 0; i < ns; i++)
-        syms[i] = i;
-    sort_trace = t;
-    qsort(syms, ns, sizeof(*syms), cmp_symbol_name);
+        syms[i] = (sym_name){(uintptr_t)display(&t->symbols.items[i]), i};
+    qsort(syms, ns, sizeof(*syms), cmp_sym_name);
     for (uint32_t i = 0; i < ns; i++) {
-        const rpl_kernel_symbol *s = &t->symbols.items[syms[i]];
-        if (i > 0 && display(s) != display(&t->symbols.items[syms[i - 1]]))
+        const rpl_kernel_symbol *s = &t->symbols.items[syms[i].sym];
+        if (i > 0 && syms[i].name != syms[i - 1].name)
             b->ngroups++;
-        group[syms[i]] = filter && !rpl_kernel_filter_selects(filter, s->name, display(s))
-                             ? RPL_NONE
-                             : b->ngroups;
+        b->group_of[syms[i].sym] = filter && !rpl_kernel_filter_selects(filter, s->name, display(s))
+                                       ? RPL_NONE
+                                       : b->ngroups;
     }
     if (ns > 0)
         b->ngroups++;
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t k = t->dispatches.items[i].kernel;
-        key[i] = k < ns ? group[k] : RPL_NONE;
-    }
-    b->nsel = bucket_by_key(b->start_order, n, key, b->ngroups, b->sel, b->group_first);
-done:
     free(syms);
-    free(group);
-    free(key);
+    return 0;
+}
+
+/* The per-group arrays, and room for every group in a->kernels. */
+static int alloc_groups(rpl_analysis *a, build *b)
+{
+    size_t n = (size_t)b->ngroups + 1;
+
+    b->kernels = calloc(n, sizeof(*b->kernels));
+    b->acc = calloc(n, sizeof(*b->acc));
+    b->slot = malloc(n * sizeof(*b->slot));
+    a->kernels = calloc(n, sizeof(*a->kernels));
+    return b->kernels && b->acc && b->slot && a->kernels ? 0 : rpl_error_oom();
+}
+
+/* Scan the dispatches into per-group kernels and keep the non-empty ones in a->kernels. */
+static int build_kernels(rpl_analysis *a, build *b, const rpl_kernel_filter *filter)
+{
+    uint32_t *start_order = NULL;
+    int rc = rpl_roof_names_init(&b->names, b->t);
+
+    if (!rc)
+        rc = by_start(b->t, &start_order);
+    if (!rc)
+        rc = group_symbols(b, filter);
+    if (!rc)
+        rc = alloc_groups(a, b);
+    if (!rc)
+        rc = scan_dispatches(b, start_order);
+    if (!rc)
+        collect_groups(a, b);
+    else
+        for (uint32_t g = 0; b->kernels && g < b->ngroups; g++)
+            free(b->kernels[g].per_dispatch);
+    free(start_order);
     return rc;
 }
 
-int rpl_analysis_build(rpl_analysis **out, const rpl_trace *trace, const rpl_kernel_filter *filter,
-                       const rpl_roofline_opts *opts)
+static void release_build(build *b)
+{
+    free(b->group_of);
+    free(b->kernels);
+    free(b->acc);
+    free(b->slot);
+    rpl_roof_names_release(&b->names);
+}
+
+int rpl_analysis_build_kernels(rpl_analysis **out, const rpl_trace *trace,
+                               const rpl_kernel_filter *filter, const rpl_roofline_opts *opts)
 {
     rpl_analysis *a = calloc(1, sizeof(*a));
     rpl_roof_ceilings *user = NULL;
     build b = {.t = trace};
-    rpl_dag_opts dopts;
-    rpl_dag *dag = NULL;
     int rc = 0;
 
     *out = NULL;
@@ -403,21 +514,9 @@ int rpl_analysis_build(rpl_analysis **out, const rpl_trace *trace, const rpl_ker
         rc = user ? rpl_roof_ceilings_load(user, opts->ceilings_path) : rpl_error_oom();
         a->ceilings_path = opts->ceilings_path;
     }
+    b.user = user;
     if (!rc)
-        rc = rpl_roof_names_init(&b.names, trace);
-    if (!rc)
-        rc = by_start(trace, &b.start_order);
-    if (!rc)
-        rc = select_dispatches(&b, filter);
-    if (!rc)
-        rc = compute_gaps(&b);
-    if (!rc && !(a->kernels = calloc((size_t)b.ngroups + 1, sizeof(*a->kernels))))
-        rc = rpl_error_oom();
-    for (uint32_t g = 0; !rc && g < b.ngroups; g++) {
-        uint32_t first = b.group_first[g], count = b.group_first[g + 1] - first;
-        if (count > 0)
-            rc = fill_kernel(&a->kernels[a->count++], &b, b.sel + first, count, user);
-    }
+        rc = build_kernels(a, &b, filter);
     if (!rc && opts && opts->att_dir) {
         a->att_dir = opts->att_dir;
         rc = attach_att(a, &b, opts->att_dir);
@@ -427,15 +526,6 @@ int rpl_analysis_build(rpl_analysis **out, const rpl_trace *trace, const rpl_ker
         ak->cls_in.roof = &ak->point;
         ak->cls_in.att = ak->has_att ? &ak->att : NULL;
         rpl_classify(&ak->cls, &ak->cls_in);
-    }
-    if (!rc && opts && opts->dag) {
-        attach_dag(a, opts->dag);
-    } else if (!rc) {
-        rpl_dag_opts_init(&dopts);
-        dopts.filter = filter;
-        rc = rpl_dag_build(&dag, trace, &dopts);
-        if (!rc)
-            attach_dag(a, dag);
     }
     if (!rc) {
         qsort(a->kernels, a->count, sizeof(*a->kernels), cmp_time);
@@ -448,12 +538,7 @@ int rpl_analysis_build(rpl_analysis **out, const rpl_trace *trace, const rpl_ker
                 ak->point.reason = ak->reason[0] ? ak->reason : ak->point.reason;
         }
     }
-    rpl_dag_free(dag);
-    free(b.sel);
-    free(b.group_first);
-    free(b.start_order);
-    free(b.gap);
-    rpl_roof_names_release(&b.names);
+    release_build(&b);
     if (rc) {
         free(user);
         rpl_analysis_free(a);
@@ -462,6 +547,32 @@ int rpl_analysis_build(rpl_analysis **out, const rpl_trace *trace, const rpl_ker
     a->user_ceilings = user;
     *out = a;
     return 0;
+}
+
+int rpl_analysis_build(rpl_analysis **out, const rpl_trace *trace, const rpl_kernel_filter *filter,
+                       const rpl_roofline_opts *opts)
+{
+    rpl_dag_opts dopts;
+    rpl_dag *dag = NULL;
+    int rc = rpl_analysis_build_kernels(out, trace, filter, opts);
+
+    if (rc)
+        return rc;
+    if (opts && opts->dag) {
+        rpl_analysis_attach_dag(*out, opts->dag);
+        return 0;
+    }
+    rpl_dag_opts_init(&dopts);
+    dopts.filter = filter;
+    rc = rpl_dag_build(&dag, trace, &dopts);
+    if (!rc)
+        rpl_analysis_attach_dag(*out, dag);
+    rpl_dag_free(dag);
+    if (rc) {
+        rpl_analysis_free(*out);
+        *out = NULL;
+    }
+    return rc;
 }
 
 void rpl_analysis_free(rpl_analysis *a)

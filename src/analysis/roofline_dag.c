@@ -17,9 +17,13 @@ typedef struct sym_acc {
 
 int rpl_roofline_dag_headroom(rpl_dag *dag, const rpl_trace *trace)
 {
-    sym_acc *acc = calloc((size_t)dag->symbol_count + 1, sizeof(*acc));
+    sym_acc *acc;
     rpl_roof_names names;
 
+    /* No dispatch has counters: every symbol keeps the placeholder. */
+    if (trace->counter_values.count == 0)
+        return 0;
+    acc = calloc((size_t)dag->symbol_count + 1, sizeof(*acc));
     if (!acc || rpl_roof_names_init(&names, trace)) {
         free(acc);
         return rpl_error_oom();

@@ -4,6 +4,7 @@
  * `report DIR --roofline-svg FILE` draws from DIR/roofline.json.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "rpl/classify.h"
 #include "rpl/error.h"
@@ -13,41 +14,38 @@
 
 #define ROOFLINE_JSON_MAX (256u << 20)
 
-static int write_doc(const char *dir, const char *name, const cJSON *doc)
+/* DIR/name with `text`, the document as rpl_json_print gives it. */
+static int write_text(const char *dir, const char *name, const char *text)
 {
     char *path = NULL;
     int rc = rpl_path_join(&path, dir, name);
 
     if (!rc)
-        rc = rpl_json_write_file(path, doc);
+        rc = rpl_file_write_atomic(path, text, strlen(text));
     if (!rc)
         rpl_log_info("wrote %s", path);
     free(path);
     return rc;
 }
 
-int rpl_roofline_write_outputs(const char *dir, const rpl_trace *trace,
-                               const rpl_kernel_filter *filter, const rpl_roofline_opts *opts)
+int rpl_roofline_write_outputs(const char *dir, const rpl_analysis *a, const char *roofline)
 {
-    rpl_analysis *a = NULL;
-    cJSON *roof = NULL, *analysis = NULL;
-    int rc = rpl_analysis_build(&a, trace, filter, opts);
+    cJSON *doc = NULL;
+    char *analysis = NULL;
+    int rc = rpl_analysis_json(&doc, a);
 
     if (!rc)
-        rc = rpl_roofline_json(&roof, a);
+        rc = rpl_json_print(&analysis, doc);
     if (!rc)
-        rc = rpl_analysis_json(&analysis, a);
+        rc = write_text(dir, RPL_ROOFLINE_JSON_NAME, roofline);
     if (!rc)
-        rc = write_doc(dir, RPL_ROOFLINE_JSON_NAME, roof);
-    if (!rc)
-        rc = write_doc(dir, RPL_ANALYSIS_JSON_NAME, analysis);
+        rc = write_text(dir, RPL_ANALYSIS_JSON_NAME, analysis);
     for (size_t i = 0; !rc && i < a->count; i++)
         if (!a->kernels[i].point.valid)
             rpl_log_info("no roofline for '%s': %s", a->kernels[i].name,
                          a->kernels[i].point.reason);
-    cJSON_Delete(roof);
-    cJSON_Delete(analysis);
-    rpl_analysis_free(a);
+    cJSON_Delete(doc);
+    free(analysis);
     return rc;
 }
 

@@ -5,11 +5,14 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "cli.h"
+#include "rpl/classify.h"
 #include "rpl/dag_report.h"
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
@@ -37,6 +40,19 @@ typedef struct analyze_opts {
     size_t top;
 } analyze_opts;
 
+/*
+ * One step of the analysis, run on a second thread or on this one, with its
+ * status and error message (messages are thread-local) kept for the caller.
+ */
+typedef struct analyze_job {
+    pthread_t thread;
+    bool on_thread; /* running or finished on a thread that is not joined yet */
+    int (*fn)(void *arg);
+    void *arg;
+    int rc;
+    char message[1024];
+} analyze_job;
+
 /* What every analysis output is made from. */
 typedef struct analyze_ctx {
     analyze_opts opts;
@@ -44,6 +60,15 @@ typedef struct analyze_ctx {
     rpl_kernel_filter filter;
     rpl_profile *profile;
     cJSON *profile_doc;
+    /* --out: the DAG is built on a second thread while the summary, the
+     * profile and the roofline analysis are made on this one; both only read
+     * the trace and the filter.  Then roofline.json is printed there while
+     * dag.json is written here. */
+    analyze_job dag_job, print_job;
+    rpl_dag *dag;
+    rpl_analysis *analysis;
+    cJSON *roofline_doc; /* made before the DAG is known; its critical-path fields after */
+    char *roofline_text;
 } analyze_ctx;
 
 enum {
@@ -258,32 +283,115 @@ static int write_json(const char *dir, const char *name, const cJSON *doc)
     return rc;
 }
 
-/*
- * --out DIR: every analysis writes its file here, one call each
- * (profile.json, dag.json; later analyses add theirs the same way).
- */
-static int write_outputs(const analyze_ctx *ctx)
+static void *job_main(void *arg)
 {
-    rpl_dag_opts dag_opts;
-    rpl_dag *dag = NULL;
+    analyze_job *job = arg;
+
+    job->rc = job->fn(job->arg);
+    if (job->rc)
+        snprintf(job->message, sizeof(job->message), "%s", rpl_error_last()->message);
+    return NULL;
+}
+
+/* Run fn(arg) on a second thread when `thread` (here when none can be had), else here. */
+static void job_start(analyze_job *job, int (*fn)(void *), void *arg, bool thread)
+{
+    job->fn = fn;
+    job->arg = arg;
+    job->on_thread = thread && pthread_create(&job->thread, NULL, job_main, job) == 0;
+    if (!job->on_thread)
+        job_main(job);
+}
+
+/* Wait for the job to end; its status, with its message set on this thread. */
+static int job_wait(analyze_job *job)
+{
+    if (job->on_thread)
+        pthread_join(job->thread, NULL);
+    job->on_thread = false;
+    return job->rc ? rpl_error_set(job->rc, "%s", job->message) : 0;
+}
+
+/* The DAG (on the second thread). */
+static int build_dag(void *arg)
+{
+    analyze_ctx *ctx = arg;
+    rpl_dag_opts opts;
+    int rc;
+
+    /* One DAG serves dag.json and the critical-path shares of the analysis. */
+    rpl_dag_opts_init(&opts);
+    opts.filter = &ctx->filter;
+    if ((rc = rpl_dag_build(&ctx->dag, ctx->trace, &opts)) != 0)
+        rpl_error_prefix("critical-path DAG");
+    return rc;
+}
+
+/* The analysis of every kernel, and roofline.json but for its critical-path fields. */
+static int build_analysis(void *arg)
+{
+    analyze_ctx *ctx = arg;
+    rpl_roofline_opts opts = {ctx->opts.att_dir, ctx->opts.ceilings_path, NULL};
+    int rc = rpl_analysis_build_kernels(&ctx->analysis, ctx->trace, &ctx->filter, &opts);
+
+    return rc ? rc : rpl_roofline_json(&ctx->roofline_doc, ctx->analysis);
+}
+
+/* roofline.json complete and printed (on the second thread). */
+static int print_roofline(void *arg)
+{
+    analyze_ctx *ctx = arg;
+    int rc = rpl_roofline_json_set_path(ctx->roofline_doc, ctx->analysis);
+
+    return rc ? rc : rpl_json_print(&ctx->roofline_text, ctx->roofline_doc);
+}
+
+/*
+ * --out DIR: every analysis writes its file here, in the order profile.json,
+ * dag.json, roofline.json and analysis.json; the first error stops the rest.
+ */
+static int write_outputs(analyze_ctx *ctx)
+{
+    analyze_job analysis = {0};
     int rc = rpl_mkdir_p(ctx->opts.out_dir);
 
     if (!rc)
         rc = write_json(ctx->opts.out_dir, "profile.json", ctx->profile_doc);
-    /* One DAG serves dag.json and the critical-path shares of the analysis. */
-    rpl_dag_opts_init(&dag_opts);
-    dag_opts.filter = &ctx->filter;
-    if (!rc && (rc = rpl_dag_build(&dag, ctx->trace, &dag_opts)) != 0)
-        rpl_error_prefix("critical-path DAG");
+    if (rc)
+        return rc;
+    /* Here while the DAG is built; its error comes after the DAG's and dag.json's. */
+    job_start(&analysis, build_analysis, ctx, false);
+    rc = job_wait(&ctx->dag_job);
+    if (!rc && !analysis.rc) {
+        rpl_analysis_attach_dag(ctx->analysis, ctx->dag);
+        job_start(&ctx->print_job, print_roofline, ctx, true);
+    }
     if (!rc)
-        rc = rpl_dag_json_write(ctx->opts.out_dir, dag, &ctx->filter, ctx->opts.traces,
+        rc = rpl_dag_json_write(ctx->opts.out_dir, ctx->dag, &ctx->filter, ctx->opts.traces,
                                 ctx->opts.ntraces);
     if (!rc)
-        rc = rpl_roofline_write_outputs(
-            ctx->opts.out_dir, ctx->trace, &ctx->filter,
-            &(rpl_roofline_opts){ctx->opts.att_dir, ctx->opts.ceilings_path, dag});
-    rpl_dag_free(dag);
+        rc = job_wait(&analysis);
+    if (!rc)
+        rc = job_wait(&ctx->print_job);
+    if (!rc)
+        rc = rpl_roofline_write_outputs(ctx->opts.out_dir, ctx->analysis, ctx->roofline_text);
     return rc;
+}
+
+/* After an error the jobs may still run: wait for them, then free everything. */
+static void release(analyze_ctx *ctx)
+{
+    job_wait(&ctx->dag_job);
+    job_wait(&ctx->print_job);
+    rpl_dag_free(ctx->dag);
+    cJSON_Delete(ctx->roofline_doc);
+    free(ctx->roofline_text);
+    rpl_analysis_free(ctx->analysis);
+    cJSON_Delete(ctx->profile_doc);
+    rpl_profile_free(ctx->profile);
+    rpl_trace_free(ctx->trace);
+    rpl_kernel_filter_release(&ctx->filter);
+    free(ctx->opts.passes);
 }
 
 static double now_ms(void)
@@ -307,6 +415,8 @@ static int run(analyze_ctx *ctx)
     t0 = now_ms();
     rc = load_trace(ctx);
     t1 = now_ms();
+    if (!rc && o->out_dir)
+        job_start(&ctx->dag_job, build_dag, ctx, true);
     if (!rc)
         rc = rpl_profile_build(&ctx->profile, ctx->trace, &ctx->filter);
     if (!rc)
@@ -332,10 +442,6 @@ int cmd_analyze(int argc, char **argv)
         rc = run(&ctx);
         rc = rc ? rpl_cli_fail(rc) : RPL_EXIT_OK;
     }
-    cJSON_Delete(ctx.profile_doc);
-    rpl_profile_free(ctx.profile);
-    rpl_trace_free(ctx.trace);
-    rpl_kernel_filter_release(&ctx.filter);
-    free(ctx.opts.passes);
+    release(&ctx);
     return rc;
 }

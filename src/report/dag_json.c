@@ -95,8 +95,10 @@ static void add_counts(doc *d, cJSON *root, const rpl_dag *dag)
     cJSON *sync = chk(d, cJSON_AddObjectToObject(root, "sync"));
     uint32_t copies = 0;
 
-    for (uint32_t i = 0; i < dag->node_count; i++)
-        copies += dag->nodes[i].kind == RPL_DAG_NODE_COPY;
+    /* Each node counts in its symbol: no pass over the nodes. */
+    for (uint32_t k = 0; k < dag->symbol_count; k++)
+        if (dag->symbols[k].kind == RPL_DAG_NODE_COPY)
+            copies += dag->symbols[k].count;
     if (nodes) {
         add_int(d, nodes, "total", dag->node_count);
         add_int(d, nodes, "dispatches", dag->node_count - copies);
@@ -117,22 +119,28 @@ static void add_counts(doc *d, cJSON *root, const rpl_dag *dag)
 static void add_lanes(doc *d, cJSON *root, const rpl_dag *dag)
 {
     cJSON *arr = chk(d, cJSON_AddArrayToObject(root, "lanes"));
+    uint32_t *on_path = calloc((size_t)dag->lane_count + 1, sizeof(*on_path));
 
+    if (!on_path) {
+        d->ok = false;
+        return;
+    }
+    /* The nodes on the path are those marked on_path. */
+    for (uint32_t i = 0; i < dag->path_len; i++)
+        on_path[dag->nodes[dag->path[i]].lane]++;
     for (uint32_t l = 0; arr && l < dag->lane_count; l++) {
         const rpl_dag_lane *lane = &dag->lanes[l];
         cJSON *o = push(d, arr);
-        uint32_t on_path = 0;
 
         if (!o)
-            return;
-        for (uint32_t k = 0; k < lane->count; k++)
-            on_path += dag->nodes[dag->lane_nodes[lane->first + k]].on_path;
+            break;
         add_str(d, o, "name", lane->name);
         add_str(d, o, "kind", rpl_dag_lane_kind_name((rpl_dag_lane_kind)lane->kind));
         add_int(d, o, "pid", lane->pid);
         add_int(d, o, "nodes", lane->count);
-        add_int(d, o, "nodes_on_path", on_path);
+        add_int(d, o, "nodes_on_path", on_path[l]);
     }
+    free(on_path);
 }
 
 typedef struct sym_order {

@@ -1,5 +1,6 @@
 /* cJSON adders that remember an allocation failure (see json_doc.h). */
 #include <math.h>
+#include <stdio.h>
 
 #include "json_doc.h"
 
@@ -10,13 +11,56 @@ cJSON *rpl_json_doc_check(rpl_json_doc *d, cJSON *item)
     return item;
 }
 
+/*
+ * An integer that cJSON would print as its plain digits ("%1.15g" writes
+ * every digit below 1e15; -0 keeps its sign there, so it is left out).
+ */
+static bool plain_integer(double v)
+{
+    return fabs(v) < 1e15 && v == trunc(v) && !(v == 0 && signbit(v));
+}
+
+/* A new item for rpl_json_doc_number and rpl_json_doc_set_number, or NULL. */
+static cJSON *number_item(double v, bool known)
+{
+    char digits[24];
+
+    if (!known || !isfinite(v))
+        return cJSON_CreateNull();
+    if (!plain_integer(v))
+        return cJSON_CreateNumber(v);
+    /* The same text as a raw item: cJSON prints every number with "%1.15g" and
+     * reads it back with sscanf to check the round trip, which was most of the
+     * time of writing the per-dispatch lists of roofline.json. */
+    snprintf(digits, sizeof(digits), "%lld", (long long)v);
+    return cJSON_CreateRaw(digits);
+}
+
+/* item as o's member `key`, which is not copied (see json_doc.h). */
+static void add_item(rpl_json_doc *d, cJSON *o, const char *key, cJSON *item)
+{
+    if (item && !cJSON_AddItemToObjectCS(o, key, item)) {
+        cJSON_Delete(item);
+        d->oom = true;
+    }
+}
+
 void rpl_json_doc_number(rpl_json_doc *d, cJSON *o, const char *key, double v, bool known)
 {
-    rpl_json_doc_check(d, known && isfinite(v) ? cJSON_AddNumberToObject(o, key, v)
-                                               : cJSON_AddNullToObject(o, key));
+    add_item(d, o, key, rpl_json_doc_check(d, number_item(v, known)));
+}
+
+void rpl_json_doc_set_number(rpl_json_doc *d, cJSON *o, const char *key, double v, bool known)
+{
+    cJSON *item = rpl_json_doc_check(d, number_item(v, known));
+
+    if (item && !cJSON_ReplaceItemInObjectCaseSensitive(o, key, item)) {
+        cJSON_Delete(item);
+        d->oom = true;
+    }
 }
 
 void rpl_json_doc_string(rpl_json_doc *d, cJSON *o, const char *key, const char *s)
 {
-    rpl_json_doc_check(d, s ? cJSON_AddStringToObject(o, key, s) : cJSON_AddNullToObject(o, key));
+    add_item(d, o, key, rpl_json_doc_check(d, s ? cJSON_CreateString(s) : cJSON_CreateNull()));
 }

@@ -1,7 +1,8 @@
 /*
  * cJSON adders for report documents that are built in one go: each remembers
  * an allocation failure in the rpl_json_doc, so the builder checks once at
- * the end instead of after every call.
+ * the end instead of after every call.  Keys are not copied: they must
+ * outlive the document (string literals and static names).
  */
 #ifndef RPL_REPORT_JSON_DOC_H
 #define RPL_REPORT_JSON_DOC_H
@@ -15,8 +16,14 @@ typedef struct rpl_json_doc {
 
 /* `item`, noting an allocation failure when it is NULL. */
 cJSON *rpl_json_doc_check(rpl_json_doc *d, cJSON *item);
-/* `v` when known and finite, else null. */
+/*
+ * `v` when known and finite, else null.  Integers are added as raw JSON
+ * text (the digits cJSON prints for them, but faster), so a document built
+ * with this is for printing: read back its numbers by parsing the text.
+ */
 void rpl_json_doc_number(rpl_json_doc *d, cJSON *o, const char *key, double v, bool known);
+/* The same for o's existing member `key`, which keeps its place. */
+void rpl_json_doc_set_number(rpl_json_doc *d, cJSON *o, const char *key, double v, bool known);
 /* `s`, or null for NULL. */
 void rpl_json_doc_string(rpl_json_doc *d, cJSON *o, const char *key, const char *s);
 

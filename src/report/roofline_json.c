@@ -27,6 +27,7 @@ int rpl_analysis_kernel_core_json(cJSON *o, const rpl_analysis_kernel *k)
     rpl_json_doc_number(&d, o, "roof_fraction", p->roof_fraction, p->valid);
     rpl_json_doc_string(&d, o, "bottleneck", rpl_bottleneck_name(k->cls.bottleneck));
     rpl_json_doc_number(&d, o, "confidence", k->cls.confidence, true);
+    /* This and priority come from the DAG: see rpl_roofline_json_set_path. */
     rpl_json_doc_number(&d, o, "critical_path_fraction", k->critical_path_fraction, true);
     rpl_json_doc_number(&d, o, "headroom", k->headroom, k->headroom >= 0);
     rpl_json_doc_number(&d, o, "priority", k->priority, k->priority >= 0);
@@ -172,4 +173,19 @@ int rpl_roofline_json(cJSON **out, const rpl_analysis *a)
     }
     *out = root;
     return 0;
+}
+
+int rpl_roofline_json_set_path(cJSON *doc, const rpl_analysis *a)
+{
+    const cJSON *kernels = cJSON_GetObjectItemCaseSensitive(doc, "kernels");
+    cJSON *o = kernels ? kernels->child : NULL;
+    rpl_json_doc d = {false};
+
+    /* The entries are in the order of a->kernels. */
+    for (size_t i = 0; o && i < a->count; o = o->next, i++) {
+        const rpl_analysis_kernel *k = &a->kernels[i];
+        rpl_json_doc_set_number(&d, o, "critical_path_fraction", k->critical_path_fraction, true);
+        rpl_json_doc_set_number(&d, o, "priority", k->priority, k->priority >= 0);
+    }
+    return d.oom ? rpl_error_oom() : 0;
 }

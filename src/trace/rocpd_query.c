@@ -1,5 +1,6 @@
 /* rocpd reader: statements, steps and the messages for SQLite errors. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -118,9 +119,9 @@ int rd_prepare(rd_reader *r, enum rd_table t, const char *const *columns, int nc
             (size_t)snprintf(sql + len, sizeof(sql) - len, "%s\"%s\"", i ? ", " : "", columns[i]);
     if (len < sizeof(sql))
         len += (size_t)snprintf(sql + len, sizeof(sql) - len, " FROM \"%s\"", r->table[t]);
-    if (t == RD_DISPATCH && r->split_side && len < sizeof(sql))
-        len += (size_t)snprintf(sql + len, sizeof(sql) - len, " WHERE rowid %s %lld",
-                                r->split_side < 0 ? "<" : ">=", (long long)r->split_rowid);
+    /* The worker claims dispatch rows from the highest down. */
+    if (t == RD_DISPATCH && r->split_side > 0 && len < sizeof(sql))
+        len += (size_t)snprintf(sql + len, sizeof(sql) - len, " ORDER BY rowid DESC");
     if (len >= sizeof(sql))
         return rpl_error_set(RPL_ERROR, "query on %s is too long", r->table[t]);
     rc = sqlite3_prepare_v2(r->db, sql, -1, out, NULL);
@@ -161,6 +162,58 @@ int rd_count(rd_reader *r, enum rd_table t, uint64_t *out)
     return rc == SQLITE_OK ? 0 : rd_sqlite_error(r, rc, r->table[t]);
 }
 
+bool rd_query_int(rd_reader *r, const char *sql, int64_t *out)
+{
+    sqlite3_stmt *st = NULL;
+    bool ok = false;
+
+    if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_INTEGER) {
+        *out = sqlite3_column_int64(st, 0);
+        ok = true;
+    }
+    sqlite3_finalize(st);
+    return ok;
+}
+
+uint64_t rd_rowid_span(rd_reader *r, enum rd_table t, int64_t *lo, int64_t *hi)
+{
+    char sql[RD_TABLE_NAME_MAX + 64];
+    int64_t a, b;
+
+    if (!r->present[t])
+        return 0;
+    /* Two statements: each bound alone is one b-tree descent. */
+    snprintf(sql, sizeof(sql), "SELECT min(rowid) FROM \"%s\"", r->table[t]);
+    if (!rd_query_int(r, sql, &a))
+        return 0;
+    snprintf(sql, sizeof(sql), "SELECT max(rowid) FROM \"%s\"", r->table[t]);
+    if (!rd_query_int(r, sql, &b) || b < a || b - a > (int64_t)UINT32_MAX)
+        return 0;
+    if (lo)
+        *lo = a;
+    if (hi)
+        *hi = b;
+    return (uint64_t)(b - a) + 1;
+}
+
+int rd_grow(rd_reader *r, enum rd_table t, void **items, uint32_t *cap, uint32_t count, size_t size)
+{
+    uint32_t ncap;
+    void *p;
+
+    if (count < *cap)
+        return 0;
+    if (count >= RD_ROWS_MAX)
+        return rpl_error_set(RPL_EINPUT, "'%s': %s has too many rows", r->label, r->table[t]);
+    ncap = *cap < 1024 ? 1024 : *cap > RD_ROWS_MAX / 2 ? RD_ROWS_MAX : 2 * *cap;
+    if (!(p = realloc(*items, (size_t)ncap * size)))
+        return rpl_error_oom();
+    *items = p;
+    *cap = ncap;
+    return 0;
+}
+
 rpl_progress *rd_progress_start(const char *what, uint64_t rows)
 {
     char label[64];
@@ -184,6 +237,10 @@ int rd_scan(rd_reader *r, enum rd_table t, const char *const *columns, int ncolu
     while (rc == 0 && (rc = rd_step(r, row.st, t)) == 1) {
         if ((rc = rd_row_begin(&row)) == 0)
             rc = fn(&row);
+        if (rc == RD_SCAN_STOP) {
+            rc = 0;
+            break;
+        }
         if ((++done & 0xffff) == 0)
             rpl_progress_update(progress, done);
     }

@@ -412,8 +412,9 @@ static int event_row(rd_row *row)
     bool present;
     int rc;
 
-    if (r->nevents >= r->event_cap)
-        return rd_row_error(row, "the table grew while it was read");
+    if ((rc = rd_grow(r, RD_EVENT, (void **)&r->events, &r->event_cap, r->nevents,
+                      sizeof(*r->events))) != 0)
+        return rc;
     e = &r->events[r->nevents];
     if ((rc = rd_ref_opt(row, 1, &r->string_ids, RD_STRING, &e->category)) != 0 ||
         (rc = rd_i64_opt(row, 2, &e->stack_id, &present)) != 0 ||
@@ -425,13 +426,8 @@ static int event_row(rd_row *row)
 int rd_read_events(rd_reader *r)
 {
     static const char *const cols[] = {"id", "category_id", "stack_id", "parent_stack_id"};
-    uint64_t rows;
-    int rc;
+    /* No count(*), which reads the whole table once more: the arrays grow as rows come. */
+    uint64_t rows = rd_rowid_span(r, RD_EVENT, NULL, NULL);
 
-    if ((rc = count_rows(r, RD_EVENT, &r->event_ids, &rows)) != 0)
-        return rc;
-    if (!(r->events = malloc(((size_t)rows + 1) * sizeof(*r->events))))
-        return rpl_error_oom();
-    r->event_cap = (uint32_t)rows + 1;
     return rd_scan(r, RD_EVENT, cols, RD_COLUMNS(cols), "events", rows, event_row);
 }

@@ -144,6 +144,19 @@ enum {
     D_NCOLS
 };
 
+/* Whether this side reads the row: always, unless the rows are shared with the worker. */
+static bool dispatch_claimed(rd_reader *r, int64_t rowid)
+{
+    uint64_t off;
+
+    if (!r->split_side)
+        return true;
+    off = (uint64_t)rowid - (uint64_t)r->claim_base;
+    if (r->split_side < 0 ? off < r->claimed : off >= r->claimed)
+        return true;
+    return rd_claim_dispatch(r, rowid);
+}
+
 static int dispatch_row(rd_row *row)
 {
     rd_reader *r = row->r;
@@ -153,6 +166,8 @@ static int dispatch_row(rd_row *row)
     uint32_t index;
     int rc;
 
+    if (!dispatch_claimed(r, row->id))
+        return RD_SCAN_STOP;
     if ((rc = read_pid_tid(row, D_PID, D_TID, true, &d.pid, &d.tid)) != 0 ||
         (rc = rd_ref(row, D_AGENT, &r->agent_ids, RD_AGENT, &d.agent)) != 0 ||
         (rc = rd_ref(row, D_KERNEL, &r->symbol_ids, RD_SYMBOL, &d.kernel)) != 0 ||
@@ -173,10 +188,10 @@ static int dispatch_row(rd_row *row)
         if (d.workgroup[i] == 0)
             return rd_bad_range(row, D_WG_X + i, 0, "1..4294967295");
     }
-    if (r->trace->dispatches.count - r->first_dispatch >= r->dispatch_cap)
-        return rd_row_error(row, "the table grew while it was read");
     d.correlation_id = event_id; /* until rd_resolve_events */
-    if ((rc = rpl_trace_add_dispatch(r->trace, &d, &index)) != 0)
+    if ((rc = rd_grow(r, RD_DISPATCH, (void **)&r->dispatch_has_event, &r->dispatch_cap,
+                      r->trace->dispatches.count - r->first_dispatch, 1)) != 0 ||
+        (rc = rpl_trace_add_dispatch(r->trace, &d, &index)) != 0)
         return rc;
     r->dispatch_has_event[index - r->first_dispatch] = has_event;
     return 0;
@@ -204,19 +219,10 @@ int rd_read_dispatches(rd_reader *r)
                                        "grid_size_z",
                                        "event_id"};
     _Static_assert(RD_COLUMNS(cols) == D_NCOLS, "columns and their enum differ");
-    uint64_t rows;
-    int rc = rd_count(r, RD_DISPATCH, &rows);
 
     r->first_dispatch = r->trace->dispatches.count;
-    if (rc == 0 && rows > UINT32_MAX - 2)
-        rc = rpl_error_set(RPL_EINPUT, "'%s': %s has too many rows", r->label,
-                           r->table[RD_DISPATCH]);
-    if (rc == 0 && !(r->dispatch_has_event = malloc((size_t)rows + 1)))
-        rc = rpl_error_oom();
-    r->dispatch_cap = (uint32_t)rows + 1;
-    return rc ? rc
-              : rd_scan(r, RD_DISPATCH, cols, RD_COLUMNS(cols), "kernel dispatches", rows,
-                        dispatch_row);
+    return rd_scan(r, RD_DISPATCH, cols, RD_COLUMNS(cols), "kernel dispatches",
+                   rd_rowid_span(r, RD_DISPATCH, NULL, NULL), dispatch_row);
 }
 
 /* --- rocpd_memory_copy ---------------------------------------------------- */
@@ -263,9 +269,10 @@ static int memcpy_row(rd_row *row)
         m.dst_agent = RPL_NONE;
     if (m.src_agent == RD_AGENT_SKIPPED)
         m.src_agent = RPL_NONE;
-    if (r->trace->memcpys.count - r->first_memcpy >= r->memcpy_cap)
-        return rd_row_error(row, "the table grew while it was read");
     m.correlation_id = event_id; /* until rd_resolve_events */
+    if ((rc = rd_grow(r, RD_MEMCPY, (void **)&r->memcpy_has_event, &r->memcpy_cap,
+                      r->trace->memcpys.count - r->first_memcpy, 1)) != 0)
+        return rc;
     r->memcpy_has_event[r->trace->memcpys.count - r->first_memcpy] = has_event;
     return rpl_trace_add_memcpy(r->trace, &m, NULL);
 }
@@ -276,21 +283,12 @@ int rd_read_memcpys(rd_reader *r)
                                        "end",  "name_id",  "dst_agent_id", "src_agent_id",
                                        "size", "queue_id", "stream_id",    "event_id"};
     _Static_assert(RD_COLUMNS(cols) == M_NCOLS, "columns and their enum differ");
-    uint64_t rows;
-    int rc;
 
     r->first_memcpy = r->trace->memcpys.count;
     if (!r->present[RD_MEMCPY])
         return 0;
-    if ((rc = rd_count(r, RD_MEMCPY, &rows)) != 0)
-        return rc;
-    if (rows > UINT32_MAX - 2)
-        return rpl_error_set(RPL_EINPUT, "'%s': %s has too many rows", r->label,
-                             r->table[RD_MEMCPY]);
-    if (!(r->memcpy_has_event = malloc((size_t)rows + 1)))
-        return rpl_error_oom();
-    r->memcpy_cap = (uint32_t)rows + 1;
-    return rd_scan(r, RD_MEMCPY, cols, RD_COLUMNS(cols), "memory copies", rows, memcpy_row);
+    return rd_scan(r, RD_MEMCPY, cols, RD_COLUMNS(cols), "memory copies",
+                   rd_rowid_span(r, RD_MEMCPY, NULL, NULL), memcpy_row);
 }
 
 /* --- event ids of dispatches and copies ------------------------------------ */
@@ -382,6 +380,7 @@ static int arg_row(rd_row *row)
         (rc = rd_text(row, 4, false, RD_NAME_MAX, &name, NULL)) != 0 ||
         (rc = rd_text(row, 5, true, RD_TEXT_MAX, &value, NULL)) != 0)
         return rc;
+    a->row = r->npending_args;
     if (!(a->arg.type = rpl_trace_intern(r->trace, type)) ||
         !(a->arg.name = rpl_trace_intern(r->trace, name)) ||
         !(a->arg.value = rpl_trace_intern(r->trace, value)))
@@ -390,44 +389,46 @@ static int arg_row(rd_row *row)
     return 0;
 }
 
-static int cmp_position(const void *x, const void *y)
+static int cmp_arg(const void *x, const void *y)
 {
     const rd_pending_arg *a = x, *b = y;
 
-    return (a->position > b->position) - (a->position < b->position);
+    if (a->event != b->event)
+        return a->event < b->event ? -1 : 1;
+    if (a->position != b->position)
+        return a->position < b->position ? -1 : 1;
+    return (a->row > b->row) - (a->row < b->row);
 }
 
-/* Group the pending arguments by event (counting sort), each group by position. */
+/* Group the pending arguments by event, each group by position (rows keep their order). */
 static int group_args(rd_reader *r)
 {
-    rd_pending_arg *sorted = malloc(((size_t)r->npending_args + 1) * sizeof(*sorted));
-    uint32_t *next;
-
-    r->args_first = calloc((size_t)r->nevents + 1, sizeof(*r->args_first));
     r->args = malloc(((size_t)r->npending_args + 1) * sizeof(*r->args));
-    next = calloc((size_t)r->nevents + 1, sizeof(*next));
-    if (!sorted || !r->args_first || !r->args || !next) {
-        free(sorted);
-        free(next);
+    if (!r->args)
         return rpl_error_oom();
-    }
+    qsort(r->pending_args, r->npending_args, sizeof(*r->pending_args), cmp_arg);
     for (uint32_t i = 0; i < r->npending_args; i++)
-        r->args_first[r->pending_args[i].event + 1]++;
-    for (uint32_t e = 0; e < r->nevents; e++)
-        r->args_first[e + 1] += r->args_first[e];
-    memcpy(next, r->args_first, (size_t)r->nevents * sizeof(*next));
-    for (uint32_t i = 0; i < r->npending_args; i++)
-        sorted[next[r->pending_args[i].event]++] = r->pending_args[i];
-    for (uint32_t e = 0; e < r->nevents; e++) {
-        uint32_t first = r->args_first[e], n = r->args_first[e + 1] - first;
-        if (n > 1)
-            qsort(sorted + first, n, sizeof(*sorted), cmp_position);
-    }
-    for (uint32_t i = 0; i < r->npending_args; i++)
-        r->args[i] = sorted[i].arg;
-    free(sorted);
-    free(next);
+        r->args[i] = r->pending_args[i].arg;
     return 0;
+}
+
+/* The arguments of event e: *n of them from *first in r->args. */
+static void event_args(const rd_reader *r, uint32_t e, uint32_t *first, uint32_t *n)
+{
+    uint32_t lo = 0, hi = r->npending_args, end;
+
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+
+        if (r->pending_args[mid].event < e)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (end = lo; end < r->npending_args && r->pending_args[end].event == e; end++)
+        ;
+    *first = lo;
+    *n = end - lo;
 }
 
 static int read_args(rd_reader *r)
@@ -473,9 +474,10 @@ static int region_row(rd_row *row)
         g.parent_correlation_id = event->parent_stack_id;
         if (event->category != RPL_NONE && (rc = rd_string(r, event->category, &g.category)) != 0)
             return rc;
-        if (r->args_first) {
-            args = r->args + r->args_first[e];
-            nargs = r->args_first[e + 1] - r->args_first[e];
+        if (r->args) {
+            uint32_t first;
+            event_args(r, e, &first, &nargs);
+            args = r->args + first;
         }
     }
     return rpl_trace_add_region(r->trace, &g, args, nargs, NULL);

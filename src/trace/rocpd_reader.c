@@ -123,7 +123,6 @@ static void free_reader(rd_reader *r)
     free(r->node_hosts);
     free(r->events);
     free(r->args);
-    free(r->args_first);
     free(r->pending_args);
     free(r->pending_values);
     free(r->dispatch_has_event);
@@ -151,10 +150,11 @@ static int read_tables(rd_reader *r)
         (r->present[RD_STREAM] && (rc = rd_read_queues(r, RD_STREAM)) != 0) ||
         (rc = rd_worker_begin(r)) != 0)
         return rc;
-    /* The largest tables, events and dispatches, are read partly on the worker. */
-    rc = rd_read_dispatches(r);
+    /* The largest tables, events and dispatches, are read partly on the worker;
+     * the dispatches last, so that both threads end together. */
+    rc = rd_read_memcpys(r);
     if (rc == 0)
-        rc = rd_read_memcpys(r);
+        rc = rd_read_dispatches(r);
     if ((worker_rc = rd_worker_end(r, rc != 0)) != 0)
         return worker_rc;
     if (rc || (rc = rd_resolve_events(r)) != 0 || (rc = rd_read_regions(r)) != 0 ||

@@ -41,6 +41,8 @@ enum rd_table {
 #define RD_EXTDATA_MAX    (16u * 1024u * 1024u) /* extdata JSON */
 #define RD_SUFFIX_MAX     100                   /* table-name suffix after "rocpd_X" */
 #define RD_TABLE_NAME_MAX 160
+/* Rows of one table (trace indices are 32-bit, with RPL_NONE reserved). */
+#define RD_ROWS_MAX (UINT32_MAX - 2)
 /* rocpd_info_pmc rows: real devices have a few thousand counters at most. */
 #define RD_COUNTERS_MAX 16384
 
@@ -60,6 +62,7 @@ typedef struct rd_event {
 /* An argument read from rocpd_arg, before grouping by event. */
 typedef struct rd_pending_arg {
     uint32_t event; /* index into rd_reader.events */
+    uint32_t row;   /* in table order, which breaks ties of position */
     int64_t position;
     rpl_arg arg;
 } rd_pending_arg;
@@ -116,20 +119,22 @@ typedef struct rd_reader {
      * tell which rows had one. */
     uint8_t *dispatch_has_event, *memcpy_has_event;
     uint32_t dispatch_cap, first_memcpy, memcpy_cap;
-    rpl_idmap dispatch_events; /* dispatch event_id -> trace dispatch index */
-    rpl_idmap pmc_ids;         /* -> trace counter index */
-    rpl_arg *args;             /* arguments grouped by event, in position order */
-    uint32_t *args_first;      /* per event: its slice [first[e], first[e + 1]) of args */
-    rd_pending_arg *pending_args;
+    rpl_idmap dispatch_events;    /* dispatch event_id -> trace dispatch index */
+    rpl_idmap pmc_ids;            /* -> trace counter index */
+    rpl_arg *args;                /* arguments grouped by event, in position order */
+    rd_pending_arg *pending_args; /* as read; then sorted by (event, position, row) */
     uint32_t npending_args, pending_arg_cap;
     rd_pending_value *pending_values;
     uint32_t npending_values, pending_value_cap;
     bool pmc_sample_id;      /* rocpd_pmc_event has sample_id (schema 3.0.3) */
     uint32_t first_dispatch; /* trace index of this database's first dispatch */
-    /* The dispatch rows this reader scans: all (0), or those with rowid below
-     * (-1) or from (1) split_rowid, the other part being the worker's. */
+    /* The dispatch rows this reader scans: all (0), or, shared with the worker
+     * (rocpd_worker.c), those this side claims: from the lowest rowid up on the
+     * main thread (-1), from the highest down on the worker (1). */
     int split_side;
-    int64_t split_rowid;
+    struct rd_claims *claims;
+    int64_t claim_base; /* the lowest rowid; claims are offsets from it */
+    uint64_t claimed;   /* this side's bound as last claimed (see rd_claims) */
 } rd_reader;
 
 /* One row of a query, for the checked getters and their messages. */
@@ -139,6 +144,9 @@ typedef struct rd_row {
     enum rd_table table;
     int64_t id;
 } rd_row;
+
+/* A row function's "stop here, no error" (rd_scan ends with 0). */
+#define RD_SCAN_STOP 1
 
 /* Number of names in a column list. */
 #define RD_COLUMNS(list) ((int)(sizeof(list) / sizeof((list)[0])))
@@ -161,6 +169,21 @@ int rd_step(rd_reader *r, sqlite3_stmt *st, enum rd_table t);
 int rd_scan(rd_reader *r, enum rd_table t, const char *const *columns, int ncolumns,
             const char *what, uint64_t rows, int (*fn)(rd_row *row));
 int rd_count(rd_reader *r, enum rd_table t, uint64_t *out);
+/* One integer from `sql`; false when it fails or is NULL. */
+bool rd_query_int(rd_reader *r, const char *sql, int64_t *out);
+/*
+ * The rowid span of table t (max - min + 1, with the bounds in *lo and *hi
+ * where not NULL): an upper bound of its row count from two b-tree
+ * descents, where count(*) reads every page.  0 when unknown (no rowid, an
+ * empty table) or above UINT32_MAX.
+ */
+uint64_t rd_rowid_span(rd_reader *r, enum rd_table t, int64_t *lo, int64_t *hi);
+/*
+ * Make room for item `count` of a per-row array of table t that grows as
+ * its rows are read (*items holds *cap items of `size` bytes).
+ */
+int rd_grow(rd_reader *r, enum rd_table t, void **items, uint32_t *cap, uint32_t count,
+            size_t size);
 /* Printable, bounded copy of text that came from the database, for messages. */
 const char *rd_printable(char *buf, size_t size, const char *s);
 
@@ -187,6 +210,9 @@ int rd_read_memcpys(rd_reader *r);
 int rd_resolve_events(rd_reader *r);
 int rd_read_regions(rd_reader *r);
 int rd_read_counters(rd_reader *r);
+
+/* rocpd_worker.c: claim more dispatch rows for this side; false when the other has the rest. */
+bool rd_claim_dispatch(rd_reader *r, int64_t rowid);
 
 /* rocpd_worker.c: start reading rocpd_event and part of the dispatch rows
  * on a worker thread with its own read-only connection to r->path where

@@ -2,9 +2,10 @@
  * rocpd reader: read part of a database on a second thread while the main
  * thread reads the rest.  The two largest tables are rocpd_event and
  * rocpd_kernel_dispatch; SQLite decodes rows on one core per connection.
- * The worker reads rocpd_event and the dispatch rows from a rowid on; the
- * main thread reads the dispatch rows before it, and the memory copies.
- * The split point balances the rows each side decodes.
+ * The worker reads rocpd_event, then dispatch rows from the highest rowid
+ * down; the main thread reads the memory copies, then dispatch rows from
+ * the lowest rowid up.  Each side claims rowids in batches under a lock
+ * until the two meet, so both finish together however fast each runs.
  *
  * The worker has its own read-only connection to the same file, guarded
  * like the main one (limits, defensive mode, its own step budget), in its
@@ -13,15 +14,18 @@
  * commit in between and both connections see the same database.  A WAL
  * database gives each connection its own snapshot, so it is read on one
  * thread; so is a caller's connection (no path) and a build of SQLite
- * without threads.  Dispatches are split only on a plain rowid table with
+ * without threads.  Dispatches are shared only on a plain rowid table with
  * the queue and stream tables present (rows of other tables are never
  * added by the worker).
  *
  * The worker writes only its own copy of the reader: the event table and
  * id map, and its dispatches in a private trace that the main thread
- * appends after its own (rowid order is kept).  It only reads the id maps
- * that the main thread finished before it started.  Its error message is
+ * appends after its own (in rowid order).  It only reads the id maps that
+ * the main thread finished before it started.  Its error message is
  * thread-local, so it is carried back and set again on the main thread.
+ * A worker that fails gives back the rows below the last one it read, so
+ * that the main thread reads them: the error of the lowest bad row is the
+ * one reported, as on one thread.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -32,23 +36,96 @@
 #include "rpl/error.h"
 #include "rpl/log.h"
 
-/*
- * Decoding cost of a row, in dispatch rows (measured on the benchmark's 1M
- * dispatch database: 0.24 s for 1.1M events and 0.04 s for 100k copies,
- * next to 0.8 us per dispatch row while both threads run).
- */
-#define EVENT_ROW_COST  0.3
-#define MEMCPY_ROW_COST 0.6
 /* Tables smaller than this are not worth a second connection. */
 #define MIN_SPLIT_ROWS 10000
+/* Rowids claimed at a time (a few milliseconds of decoding). */
+#define CLAIM_ROWS 4096
+
+/*
+ * The dispatch rows, as offsets of their rowids from the lowest: the main
+ * thread's are below `below`, the worker's from `above` on (below <= above;
+ * the rest is unclaimed).  `done` is set when the worker has stopped.
+ */
+typedef struct rd_claims {
+    pthread_mutex_t lock;
+    pthread_cond_t stopped;
+    int64_t lo;
+    uint64_t span, below, above;
+    bool done;
+} rd_claims;
 
 typedef struct rd_worker {
     pthread_t thread;
     rd_reader r; /* a copy of the main reader, on the worker's connection */
     bool events; /* read rocpd_event */
+    rd_claims claims;
     int rc;
     char message[512];
 } rd_worker;
+
+/* Main thread: up to CLAIM_ROWS more rows from below; false when the worker has the rest. */
+static bool claim_below(rd_claims *c, uint64_t off)
+{
+    for (;;) {
+        if (off < c->below)
+            return true;
+        if (c->below < c->above) {
+            /* Up to this row or CLAIM_ROWS more, whichever is more, within what is left. */
+            uint64_t left = c->above - c->below;
+            uint64_t take = off - c->below < left ? off - c->below + 1 : left;
+
+            if (take < CLAIM_ROWS)
+                take = left < CLAIM_ROWS ? left : CLAIM_ROWS;
+            c->below += take;
+            continue;
+        }
+        /* Wait for the worker: when it fails, it gives back the rows it did not read. */
+        if (c->done)
+            return false;
+        pthread_cond_wait(&c->stopped, &c->lock);
+    }
+}
+
+/* Worker: up to CLAIM_ROWS more rows from above; false when the main thread has the rest. */
+static bool claim_above(rd_claims *c, uint64_t off)
+{
+    if (off < c->above && c->above > c->below) {
+        uint64_t want = c->above - c->below > CLAIM_ROWS ? c->above - CLAIM_ROWS : c->below;
+        want = want < off ? want : off;
+        c->above = want > c->below ? want : c->below;
+    }
+    return off >= c->above;
+}
+
+bool rd_claim_dispatch(rd_reader *r, int64_t rowid)
+{
+    rd_claims *c = r->claims;
+    uint64_t off = (uint64_t)rowid - (uint64_t)r->claim_base;
+    bool mine;
+
+    pthread_mutex_lock(&c->lock);
+    mine = r->split_side < 0 ? claim_below(c, off) : claim_above(c, off);
+    r->claimed = r->split_side < 0 ? c->below : c->above;
+    pthread_mutex_unlock(&c->lock);
+    return mine;
+}
+
+/* The worker has stopped; after a failure, the rows below the lowest it read go back. */
+static void worker_stopped(rd_worker *w)
+{
+    rd_claims *c = &w->claims;
+    const rpl_trace *wt = w->r.trace;
+
+    pthread_mutex_lock(&c->lock);
+    if (w->rc)
+        c->above =
+            wt && wt->dispatches.count
+                ? (uint64_t)wt->dispatches.items[wt->dispatches.count - 1].id - (uint64_t)c->lo
+                : c->span;
+    c->done = true;
+    pthread_cond_signal(&c->stopped);
+    pthread_mutex_unlock(&c->lock);
+}
 
 static void *worker_main(void *arg)
 {
@@ -59,43 +136,9 @@ static void *worker_main(void *arg)
         w->rc = rd_read_dispatches(&w->r);
     if (w->rc)
         snprintf(w->message, sizeof(w->message), "%s", rpl_error_last()->message);
+    if (w->r.split_side)
+        worker_stopped(w);
     return NULL;
-}
-
-/* One integer from `sql` (with the table name as ?1 where used); false when it fails or is NULL. */
-static bool query_int(rd_reader *r, const char *sql, int64_t *out)
-{
-    sqlite3_stmt *st = NULL;
-    bool ok = false;
-
-    if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) == SQLITE_OK &&
-        sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_INTEGER) {
-        *out = sqlite3_column_int64(st, 0);
-        ok = true;
-    }
-    sqlite3_finalize(st);
-    return ok;
-}
-
-/* Estimated rows of table t: its rowid span (each bound is one b-tree descent), or 0. */
-static uint64_t rowid_span(rd_reader *r, enum rd_table t, int64_t *lo, int64_t *hi)
-{
-    char sql[RD_TABLE_NAME_MAX + 64];
-    int64_t a, b;
-
-    if (!r->present[t])
-        return 0;
-    snprintf(sql, sizeof(sql), "SELECT min(rowid) FROM \"%s\"", r->table[t]);
-    if (!query_int(r, sql, &a))
-        return 0;
-    snprintf(sql, sizeof(sql), "SELECT max(rowid) FROM \"%s\"", r->table[t]);
-    if (!query_int(r, sql, &b) || b < a || b - a > (int64_t)UINT32_MAX)
-        return 0;
-    if (lo)
-        *lo = a;
-    if (hi)
-        *hi = b;
-    return (uint64_t)(b - a) + 1;
 }
 
 /* The dispatch table is an ordinary rowid table, so "rowid" cannot name anything else. */
@@ -108,29 +151,20 @@ static bool plain_rowid_table(rd_reader *r)
              "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = '%s' AND "
              "sql NOT LIKE 'CREATE VIRTUAL%%'",
              r->table[RD_DISPATCH]);
-    return !strchr(r->table[RD_DISPATCH], '\'') && query_int(r, sql, &one) &&
+    return !strchr(r->table[RD_DISPATCH], '\'') && rd_query_int(r, sql, &one) &&
            !rd_has_column(r, RD_DISPATCH, "rowid");
 }
 
-/* Where the worker's dispatch rows start; false to read all of them here. */
-static bool plan_split(rd_reader *r, bool events, int64_t *split)
+/* Whether the dispatch rows are shared with the worker; their rowids go to c. */
+static bool plan_sharing(rd_reader *r, rd_claims *c)
 {
-    int64_t lo = 0, hi = 0;
-    uint64_t n, e, m;
-    double f;
+    int64_t hi;
 
     if (!r->present[RD_QUEUE] || !r->present[RD_STREAM] || !plain_rowid_table(r) ||
-        (n = rowid_span(r, RD_DISPATCH, &lo, &hi)) < MIN_SPLIT_ROWS)
+        (c->span = rd_rowid_span(r, RD_DISPATCH, &c->lo, &hi)) < MIN_SPLIT_ROWS)
         return false;
-    e = events ? rowid_span(r, RD_EVENT, NULL, NULL) : 0;
-    m = rowid_span(r, RD_MEMCPY, NULL, NULL);
-    /* Main: f n dispatches + m copies; worker: e events + (1 - f) n dispatches. */
-    f = (EVENT_ROW_COST * (double)e + (double)n - MEMCPY_ROW_COST * (double)m) / (2.0 * (double)n);
-    if (f > 0.95)
-        return false;
-    if (f < 0.05)
-        f = 0.05;
-    *split = lo + (int64_t)(f * (double)(hi - lo + 1));
+    c->below = 0;
+    c->above = c->span;
     return true;
 }
 
@@ -179,57 +213,82 @@ static void close_worker(rd_worker *w)
         rpl_trace_free(w->r.trace);
         free(w->r.dispatch_has_event);
     }
+    pthread_cond_destroy(&w->claims.stopped);
+    pthread_mutex_destroy(&w->claims.lock);
     free(w);
+}
+
+/* A worker reading a copy of r (no thread yet), or NULL. */
+static rd_worker *new_worker(rd_reader *r, bool events)
+{
+    rd_worker *w = calloc(1, sizeof(*w));
+
+    if (!w)
+        return NULL;
+    if (pthread_mutex_init(&w->claims.lock, NULL) != 0) {
+        free(w);
+        return NULL;
+    }
+    if (pthread_cond_init(&w->claims.stopped, NULL) != 0) {
+        pthread_mutex_destroy(&w->claims.lock);
+        free(w);
+        return NULL;
+    }
+    w->r = *r;
+    w->r.db = NULL;
+    w->r.trace = NULL;
+    w->r.worker = true;
+    w->events = events;
+    if (plan_sharing(r, &w->claims)) {
+        r->split_side = -1;
+        w->r.split_side = 1;
+        r->claims = w->r.claims = &w->claims;
+        r->claim_base = w->r.claim_base = w->claims.lo;
+        r->claimed = 0;
+        w->r.claimed = w->claims.span;
+    }
+    return w;
 }
 
 int rd_worker_begin(rd_reader *r)
 {
     bool events = r->present[RD_EVENT];
-    int64_t split = 0;
     rd_worker *w = NULL;
 
-    if (r->path && sqlite3_threadsafe() && !is_wal(r) && (w = calloc(1, sizeof(*w))) != NULL) {
-        w->r = *r;
-        w->r.db = NULL;
-        w->r.trace = NULL;
-        w->r.worker = true;
-        w->events = events;
-        if (plan_split(r, events, &split)) {
-            r->split_side = -1;
-            w->r.split_side = 1;
-            r->split_rowid = w->r.split_rowid = split;
-        }
+    if (r->path && sqlite3_threadsafe() && !is_wal(r) && (w = new_worker(r, events)) != NULL) {
         if ((events || w->r.split_side) && open_worker(w, r->path) == 0 &&
             pthread_create(&w->thread, NULL, worker_main, w) == 0) {
             r->worker_thread = w;
             return 0;
         }
         r->split_side = 0;
+        r->claims = NULL;
         close_worker(w);
     }
     rpl_log_debug("'%s': reading on one thread", r->label);
     return events ? rd_read_events(r) : 0;
 }
 
-/* Append the worker's dispatches (rows from the split on) after the main thread's. */
+/* Append the worker's dispatches (read from the highest rowid down) after the main thread's. */
 static int take_dispatches(rd_reader *r, const rd_worker *w)
 {
     const rpl_trace *wt = w->r.trace;
-    uint32_t have = r->trace->dispatches.count - r->first_dispatch;
+    uint32_t have = r->trace->dispatches.count - r->first_dispatch, n = wt->dispatches.count;
     uint8_t *flags;
     int rc;
 
-    if (wt->dispatches.count > UINT32_MAX - 2 - r->trace->dispatches.count)
+    if (n > UINT32_MAX - 2 - r->trace->dispatches.count)
         return rpl_error_set(RPL_EINPUT, "'%s': %s has too many rows", r->label,
                              r->table[RD_DISPATCH]);
-    flags = realloc(r->dispatch_has_event, (size_t)have + wt->dispatches.count + 1);
+    flags = realloc(r->dispatch_has_event, (size_t)have + n + 1);
     if (!flags)
         return rpl_error_oom();
     r->dispatch_has_event = flags;
-    memcpy(flags + have, w->r.dispatch_has_event, wt->dispatches.count);
-    for (uint32_t i = 0; i < wt->dispatches.count; i++)
-        if ((rc = rpl_trace_add_dispatch(r->trace, &wt->dispatches.items[i], NULL)) != 0)
+    for (uint32_t i = 0; i < n; i++) {
+        flags[have + i] = w->r.dispatch_has_event[n - 1 - i];
+        if ((rc = rpl_trace_add_dispatch(r->trace, &wt->dispatches.items[n - 1 - i], NULL)) != 0)
             return rc;
+    }
     return 0;
 }
 
@@ -241,6 +300,8 @@ int rd_worker_end(rd_reader *r, bool cancel)
     if (!w)
         return 0;
     r->worker_thread = NULL;
+    r->split_side = 0;
+    r->claims = NULL;
     if (cancel)
         sqlite3_interrupt(w->r.db);
     pthread_join(w->thread, NULL);

@@ -17,14 +17,15 @@
 
 static void put_file(const char *root, const char *rel, const char *text)
 {
-    char path[1024], *slash;
+    char *path = NULL, *slash;
 
-    snprintf(path, sizeof(path), "%s/%s", root, rel);
+    assert_int_equal(rpl_path_join(&path, root, rel), 0);
     slash = strrchr(path, '/');
     *slash = '\0';
     assert_int_equal(rpl_mkdir_p(path), 0);
     *slash = '/';
     assert_int_equal(rpl_file_write_atomic(path, text, strlen(text)), 0);
+    free(path);
 }
 
 /* A fresh fake root below the test's build directory. */

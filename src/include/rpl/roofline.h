@@ -165,15 +165,6 @@ typedef struct rpl_roofline_opts {
     const rpl_dag *dag; /* the trace's DAG built with the same filter, or NULL to build one */
 } rpl_roofline_opts;
 
-/*
- * `analyze --out DIR`: build the DAG, the roofline, ATT features and the
- * classification of every selected kernel and write DIR/roofline.json and
- * DIR/analysis.json.  Missing counters or ATT give null entries with a
- * reason; a malformed ceilings file is an error (RPL_EINPUT).
- */
-int rpl_roofline_write_outputs(const char *dir, const rpl_trace *trace,
-                               const rpl_kernel_filter *filter, const rpl_roofline_opts *opts);
-
 /* `report DIR --roofline-svg FILE`: draw DIR/roofline.json (dir NULL: usage error). */
 int rpl_roofline_svg_from_dir(const char *svg_path, const char *dir);
 

@@ -1,9 +1,9 @@
 /*
  * rocpd reader on two threads: a database large enough to be split (the
- * worker reads rocpd_event and the later dispatch rows) reads exactly as
- * on one thread, errors found by the worker come back as one clear line
- * with nothing added to the trace, and a WAL database is read on one
- * thread.
+ * worker reads rocpd_event and the dispatch rows from the highest down)
+ * reads exactly as on one thread, errors found by the worker come back as
+ * one clear line with nothing added to the trace (the lowest bad row's, as
+ * on one thread), and a WAL database is read on one thread.
  */
 #include <fcntl.h>
 #include <setjmp.h>
@@ -218,7 +218,7 @@ typedef struct bad_case {
     const char *needle;
 } bad_case;
 
-/* Row NDISPATCH is in the worker's part, row 1 in the main thread's. */
+/* Row NDISPATCH is read by the worker (from the top), row 1 by the main thread. */
 static const bad_case bad_cases[] = {
     {"UPDATE rocpd_kernel_dispatch{{uuid}} SET kernel_id = 999 WHERE id = 30000",
      "row 30000: kernel_id 999 does not exist in rocpd_info_kernel_symbol"},
@@ -232,6 +232,9 @@ static const bad_case bad_cases[] = {
     /* Both parts bad: the main thread's error is reported, the worker stopped. */
     {"UPDATE rocpd_kernel_dispatch{{uuid}} SET kernel_id = 999 WHERE id IN (1, 30000)",
      "row 1: kernel_id 999"},
+    /* The worker meets row 30000 first; the rows it gives back hold the lower error. */
+    {"UPDATE rocpd_kernel_dispatch{{uuid}} SET kernel_id = 999 WHERE id IN (20000, 30000)",
+     "row 20000: kernel_id 999"},
     {"UPDATE rocpd_event{{uuid}} SET category_id = 99999 WHERE id = (SELECT max(id) FROM "
      "rocpd_event{{uuid}})",
      "category_id 99999 does not exist"},

@@ -3,13 +3,7 @@
 #include <cstring>
 
 #include "common.cuh"
-
-__global__ void scale(float *x, int n, float s)
-{
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n)
-        x[i] *= s;
-}
+#include "mem_kernels.cuh"
 
 int main()
 {

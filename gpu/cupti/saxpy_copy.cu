@@ -7,20 +7,7 @@
 #include <vector>
 
 #include "common.cuh"
-
-__global__ void saxpy(int n, float a, const float *x, float *y)
-{
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n)
-        y[i] = a * x[i] + y[i];
-}
-
-__global__ void copy(int n, const float *src, float *dst)
-{
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n)
-        dst[i] = src[i];
-}
+#include "mem_kernels.cuh"
 
 int main()
 {

@@ -60,13 +60,6 @@ static void usage(FILE *out)
         "written.\n");
 }
 
-static int cmp_long(const void *a, const void *b)
-{
-    long x = *(const long *)a, y = *(const long *)b;
-
-    return (x > y) - (x < y);
-}
-
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -91,24 +84,13 @@ static void find_amd(gpu_list *list, const char *root)
 {
     char dir[4096], path[4400];
     long nodes[256];
-    size_t n = 0;
-    struct dirent *e;
-    DIR *d;
+    size_t n;
 
     snprintf(path, sizeof(path), "%s/dev/kfd", root);
     if (access(path, F_OK) != 0)
         return;
     snprintf(dir, sizeof(dir), "%s/sys/class/kfd/kfd/topology/nodes", root);
-    if (!(d = opendir(dir)))
-        return;
-    while ((e = readdir(d)) != NULL && n < sizeof(nodes) / sizeof(nodes[0])) {
-        char *end;
-        long id = strtol(e->d_name, &end, 10);
-        if (e->d_name[0] >= '0' && e->d_name[0] <= '9' && !*end)
-            nodes[n++] = id;
-    }
-    closedir(d);
-    qsort(nodes, n, sizeof(nodes[0]), cmp_long);
+    n = rpl_kfd_node_list(nodes, sizeof(nodes) / sizeof(nodes[0]), dir);
     for (size_t i = 0; i < n; i++) {
         uint64_t simds, gfx;
         gpu_entry *g;

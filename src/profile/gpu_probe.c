@@ -106,19 +106,15 @@ static int cmp_long(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The first KFD node (by number) with SIMDs; its arch into probe->amd_arch. */
-static bool kfd_has_gpu(rpl_gpu_probe *probe, const char *root)
+size_t rpl_kfd_node_list(long *nodes, size_t max, const char *nodes_dir)
 {
-    char dir[4096], path[4200];
-    long nodes[256];
     size_t n = 0;
     struct dirent *e;
-    DIR *d;
+    DIR *d = opendir(nodes_dir);
 
-    if (path_of(dir, sizeof(dir), root, "/sys/class/kfd/kfd/topology/nodes") != 0 ||
-        !(d = opendir(dir)))
-        return false;
-    while ((e = readdir(d)) != NULL && n < sizeof(nodes) / sizeof(nodes[0])) {
+    if (!d)
+        return 0;
+    while ((e = readdir(d)) != NULL && n < max) {
         char *end;
         long id = strtol(e->d_name, &end, 10);
         if (e->d_name[0] >= '0' && e->d_name[0] <= '9' && !*end)
@@ -127,6 +123,19 @@ static bool kfd_has_gpu(rpl_gpu_probe *probe, const char *root)
     closedir(d);
     if (n > 1)
         qsort(nodes, n, sizeof(nodes[0]), cmp_long);
+    return n;
+}
+
+/* The first KFD node (by number) with SIMDs; its arch into probe->amd_arch. */
+static bool kfd_has_gpu(rpl_gpu_probe *probe, const char *root)
+{
+    char dir[4096], path[4200];
+    long nodes[256];
+    size_t n;
+
+    if (path_of(dir, sizeof(dir), root, "/sys/class/kfd/kfd/topology/nodes") != 0)
+        return false;
+    n = rpl_kfd_node_list(nodes, sizeof(nodes) / sizeof(nodes[0]), dir);
     for (size_t i = 0; i < n; i++) {
         uint64_t simds, gfx;
         snprintf(path, sizeof(path), "%s/%ld/properties", dir, nodes[i]);

@@ -40,6 +40,13 @@ typedef struct rpl_gpu_probe {
 void rpl_kfd_node_read(const char *path, uint64_t *simd_count, uint64_t *gfx_version);
 
 /*
+ * The node numbers in a KFD topology `nodes_dir` (its numeric entries), in
+ * ascending order (the order HIP numbers the GPUs), at most `max` of them;
+ * 0 when the directory cannot be read.
+ */
+size_t rpl_kfd_node_list(long *nodes, size_t max, const char *nodes_dir);
+
+/*
  * Look for GPUs below `root` ("" for the running system; tests pass a fake
  * tree holding dev/, sys/class/kfd/kfd/topology/nodes/N/properties and
  * proc/driver/nvidia/gpus/).  Never fails for a missing file.

@@ -8,24 +8,8 @@
 #include <cstdio>
 #include <cuda_runtime.h>
 
-template <int N>
-__device__ void accumulate(float *out, const float *in, int iters)
-{
-    float acc[N];
-#pragma unroll
-    for (int j = 0; j < N; j++)
-        acc[j] = in[threadIdx.x + j * 64];
-    for (int it = 0; it < iters; it++) {
-#pragma unroll
-        for (int j = 0; j < N; j++)
-            acc[j] = acc[j] * acc[(j + 1) % N] + in[it];
-    }
-    float s = 0.0f;
-#pragma unroll
-    for (int j = 0; j < N; j++)
-        s += acc[j] * (float)(j + 1);
-    out[blockIdx.x * blockDim.x + threadIdx.x] = s;
-}
+// accumulate<N>: the register-pressure function of the inspect tests.
+#include "../tests/inspect/kernels/accumulate.h"
 
 template <int FLOATS>
 __device__ void stage(float *a)

@@ -1,5 +1,5 @@
 /*
- * Shared by the analysis unit tests: a relative float comparison and small
+ * Shared by the analysis unit tests: assert_near (../assert_near.h) and small
  * builders for in-memory traces.  Include after <cmocka.h>.
  */
 #ifndef RPL_TEST_ANALYSIS_UTIL_H
@@ -8,18 +8,8 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "../assert_near.h"
 #include "rpl/trace.h"
-
-/* |a - b| <= 1e-9 relative (cmocka's assert_float_equal rounds to float). */
-#define assert_near(a, b) assert_near_((double)(a), (double)(b), #a, __FILE__, __LINE__)
-
-static inline void assert_near_(double a, double b, const char *what, const char *file, int line)
-{
-    if (fabs(a - b) <= 1e-9 * fmax(1.0, fabs(b)))
-        return;
-    print_error("%s = %.17g, expected %.17g\n", what, a, b);
-    _fail(file, line);
-}
 
 static inline rpl_trace *tb_new(void)
 {

@@ -12,18 +12,8 @@
 
 #include "rpl/dag.h"
 #include "rpl/error.h"
+#include "../assert_near.h"
 #include "rpl/trace.h"
-
-/* |a - b| <= 1e-9 relative. */
-#define assert_near(a, b) t_assert_near((double)(a), (double)(b), #a, __FILE__, __LINE__)
-
-static inline void t_assert_near(double a, double b, const char *what, const char *file, int line)
-{
-    if (fabs(a - b) <= 1e-9 * fmax(1.0, fabs(b)))
-        return;
-    print_error("%s = %.17g, expected %.17g\n", what, a, b);
-    _fail(file, line);
-}
 
 #define TPID 100
 #define TTID 101

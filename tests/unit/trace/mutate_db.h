@@ -8,4 +8,7 @@
  */
 void mutate_db(const char *from, const char *to, const char *sql);
 
+/* The table suffix (rocpd_metadata's uuid) of the database at `path`, in a static buffer. */
+const char *db_uuid(const char *path);
+
 #endif

@@ -165,23 +165,6 @@ static void copy_file(const char *from, const char *to)
     free(data);
 }
 
-static const char *suffix_of(const char *path)
-{
-    static char uuid[128];
-    sqlite3 *db;
-    sqlite3_stmt *st;
-
-    assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-    assert_int_equal(sqlite3_prepare_v2(db, "SELECT value FROM rocpd_metadata WHERE tag = 'uuid'",
-                                        -1, &st, NULL),
-                     SQLITE_OK);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    snprintf(uuid, sizeof(uuid), "%s", (const char *)sqlite3_column_text(st, 0));
-    sqlite3_finalize(st);
-    sqlite3_close(db);
-    return uuid;
-}
-
 static rpl_trace *read_ok(const char *path)
 {
     rpl_trace *t;
@@ -240,7 +223,7 @@ static void test_round_trip(void **state)
     assert_int_equal(t->sources.count, 1);
     assert_string_equal(t->sources.items[0].path, GOOD);
     assert_string_equal(t->sources.items[0].schema_version, "3");
-    assert_string_equal(t->sources.items[0].uuid, suffix_of(GOOD));
+    assert_string_equal(t->sources.items[0].uuid, db_uuid(GOOD));
     assert_int_equal(t->dispatches.count, model->dispatches.count);
     assert_int_equal(t->symbols.count, 2);
     assert_int_equal(t->agents.count, 2);
@@ -375,7 +358,7 @@ static void test_find_unsuffixed_views(void **state)
 static void test_find_by_discovery(void **state)
 {
     char path[] = TMP "/discovery.db", drop[8192] = "";
-    const char *uuid = suffix_of(GOOD);
+    const char *uuid = db_uuid(GOOD);
     sqlite3 *db;
     sqlite3_stmt *st;
 

@@ -7,6 +7,16 @@ pkg_check_modules(LIBELF REQUIRED IMPORTED_TARGET libelf)
 pkg_check_modules(MSGPACK REQUIRED IMPORTED_TARGET msgpack)
 pkg_check_modules(LIBXML2 REQUIRED IMPORTED_TARGET libxml-2.0) # JUnit XML
 pkg_check_modules(ZSTD IMPORTED_TARGET libzstd) # optional: compressed offload bundles and cubins
+pkg_check_modules(LIBCRYPTO REQUIRED IMPORTED_TARGET libcrypto) # SHA-256 of snapshot files
+pkg_check_modules(LIBGIT2 REQUIRED IMPORTED_TARGET libgit2>=1.1) # optimization branches
+pkg_check_modules(LIBCURL REQUIRED IMPORTED_TARGET libcurl>=7.66) # LLM HTTP client (CURLINFO_RETRY_AFTER)
+
+# libclang's C API header.  The library itself is loaded at run time (dlopen), so that
+# rocm-perf runs where no libclang is installed and picks up whichever version is there.
+file(GLOB _rpl_llvm_includes LIST_DIRECTORIES true "/usr/lib/llvm-*/include")
+list(SORT _rpl_llvm_includes COMPARE NATURAL ORDER DESCENDING)
+find_path(RPL_LIBCLANG_INCLUDE_DIR clang-c/Index.h PATHS ${_rpl_llvm_includes} REQUIRED)
+message(STATUS "rocm-perf-lab: libclang C API header in ${RPL_LIBCLANG_INCLUDE_DIR}")
 find_package(Threads REQUIRED)
 
 # CUDA is optional: the CUPTI recorder is built only where a toolkit exists.

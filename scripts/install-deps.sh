@@ -11,8 +11,9 @@ packages="
     libsqlite3-dev sqlite3
     libxml2-dev libxml2-utils
     libcjson-dev libcurl4-openssl-dev libgsl-dev libgit2-dev libcmocka-dev
+    libssl-dev libclang-dev
     libelf-dev libmsgpack-dev libzstd-dev
-    python3 python3-jsonschema
+    python3 python3-jsonschema yamllint
     hipcc libamdhip64-dev libhsa-runtime-dev rocminfo
 "
 

@@ -1,0 +1,108 @@
+/*
+ * VA-faithful replay of a snapshot (rpl/snapshot.h): reserve the captured
+ * address ranges at their addresses, map and restore them, load the code
+ * object (the captured one or a candidate), launch with the captured
+ * parameters and geometry, time on the device, and compare what the kernel
+ * wrote with the captured post-dispatch image.
+ *
+ * Backends: CUDA through the driver API's VMM calls (libcuda.so.1 loaded at
+ * run time) and HSA through hsa_amd_vmem_* with a hand-built AQL packet
+ * (libhsa-runtime64.so.1 loaded at run time).  Nothing is relocated: a
+ * range that comes back at another address is an error (RPL_EFAIL with
+ * relocation set), never patched.
+ *
+ * The process that replays must run with ASLR off (personality
+ * ADDR_NO_RANDOMIZE), as the capture did: rpl_replay_ensure_no_aslr()
+ * re-executes the current program that way when it is not.
+ */
+#ifndef RPL_REPLAY_H
+#define RPL_REPLAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rpl/snapshot.h"
+
+#define RPL_REPLAY_SCHEMA_VERSION "1.0"
+
+/*
+ * When the process runs with ASLR on, re-execute /proc/self/exe with the
+ * same argv under personality(ADDR_NO_RANDOMIZE) (an environment marker
+ * stops a loop); returns only when ASLR is already off, or with an error
+ * when personality() or exec fails.
+ */
+int rpl_replay_ensure_no_aslr(char **argv);
+
+/* Outcome of reserving the captured ranges (reserve-check, and step 1 of a replay). */
+typedef struct rpl_reserve_report {
+    size_t nspans;      /* ranges after merging to the backend's granularity */
+    size_t reserved;    /* spans that came back at the requested address */
+    bool relocation;    /* a span came back elsewhere */
+    bool failure;       /* a reservation failed outright */
+    uint64_t first_bad; /* the first span that failed or moved */
+    uint64_t got;       /* where it moved to (relocation) */
+    char detail[256];   /* one line */
+} rpl_reserve_report;
+
+typedef struct rpl_replay_opts {
+    unsigned iterations;     /* timed launches, >= 1 */
+    unsigned warmup;         /* untimed launches before them */
+    bool recopy;             /* restore every region before every launch (default) */
+    const char *code_object; /* candidate code object, or NULL: the captured one */
+    bool check;              /* compare after the first timed launch */
+    unsigned check_runs;     /* launches compared (>= 1 with check): >1 also proves
+                                that repeated runs give identical bytes */
+    bool poison;             /* fill written regions before the compared launches,
+                                where the captured kernel tolerates it */
+    bool have_tolerance;     /* override the per-type defaults */
+    rpl_tolerance tolerance;
+    bool device_pristine; /* restore from a device-resident pristine copy when it
+                             fits in free device memory (default) */
+} rpl_replay_opts;
+
+void rpl_replay_opts_init(rpl_replay_opts *o);
+
+/* The comparison of one region (or global) after a compared launch. */
+typedef struct rpl_region_check {
+    uint64_t base, size;
+    bool global;   /* a module global rather than a region */
+    bool poisoned; /* filled before the launch */
+    rpl_compare_state cmp;
+    bool identical_runs; /* with check_runs > 1: every run gave the same bytes */
+} rpl_region_check;
+
+typedef struct rpl_replay_result {
+    char *backend, *arch, *device, *kernel; /* kernel: demangled name */
+    char *code_object;                      /* the file that was launched */
+    unsigned iterations, warmup;
+    bool recopy;
+    double *times_ns; /* device time of each timed launch */
+    size_t ntimes;
+    double mean_ns, median_ns, min_ns, max_ns, stddev_ns;
+    double wall_s; /* the timed loop, restores included */
+    char *timer;   /* how launches were timed ("cupti-kernel", "cuda-event", "hsa-signal") */
+    uint64_t restore_bytes;   /* bytes restored before each launch */
+    double restore_gbps;      /* restore speed (median) */
+    double d2d_gbps;          /* a plain device-to-device copy of the same bytes */
+    bool restore_from_device; /* the pristine copy was device-resident */
+    rpl_reserve_report reserve;
+    bool checked, check_passed, deterministic;
+    rpl_region_check *checks;
+    size_t nchecks;
+} rpl_replay_result;
+
+/* Reserve (and free again) every captured range.  0 when all came back exact. */
+int rpl_replay_reserve_check(rpl_reserve_report *out, const rpl_snapshot *snap);
+
+/*
+ * Replay.  RPL_EINPUT for a snapshot or candidate that does not fit (other
+ * architecture, missing kernel symbol, different parameter layout), RPL_EFAIL
+ * for a reservation that failed or moved (*out then holds the report),
+ * RPL_ENODEV without a suitable GPU, RPL_EENV without the driver library.
+ * A failed comparison is no error: look at (*out)->check_passed.
+ */
+int rpl_replay_run(rpl_replay_result **out, const rpl_snapshot *snap, const rpl_replay_opts *opts);
+void rpl_replay_result_free(rpl_replay_result *r);
+
+#endif

@@ -76,6 +76,7 @@ int cc_cubin_symbols(const void *data, size_t len, cc_symbol_fn fn, void *ud)
 {
     Elf *elf;
     GElf_Ehdr eh;
+    size_t nsec = 0;
     int rc;
 
     if (elf_version(EV_CURRENT) == EV_NONE)
@@ -88,6 +89,9 @@ int cc_cubin_symbols(const void *data, size_t len, cc_symbol_fn fn, void *ud)
         return rpl_error_set(RPL_EINPUT, "cubin: %s", elf_errmsg(-1));
     if (!gelf_getehdr(elf, &eh) || eh.e_machine != EM_CUDA_MACHINE)
         rc = rpl_error_set(RPL_EINPUT, "cubin: not an NVIDIA (EM_CUDA) ELF image");
+    else if (elf_getshdrnum(elf, &nsec) != 0 || nsec == 0 || eh.e_shoff > len ||
+             (uint64_t)nsec * eh.e_shentsize > len - eh.e_shoff)
+        rc = rpl_error_set(RPL_EINPUT, "cubin: section headers lie outside the image");
     else
         rc = walk(elf, fn, ud);
     elf_end(elf);

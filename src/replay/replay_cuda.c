@@ -564,11 +564,6 @@ static int compare_image(replay *r, FILE *f, CUdeviceptr addr, uint64_t size, co
     return 0;
 }
 
-static rpl_tolerance tolerance(const replay *r, rpl_dtype t)
-{
-    return r->o->have_tolerance ? r->o->tolerance : rpl_compare_tolerance_default(t);
-}
-
 /*
  * Compare every region and global with its post-image.  checks[] has
  * nregions + nglobals entries, initialised by the caller; hashes[] as many.
@@ -611,7 +606,7 @@ static void init_checks(const replay *r, const module *m, rpl_region_check *chec
         checks[i].size = snap->regions[i].size;
         checks[i].identical_runs = true;
         rpl_compare_init(&checks[i].cmp, snap->regions[i].dtype,
-                         tolerance(r, snap->regions[i].dtype));
+                         rpl_replay_tolerance(r->o, snap->regions[i].dtype));
     }
     for (size_t i = 0; i < snap->nglobals; i++) {
         rpl_region_check *c = &checks[snap->nregions + i];
@@ -619,7 +614,7 @@ static void init_checks(const replay *r, const module *m, rpl_region_check *chec
         c->size = snap->globals[i].size;
         c->global = true;
         c->identical_runs = true;
-        rpl_compare_init(&c->cmp, RPL_DTYPE_BYTES, tolerance(r, RPL_DTYPE_BYTES));
+        rpl_compare_init(&c->cmp, RPL_DTYPE_BYTES, rpl_replay_tolerance(r->o, RPL_DTYPE_BYTES));
     }
 }
 
@@ -849,21 +844,20 @@ static int setup(replay *r)
     return load_memory(r);
 }
 
+/* The code object the front end chose (res->code_object), and for --poison the captured one. */
 static int load_code(replay *r)
 {
     const rpl_snapshot *snap = r->snap;
     char *captured = NULL;
     int rc;
 
-    if ((rc = rpl_path_join(&captured, snap->dir, snap->code_object_file)) != 0)
+    if ((rc = read_kernarg(r)) != 0 || (rc = read_globals(r)) != 0 ||
+        (rc = load_module(r, &r->run, r->res->code_object)) != 0)
         return rc;
-    r->res->code_object = strdup(r->o->code_object ? r->o->code_object : captured);
-    if (!r->res->code_object)
-        rc = rpl_error_oom();
-    if (rc == 0 && (rc = read_kernarg(r)) == 0 && (rc = read_globals(r)) == 0)
-        rc = load_module(r, &r->run, r->res->code_object);
+    if (!r->o->check || !r->o->poison || !r->o->code_object)
+        return 0;
     /* --poison proves itself on the captured code object, also when a candidate runs. */
-    if (rc == 0 && r->o->check && r->o->poison && r->o->code_object)
+    if ((rc = rpl_path_join(&captured, snap->dir, snap->code_object_file)) == 0)
         rc = load_module(r, &r->captured, captured);
     free(captured);
     return rc;
@@ -905,19 +899,10 @@ static void teardown(replay *r)
 static int describe(replay *r)
 {
     char name[256] = "";
-    rpl_replay_result *res = r->res;
 
     r->cu->cuDeviceGetName(name, (int)sizeof(name) - 1, r->dev);
-    res->backend = strdup("cuda");
-    res->arch = strdup(r->snap->arch);
-    res->device = strdup(name);
-    res->kernel = strdup(r->snap->demangled_name);
-    res->iterations = r->o->iterations;
-    res->warmup = r->o->warmup;
-    res->recopy = r->o->recopy;
-    if (!res->backend || !res->arch || !res->device || !res->kernel)
-        return rpl_error_oom();
-    return 0;
+    r->res->device = strdup(name);
+    return r->res->device ? 0 : rpl_error_oom();
 }
 
 int rpl_replay_cuda_run(rpl_replay_result *res, const rpl_snapshot *snap, const rpl_replay_opts *o)

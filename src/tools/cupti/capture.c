@@ -34,6 +34,7 @@
 
 #include "capture_cuda.h"
 #include "cupti_int.h"
+#include "rpl/capture.h"
 #include "rpl/error.h"
 #include "rpl/log.h"
 #include "rpl/version.h"
@@ -959,8 +960,8 @@ int cc_capture_start(void)
     rpl_log_init_from_env();
     if (!getcwd(cwd, sizeof(cwd)))
         strcpy(cwd, ".");
-    rc = cc_config_init(&C.cfg, getenv("ROCM_PERF_CAPTURE_DIR"), getenv("ROCM_PERF_CAPTURE_KERNEL"),
-                        getenv("ROCM_PERF_CAPTURE_DISPATCH"), cwd);
+    rc = cc_config_init(&C.cfg, getenv(RPL_CAPTURE_ENV_DIR), getenv(RPL_CAPTURE_ENV_KERNEL),
+                        getenv(RPL_CAPTURE_ENV_DISPATCH), cwd);
     if (rc) {
         say("%s; capture is off", rpl_error_last()->message);
         return -1;

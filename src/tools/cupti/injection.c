@@ -22,6 +22,7 @@
 
 #include "capture_cuda.h"
 #include "cupti_int.h"
+#include "rpl/capture.h"
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
 #include "rpl/log.h"
@@ -359,7 +360,7 @@ int InitializeInjection(void)
     if (g.initialized)
         return 1;
     /* Capture instead of tracing: CUPTI takes one subscriber (capture.c). */
-    if (getenv("ROCM_PERF_CAPTURE_DIR")) {
+    if (getenv(RPL_CAPTURE_ENV_DIR)) {
         g.initialized = cc_capture_start() == 0;
         return g.initialized;
     }

@@ -161,6 +161,30 @@ static int missing_snapshot(const rpl_capture_opts *o, const rpl_spawn_result *r
                          o->out_dir, (unsigned long long)o->dispatch, pattern);
 }
 
+/* The snapshot must be of what was asked for: a matching kernel, the N-th dispatch. */
+static int check_match(const rpl_snapshot *s, const rpl_capture_opts *o)
+{
+    regex_t re;
+    bool match;
+
+    if (s->dispatch_index != o->dispatch)
+        return rpl_error_set(RPL_EINPUT,
+                             "'%s' holds dispatch %llu of '%s', not dispatch %llu as asked",
+                             o->out_dir, (unsigned long long)s->dispatch_index, s->demangled_name,
+                             (unsigned long long)o->dispatch);
+    if (!o->kernel_regex || !o->kernel_regex[0])
+        return 0;
+    if (regcomp(&re, o->kernel_regex, REG_EXTENDED | REG_NOSUB) != 0)
+        return rpl_error_set(RPL_EUSAGE, "bad --kernel pattern '%s'", o->kernel_regex);
+    match = regexec(&re, s->demangled_name, 0, NULL, 0) == 0 ||
+            regexec(&re, s->mangled_name, 0, NULL, 0) == 0;
+    regfree(&re);
+    if (!match)
+        return rpl_error_set(RPL_EINPUT, "'%s' holds kernel '%s', which does not match '%s'",
+                             o->out_dir, s->demangled_name, o->kernel_regex);
+    return 0;
+}
+
 int rpl_capture_run(rpl_capture_result *out, const rpl_capture_opts *o)
 {
     rpl_strbuf cuda = RPL_STRBUF_INIT, hsa = RPL_STRBUF_INIT, dir = RPL_STRBUF_INIT,
@@ -201,8 +225,9 @@ int rpl_capture_run(rpl_capture_result *out, const rpl_capture_opts *o)
         rc = missing_snapshot(o, &res);
         goto done;
     }
-    if ((rc = rpl_snapshot_open(&out->snap, o->out_dir)) == 0)
-        rc = rpl_snapshot_verify(out->snap);
+    if ((rc = rpl_snapshot_open(&out->snap, o->out_dir)) == 0 &&
+        (rc = rpl_snapshot_verify(out->snap)) == 0)
+        rc = check_match(out->snap, o);
     if (rc)
         rpl_error_prefix("the capture left a bad snapshot");
 done:

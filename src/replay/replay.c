@@ -3,9 +3,11 @@
  * the backend the snapshot was captured with (replay_backend.h), then the
  * statistics of the launch times.
  */
+#include <dlfcn.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "replay_backend.h"
 #include "rpl/error.h"
@@ -49,9 +51,35 @@ static int check_opts(const rpl_replay_opts *o)
     return 0;
 }
 
+/*
+ * Before any backend: the driver library must load (else RPL_EENV, exit 3)
+ * and the GPU's device node must exist (else RPL_ENODEV, exit 77), so that
+ * a machine without a GPU gets the same answer whatever backend is built.
+ */
+static int probe_environment(const rpl_snapshot *snap)
+{
+    const bool hsa = snap->backend == RPL_SNAP_HSA;
+    const char *lib = hsa ? "libhsa-runtime64.so.1" : "libcuda.so.1";
+    const char *node = hsa ? "/dev/kfd" : "/dev/nvidiactl";
+    void *h = dlopen(lib, RTLD_LAZY | RTLD_LOCAL);
+
+    if (!h)
+        return rpl_error_set(RPL_EENV, "cannot load %s (the %s) to replay '%s': %s", lib,
+                             hsa ? "HSA runtime" : "CUDA driver", snap->dir, dlerror());
+    dlclose(h);
+    if (access(node, F_OK) != 0)
+        return rpl_error_set(RPL_ENODEV, "no %s GPU here (%s is missing) to replay '%s'",
+                             hsa ? "AMD" : "NVIDIA", node, snap->dir);
+    return 0;
+}
+
 int rpl_replay_reserve_check(rpl_reserve_report *out, const rpl_snapshot *snap)
 {
+    int rc;
+
     memset(out, 0, sizeof(*out));
+    if ((rc = probe_environment(snap)) != 0)
+        return rc;
     switch (snap->backend) {
     case RPL_SNAP_CUDA:
         return rpl_replay_cuda_reserve_check(out, snap);
@@ -132,7 +160,8 @@ int rpl_replay_run(rpl_replay_result **out, const rpl_snapshot *snap, const rpl_
     if ((rc = check_opts(opts)) != 0 || (rc = rpl_snapshot_verify(snap)) != 0 ||
         (rc = new_result(&r, snap, opts)) != 0)
         return rc;
-    if ((rc = rpl_replay_check_code_object(snap, r->code_object)) != 0) {
+    if ((rc = rpl_replay_check_code_object(snap, r->code_object)) != 0 ||
+        (rc = probe_environment(snap)) != 0) {
         rpl_replay_result_free(r);
         return rc;
     }

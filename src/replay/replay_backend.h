@@ -8,13 +8,16 @@
  * (rpl_snapshot_verify), checked the code object that will be launched
  * (rpl_replay_check_code_object: architecture, kernel symbol, parameter
  * layout), and checked the options (iterations >= 1, check_runs >= 1 with
- * check, finite non-negative tolerances).  The process runs with ASLR off
- * where that was possible (rpl_replay_ensure_no_aslr).
+ * check, finite non-negative tolerances).  It has also made sure that the
+ * driver library can be dlopen()ed (libcuda.so.1, libhsa-runtime64.so.1)
+ * and that the device node exists (/dev/nvidiactl, /dev/kfd).  The process
+ * runs with ASLR off where that was possible (rpl_replay_ensure_no_aslr).
  *
  * Status codes, which the CLI turns into exit codes:
  *   RPL_EENV    the driver library cannot be loaded (libcuda.so.1,
  *               libhsa-runtime64.so.1), or lacks an entry point it needs
- *   RPL_ENODEV  the library loads but finds no usable GPU (exit 77)
+ *   RPL_ENODEV  the library loads but finds no usable GPU (exit 77), e.g.
+ *               cuInit's CUDA_ERROR_NO_DEVICE under CUDA_VISIBLE_DEVICES=""
  *   RPL_EINPUT  the GPU's architecture differs from the snapshot's, or the
  *               device rejects the code object (one line naming both)
  *   RPL_EFAIL   a span could not be reserved or came back at another

@@ -62,7 +62,7 @@ for c in "${cases[@]}"; do
     read -r -a argv <<<"$cmd"
     argv[0]=$g/${argv[0]}
     log "== $name: capture (--kernel '$regex' --dispatch $dispatch)"
-    timeout -k 5 120 "$rp" capture --kernel "$regex" --dispatch "$dispatch" \
+    ROCM_PERF_LOG=debug timeout -k 5 120 "$rp" capture --kernel "$regex" --dispatch "$dispatch" \
         --out "$work/snap/$name" -- "${argv[@]}" >"$work/logs/capture_$name.log" 2>&1
     status "capture_$name" $?
     tail -3 "$work/logs/capture_$name.log" >&2
@@ -74,7 +74,8 @@ for c in "${cases[@]}"; do
     extra=()
     [ "$name" = pointer_chase ] && extra=(--check-runs 3 --poison)
     timeout -k 5 180 "$rp" replay full-vm "$work/snap/$name" --iterations "$reps" --warmup 5 \
-        --check "${extra[@]}" --json >"$work/json/replay_$name.json" 2>"$work/logs/replay_$name.log"
+        --check "${extra[@]}" --json -v >"$work/json/replay_$name.json" \
+        2>"$work/logs/replay_$name.log"
     status "replay_$name" $?
     tail -3 "$work/logs/replay_$name.log" >&2
     # The text form once, for the record.

@@ -32,20 +32,21 @@ def load(name):
         return None
 
 
-def find(obj, key):
-    """The first value of `key` anywhere in a JSON document."""
-    if isinstance(obj, dict):
-        if key in obj:
-            return obj[key]
-        for v in obj.values():
-            r = find(v, key)
-            if r is not None:
-                return r
-    elif isinstance(obj, list):
-        for v in obj:
-            r = find(v, key)
-            if r is not None:
-                return r
+def get(doc, *path):
+    """doc[path[0]][path[1]]..., or None where something is missing."""
+    for k in path:
+        if not isinstance(doc, dict) or doc.get(k) is None:
+            return None
+        doc = doc[k]
+    return doc
+
+
+def first_difference(rep):
+    """The first region or global of a replay --check that differs, shortened."""
+    for c in get(rep, "check", "regions") or []:
+        if c.get("mismatches"):
+            return {k: c.get(k) for k in ("base", "size", "global", "dtype", "mismatches",
+                                          "first_difference")}
     return None
 
 
@@ -76,17 +77,14 @@ for name, _ in cases:
         load(f"replay_{name}.json")
     rlist = (regions or {}).get("regions", [])
     mib = sum(int(r.get("size", 0)) for r in rlist) / 2**20 if rlist else None
-    checked = find(rep, "check_passed")
-    first = None
-    for c in (find(rep, "checks") or []):
-        if find(c, "mismatches"):
-            first = c
-            break
-    kernel = (find(d, "demangled_name") or "")[:60]
+    checked = get(rep, "check", "passed")
+    first = first_difference(rep)
+    kernel = (get(d, "kernel", "demangled_name") or "")[:60]
     row = {
         "capture_exit": status(f"capture_{name}"), "regions": len(rlist), "mib": mib,
         "kinds": sorted({r.get("kind") for r in rlist}), "replay_exit": status(f"replay_{name}"),
-        "check_passed": checked, "deterministic": find(rep, "deterministic"), "kernel": kernel,
+        "check_passed": checked, "deterministic": get(rep, "check", "deterministic"),
+        "kernel": kernel,
         "first_difference": first,
     }
     results.setdefault("cases", {})[name] = row
@@ -103,23 +101,23 @@ for name, regex in cases:
     app = app_times(name, regex)
     rep, ev = load(f"replay_{name}.json"), load(f"replay_event_{name}.json")
     app_med = statistics.median(app) / 1e3 if app else None
-    rep_med = find(rep, "median_ns")
+    rep_med = get(rep, "timing", "median")
     rep_med = rep_med / 1e3 if rep_med else None
-    ev_med = find(ev, "median_ns")
+    ev_med = get(ev, "timing", "median")
     ev_med = ev_med / 1e3 if ev_med else None
-    n_rep = len(find(rep, "times_ns") or []) or find(rep, "iterations")
+    n_rep = len(get(rep, "timing", "times_ns") or [])
     diff = (rep_med - app_med) / app_med * 100 if app_med and rep_med else None
     ev_diff = (ev_med - app_med) / app_med * 100 if app_med and ev_med else None
     results.setdefault("timing", {})[name] = {
         "app_median_us": app_med, "app_n": len(app), "replay_median_us": rep_med,
-        "replay_n": n_rep, "timer": find(rep, "timer"), "diff_pct": diff,
+        "replay_n": n_rep, "timer": get(rep, "timing", "timer"), "diff_pct": diff,
         "event_median_us": ev_med, "event_diff_pct": ev_diff,
         "app_min_us": min(app) / 1e3 if app else None,
-        "replay_min_us": (find(rep, "min_ns") or 0) / 1e3 or None,
+        "replay_min_us": (get(rep, "timing", "min") or 0) / 1e3 or None,
     }
     ok = None if diff is None else abs(diff) <= 3.0
     print(f"{name:14} {fmt(app_med, '.2f'):>10} {len(app):>4} {fmt(rep_med, '.2f'):>10} "
-          f"{fmt(n_rep, 'd') if isinstance(n_rep, int) else '-':>4} {fmt(diff, '+.2f'):>7} "
+          f"{n_rep:>4} {fmt(diff, '+.2f'):>7} "
           f"{str(ok):>5} {fmt(ev_med, '.2f'):>9} {fmt(ev_diff, '+.2f'):>7}")
 
 print("\n## restore between iterations vs a plain device-to-device copy of the same bytes")
@@ -128,9 +126,10 @@ for name, _ in cases:
     rep = load(f"replay_{name}.json")
     if not rep:
         continue
-    b = find(rep, "restore_bytes")
-    row = {"bytes": b, "restore_gbps": find(rep, "restore_gbps"), "d2d_gbps": find(rep, "d2d_gbps"),
-           "from_device": find(rep, "restore_from_device")}
+    b = get(rep, "restore", "bytes")
+    row = {"bytes": b, "restore_gbps": get(rep, "restore", "gbps"),
+           "d2d_gbps": get(rep, "restore", "d2d_gbps"),
+           "from_device": get(rep, "restore", "from_device")}
     results.setdefault("restore", {})[name] = row
     print(f"{name:14} {fmt(b / 2**20 if b else None):>8} {fmt(row['restore_gbps']):>12} "
           f"{fmt(row['d2d_gbps']):>9} {str(row['from_device']):>11}")
@@ -143,16 +142,12 @@ print(f"plain: exit {rc0} (want 0)   first region already mapped: exit {rc1} (wa
 print("\n## saxpy candidates (--code-object, --check)")
 for v, want in (("ok", 0), ("wrong", 1)):
     rep = load(f"candidate_{v}.json")
-    first = None
-    for c in (find(rep, "checks") or []):
-        if find(c, "mismatches"):
-            first = c
-            break
+    first = first_difference(rep)
     results.setdefault("candidates", {})[v] = {
-        "exit": status(f"candidate_{v}"), "check_passed": find(rep, "check_passed"),
+        "exit": status(f"candidate_{v}"), "check_passed": get(rep, "check", "passed"),
         "first_difference": first}
     print(f"{v:6} exit {status(f'candidate_{v}')} (want {want}) check_passed "
-          f"{find(rep, 'check_passed')} {json.dumps(first) if first else ''}")
+          f"{get(rep, 'check', 'passed')} {json.dumps(first) if first else ''}")
 
 with open(os.path.join(out, "results.json"), "w") as f:
     json.dump(results, f, indent=1, default=str)

@@ -502,7 +502,7 @@ static int type_params(rpl_snapshot *meta, const char *demangled)
     if (!demangled || cc_param_types(&types, &n, demangled) != 0)
         return 0; /* an extern "C" kernel: no types */
     if (n != meta->nparams) {
-        rpl_log_debug(CC_PREFIX "'%s' names %zu parameters, the function has %zu", demangled, n,
+        rpl_log_debug("capture: '%s' names %zu parameters, the function has %zu", demangled, n,
                       meta->nparams);
         cc_strv_free(types, n);
         return 0;
@@ -627,7 +627,7 @@ static int add_global(void *ud, const char *name, uint64_t size, bool function)
     if (function)
         return 0;
     if (cuModuleGetGlobal(&dptr, &bytes, gl->mod, name) != CUDA_SUCCESS || bytes == 0) {
-        rpl_log_debug(CC_PREFIX "module global '%s' is not reachable; not kept", name);
+        rpl_log_debug("capture: module global '%s' is not reachable; not kept", name);
         return 0;
     }
     if (meta->nglobals == gl->cap) {
@@ -979,7 +979,7 @@ int cc_capture_start(void)
     }
     atexit(at_exit);
     pthread_atfork(NULL, NULL, in_forked_child);
-    rpl_log_debug(CC_PREFIX "dispatch %llu of %s into %s", (unsigned long long)C.cfg.index,
+    rpl_log_debug("capture: dispatch %llu of %s into %s", (unsigned long long)C.cfg.index,
                   C.cfg.have_re ? C.cfg.pattern : "any kernel", C.cfg.dir);
     return 0;
 }

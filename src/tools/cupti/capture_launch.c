@@ -45,7 +45,7 @@ static void read_config(cc_launch *l, const CUlaunchConfig *c)
         } else if (a->id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE) {
             l->cooperative = a->value.cooperative != 0;
         } else {
-            rpl_log_debug(CC_PREFIX "launch attribute %d is not kept for replay", (int)a->id);
+            rpl_log_debug("capture: launch attribute %d is not kept for replay", (int)a->id);
         }
     }
 }

@@ -26,6 +26,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "replay_backend.h"
@@ -44,6 +45,7 @@
 #define MAX_CODE_OBJECT     ((size_t)1 << 30)
 #define SPEED_REPETITIONS   5
 #define NSEC_PER_SEC        1e9
+#define HOLD_ALIGN          ((uint64_t)2 << 20) /* the VMM granularity of current GPUs */
 
 typedef struct module {
     CUmodule mod;
@@ -59,6 +61,8 @@ typedef struct replay {
     CUdevice dev;
     bool ctx_held;
     size_t gran;
+    rpl_range *held; /* placeholders while the driver starts (hold_spans) */
+    size_t nheld;
     rpl_range *spans;
     size_t nspans, nreserved, nmapped;
     CUstream stream;
@@ -92,7 +96,53 @@ static double now_s(void)
 
 /* ---- context and reservations ---- */
 
-static int open_device(replay *r)
+/*
+ * While the driver starts, the captured spans are held by inaccessible CPU
+ * mappings: the driver's own start-up mappings (it keeps CPU and GPU
+ * addresses apart) then land elsewhere, as they did in the application,
+ * whose address space looked different.  Released right before the
+ * reservations.  A span that something already occupies is left alone; its
+ * reservation will show it.
+ */
+static void hold_spans(replay *r)
+{
+    rpl_range *in = calloc(r->snap->nregions + 1, sizeof(*in));
+
+    if (!in)
+        return;
+    for (size_t i = 0; i < r->snap->nregions; i++)
+        in[i] = (rpl_range){r->snap->regions[i].base, r->snap->regions[i].size};
+    if (rpl_ranges_merge(&r->held, &r->nheld, in, r->snap->nregions, HOLD_ALIGN) != 0) {
+        r->held = NULL;
+        r->nheld = 0;
+    }
+    free(in);
+    for (size_t i = 0; i < r->nheld; i++) {
+        void *want = (void *)(uintptr_t)r->held[i].base;
+        void *got = mmap(want, r->held[i].size, PROT_NONE,
+                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+        if (got != want) {
+            rpl_log_info("replay: 0x%llx (+%llu) is already mapped in this process",
+                         (unsigned long long)r->held[i].base, (unsigned long long)r->held[i].size);
+            if (got != MAP_FAILED)
+                munmap(got, r->held[i].size);
+            r->held[i].size = 0; /* not ours to unmap */
+        }
+    }
+}
+
+static void release_held(replay *r)
+{
+    for (size_t i = 0; i < r->nheld; i++)
+        if (r->held[i].size)
+            munmap((void *)(uintptr_t)r->held[i].base, r->held[i].size);
+    free(r->held);
+    r->held = NULL;
+    r->nheld = 0;
+}
+
+/* cuInit and the primary context of the first device of the snapshot's architecture. */
+static int start_driver(replay *r)
 {
     const rpl_cuda_api *cu = r->cu;
     int count = 0, rc;
@@ -124,6 +174,16 @@ static int open_device(replay *r)
     }
     return rpl_error_set(RPL_EINPUT, "'%s': the snapshot is of %s and no GPU here is",
                          r->snap->dir ? r->snap->dir : "snapshot", r->snap->arch);
+}
+
+static int open_device(replay *r)
+{
+    int rc;
+
+    hold_spans(r);
+    rc = start_driver(r);
+    release_held(r);
+    return rc;
 }
 
 static CUmemAllocationProp device_prop(const replay *r)
@@ -313,8 +373,14 @@ static int load_memory(replay *r)
     return 0;
 }
 
-/* Every region (and the launched module's globals) back to the captured pre-images. */
-static int restore(replay *r)
+/*
+ * Regions (and the launched module's globals) back to the captured
+ * pre-images: every region, or between timed launches only the ones the
+ * captured dispatch wrote.  The others hold their captured bytes already,
+ * and copying them again would leave the cache in a state the application
+ * never had (their lines dirty), which the timing would show.
+ */
+static int restore(replay *r, bool all)
 {
     const rpl_cuda_api *cu = r->cu;
     const rpl_snapshot *snap = r->snap;
@@ -322,6 +388,8 @@ static int restore(replay *r)
 
     for (size_t i = 0; i < snap->nregions && rc == 0; i++) {
         const rpl_snap_region *g = &snap->regions[i];
+        if (!all && !g->written)
+            continue;
         if (r->pristine)
             rc = cuda_check(
                 r,
@@ -654,7 +722,7 @@ static int prove_poison(replay *r)
         memset(one, 0, snap->nregions * sizeof(*one));
         one[i] = true;
         init_checks(r, m, tmp);
-        if ((rc = restore(r)) || (rc = poison_regions(r, one)) || (rc = launch(r, m->f)) ||
+        if ((rc = restore(r, true)) || (rc = poison_regions(r, one)) || (rc = launch(r, m->f)) ||
             (rc = sync_stream(r)) || (rc = compare_all(r, m, tmp, hashes)))
             break;
         r->poison[i] = all_equal(tmp, n);
@@ -690,7 +758,7 @@ static int run_check(replay *r)
     for (size_t i = 0; r->poison && i < snap->nregions; i++)
         res->checks[i].poisoned = r->poison[i];
     for (unsigned k = 0; k < runs && rc == 0; k++) {
-        if ((rc = restore(r)) || (r->poison && (rc = poison_regions(r, r->poison))) ||
+        if ((rc = restore(r, true)) || (r->poison && (rc = poison_regions(r, r->poison))) ||
             (rc = launch(r, r->run.f)) || (rc = sync_stream(r)) ||
             (rc = compare_all(r, &r->run, res->checks, k ? hashes : first)))
             break;
@@ -754,10 +822,10 @@ static int time_launches(replay *r)
         return rpl_error_oom();
     }
     /* Memory as captured before the first launch, with or without recopy. */
-    if ((rc = restore(r)) || (rc = sync_stream(r)))
+    if ((rc = restore(r, true)) || (rc = sync_stream(r)))
         goto out;
     for (unsigned i = 0; i < o->warmup && rc == 0; i++) {
-        if ((o->recopy && (rc = restore(r))) || (rc = launch(r, r->run.f)))
+        if ((o->recopy && (rc = restore(r, false))) || (rc = launch(r, r->run.f)))
             break;
         rc = sync_stream(r);
     }
@@ -765,7 +833,7 @@ static int time_launches(replay *r)
         goto out;
     t0 = now_s();
     for (unsigned i = 0; i < o->iterations && rc == 0; i++) {
-        if (o->recopy && i + o->warmup > 0 && (rc = restore(r)))
+        if (o->recopy && i + o->warmup > 0 && (rc = restore(r, false)))
             break;
         if ((rc = rpl_cuda_timer_before(t, r->stream)) || (rc = launch(r, r->run.f)) ||
             (rc = rpl_cuda_timer_after(t, r->stream)))
@@ -780,7 +848,10 @@ out:
     return rc;
 }
 
-/* Restore speed, and one plain device-to-device copy of as many bytes, GB/s (medians). */
+/*
+ * Speed of the restore between launches (the written regions), and of one
+ * plain device-to-device copy of as many bytes, GB/s (medians).
+ */
 static int measure_copies(replay *r)
 {
     const rpl_cuda_api *cu = r->cu;
@@ -788,31 +859,35 @@ static int measure_copies(replay *r)
     double restore_s[SPEED_REPETITIONS], copy_s[SPEED_REPETITIONS];
     CUdeviceptr scratch = 0;
     size_t free_b = 0, total_b = 0;
+    uint64_t bytes = 0;
     int rc = 0;
 
-    res->restore_bytes = r->total;
-    if (r->total == 0)
+    for (size_t i = 0; i < r->snap->nregions; i++)
+        if (r->snap->regions[i].written)
+            bytes += r->snap->regions[i].size;
+    res->restore_bytes = bytes;
+    if (bytes == 0)
         return 0;
     for (int k = 0; k < SPEED_REPETITIONS && rc == 0; k++) {
         if ((rc = cuda_check(r, cu->cuEventRecord(r->ev0, r->stream), "cuEventRecord")) ||
-            (rc = restore(r)) ||
+            (rc = restore(r, false)) ||
             (rc = cuda_check(r, cu->cuEventRecord(r->ev1, r->stream), "cuEventRecord")))
             break;
         rc = elapsed_s(r, &restore_s[k]);
     }
     if (rc)
         return rc;
-    res->restore_gbps = (double)r->total / median(restore_s, SPEED_REPETITIONS) / 1e9;
+    res->restore_gbps = (double)bytes / median(restore_s, SPEED_REPETITIONS) / 1e9;
     cu->cuMemGetInfo_v2(&free_b, &total_b);
-    if (!r->pristine || free_b < r->total + FREE_MEMORY_MARGIN ||
-        cu->cuMemAlloc_v2(&scratch, r->total) != CUDA_SUCCESS) {
+    if (!r->pristine || free_b < bytes + FREE_MEMORY_MARGIN ||
+        cu->cuMemAlloc_v2(&scratch, bytes) != CUDA_SUCCESS) {
         rpl_log_info("replay: no room for a plain device copy of %.1f MiB; not measured",
-                     (double)r->total / (1 << 20));
+                     (double)bytes / (1 << 20));
         return 0;
     }
     for (int k = 0; k < SPEED_REPETITIONS && rc == 0; k++) {
         if ((rc = cuda_check(r, cu->cuEventRecord(r->ev0, r->stream), "cuEventRecord")) ||
-            (rc = cuda_check(r, cu->cuMemcpyDtoDAsync_v2(scratch, r->pristine, r->total, r->stream),
+            (rc = cuda_check(r, cu->cuMemcpyDtoDAsync_v2(scratch, r->pristine, bytes, r->stream),
                              "cuMemcpyDtoDAsync")) ||
             (rc = cuda_check(r, cu->cuEventRecord(r->ev1, r->stream), "cuEventRecord")))
             break;
@@ -820,7 +895,7 @@ static int measure_copies(replay *r)
     }
     cu->cuMemFree_v2(scratch);
     if (rc == 0)
-        res->d2d_gbps = (double)r->total / median(copy_s, SPEED_REPETITIONS) / 1e9;
+        res->d2d_gbps = (double)bytes / median(copy_s, SPEED_REPETITIONS) / 1e9;
     return rc;
 }
 

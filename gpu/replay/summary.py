@@ -85,12 +85,14 @@ for name, _ in cases:
         "kinds": sorted({r.get("kind") for r in rlist}), "replay_exit": status(f"replay_{name}"),
         "check_passed": checked, "deterministic": get(rep, "check", "deterministic"),
         "kernel": kernel,
-        "first_difference": first,
+        "first_difference": first, "reserve": get(rep, "reserve", "detail"),
     }
     results.setdefault("cases", {})[name] = row
     print(f"{name:14} {fmt(row['capture_exit'], 'd'):>7} {len(rlist):>7} {fmt(mib):>8} "
           f"{fmt(row['replay_exit'], 'd'):>6} {str(checked):>6} {str(row['deterministic']):>7}  "
           f"{kernel}{' ' + json.dumps(first) if first else ''}")
+    if row["reserve"]:
+        print(f"{'':14} reserve: {row['reserve']}")
 
 print("\n## time per launch: application (CUPTI recorder, serial) vs replay (median of each)")
 print(f"{'case':14} {'app us':>10} {'n':>4} {'replay us':>10} {'n':>4} {'diff %':>7} {'<=3%':>5} "

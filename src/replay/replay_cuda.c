@@ -26,7 +26,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
 
 #include "replay_backend.h"
@@ -45,7 +44,6 @@
 #define MAX_CODE_OBJECT     ((size_t)1 << 30)
 #define SPEED_REPETITIONS   5
 #define NSEC_PER_SEC        1e9
-#define HOLD_ALIGN          ((uint64_t)2 << 20) /* the VMM granularity of current GPUs */
 
 typedef struct module {
     CUmodule mod;
@@ -61,8 +59,6 @@ typedef struct replay {
     CUdevice dev;
     bool ctx_held;
     size_t gran;
-    rpl_range *held; /* placeholders while the driver starts (hold_spans) */
-    size_t nheld;
     rpl_range *spans;
     size_t nspans, nreserved, nmapped;
     CUstream stream;
@@ -96,57 +92,11 @@ static double now_s(void)
 
 /* ---- context and reservations ---- */
 
-/*
- * While the driver starts, the captured spans are held by inaccessible CPU
- * mappings: the driver's own start-up mappings (it keeps CPU and GPU
- * addresses apart) then land elsewhere, as they did in the application,
- * whose address space looked different.  Released right before the
- * reservations.  A span that something already occupies is left alone; its
- * reservation will show it.
- */
-static void hold_spans(replay *r)
-{
-    rpl_range *in = calloc(r->snap->nregions + 1, sizeof(*in));
-
-    if (!in)
-        return;
-    for (size_t i = 0; i < r->snap->nregions; i++)
-        in[i] = (rpl_range){r->snap->regions[i].base, r->snap->regions[i].size};
-    if (rpl_ranges_merge(&r->held, &r->nheld, in, r->snap->nregions, HOLD_ALIGN) != 0) {
-        r->held = NULL;
-        r->nheld = 0;
-    }
-    free(in);
-    for (size_t i = 0; i < r->nheld; i++) {
-        void *want = (void *)(uintptr_t)r->held[i].base;
-        void *got = mmap(want, r->held[i].size, PROT_NONE,
-                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
-        if (got != want) {
-            rpl_log_info("replay: 0x%llx (+%llu) is already mapped in this process",
-                         (unsigned long long)r->held[i].base, (unsigned long long)r->held[i].size);
-            if (got != MAP_FAILED)
-                munmap(got, r->held[i].size);
-            r->held[i].size = 0; /* not ours to unmap */
-        }
-    }
-}
-
-static void release_held(replay *r)
-{
-    for (size_t i = 0; i < r->nheld; i++)
-        if (r->held[i].size)
-            munmap((void *)(uintptr_t)r->held[i].base, r->held[i].size);
-    free(r->held);
-    r->held = NULL;
-    r->nheld = 0;
-}
-
-/* cuInit and the primary context of the first device of the snapshot's architecture. */
-static int start_driver(replay *r)
+/* cuInit and the first device of the snapshot's architecture; no context yet. */
+static int open_device(replay *r)
 {
     const rpl_cuda_api *cu = r->cu;
     int count = 0, rc;
-    CUcontext ctx;
     CUresult cr = cu->cuInit(0);
 
     if (cr != CUDA_SUCCESS)
@@ -164,26 +114,28 @@ static int start_driver(replay *r)
             cu->cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, d))
             continue;
         snprintf(arch, sizeof(arch), "sm_%d%d", major, minor);
-        if (strcmp(arch, r->snap->arch) != 0)
-            continue;
-        r->dev = d;
-        if ((rc = cuda_check(r, cu->cuDevicePrimaryCtxRetain(&ctx, d), "cuDevicePrimaryCtxRetain")))
-            return rc;
-        r->ctx_held = true;
-        return cuda_check(r, cu->cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
+        if (strcmp(arch, r->snap->arch) == 0) {
+            r->dev = d;
+            return 0;
+        }
     }
     return rpl_error_set(RPL_EINPUT, "'%s': the snapshot is of %s and no GPU here is",
                          r->snap->dir ? r->snap->dir : "snapshot", r->snap->arch);
 }
 
-static int open_device(replay *r)
+static int open_context(replay *r)
 {
+    const rpl_cuda_api *cu = r->cu;
+    CUcontext ctx;
     int rc;
 
-    hold_spans(r);
-    rc = start_driver(r);
-    release_held(r);
-    return rc;
+    if (r->ctx_held)
+        return 0;
+    if ((rc =
+             cuda_check(r, cu->cuDevicePrimaryCtxRetain(&ctx, r->dev), "cuDevicePrimaryCtxRetain")))
+        return rc;
+    r->ctx_held = true;
+    return cuda_check(r, cu->cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
 }
 
 static CUmemAllocationProp device_prop(const replay *r)
@@ -204,21 +156,28 @@ static void describe_span(char *buf, size_t cap, const rpl_range *s)
 }
 
 /*
- * Reserve every span at its captured address, ascending, first thing.
- * RPL_EFAIL with the report filled when one fails or moves.
+ * Reserve every span at its captured address, ascending, first thing: before
+ * the primary context exists when the driver allows it (the context's own
+ * allocations differ from process to process and would take addresses the
+ * application's allocations had), else right after it.  RPL_EFAIL with the
+ * report filled when one fails or moves.
  */
 static int reserve(replay *r, rpl_reserve_report *rep)
 {
     const rpl_cuda_api *cu = r->cu;
     CUmemAllocationProp prop = device_prop(r);
     rpl_range *in;
+    CUresult cr;
     int rc;
 
     memset(rep, 0, sizeof(*rep));
-    if ((rc = cuda_check(
-             r,
-             cu->cuMemGetAllocationGranularity(&r->gran, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM),
-             "cuMemGetAllocationGranularity")))
+    cr = cu->cuMemGetAllocationGranularity(&r->gran, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM);
+    if (cr == CUDA_ERROR_INVALID_CONTEXT && !r->ctx_held) {
+        if ((rc = open_context(r)))
+            return rc;
+        cr = cu->cuMemGetAllocationGranularity(&r->gran, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM);
+    }
+    if ((rc = cuda_check(r, cr, "cuMemGetAllocationGranularity")))
         return rc;
     in = calloc(r->snap->nregions + 1, sizeof(*in));
     if (!in)
@@ -234,7 +193,13 @@ static int reserve(replay *r, rpl_reserve_report *rep)
         const rpl_range *s = &r->spans[i];
         CUdeviceptr got = 0;
         char what[64];
-        CUresult cr = cu->cuMemAddressReserve(&got, s->size, 0, s->base, 0);
+
+        cr = cu->cuMemAddressReserve(&got, s->size, 0, s->base, 0);
+        if (cr == CUDA_ERROR_INVALID_CONTEXT && !r->ctx_held) {
+            if ((rc = open_context(r)))
+                return rc;
+            cr = cu->cuMemAddressReserve(&got, s->size, 0, s->base, 0);
+        }
 
         describe_span(what, sizeof(what), s);
         if (cr != CUDA_SUCCESS) {
@@ -260,8 +225,9 @@ static int reserve(replay *r, rpl_reserve_report *rep)
         rep->reserved++;
     }
     snprintf(rep->detail, sizeof(rep->detail),
-             "%zu span%s of %zu bytes granularity reserved at the captured addresses", r->nspans,
-             r->nspans == 1 ? "" : "s", r->gran);
+             "%zu span%s of %zu bytes granularity reserved at the captured addresses%s", r->nspans,
+             r->nspans == 1 ? "" : "s", r->gran,
+             r->ctx_held ? "" : ", before the context was created");
     return 0;
 }
 
@@ -992,8 +958,9 @@ int rpl_replay_cuda_run(rpl_replay_result *res, const rpl_snapshot *snap, const 
     if ((rc = rpl_cuda_api_load(&r.cu)) != 0)
         return rc;
     if ((rc = open_device(&r)) == 0 && (rc = reserve(&r, &res->reserve)) == 0 &&
-        (rc = describe(&r)) == 0 && (rc = setup(&r)) == 0 && (rc = load_code(&r)) == 0 &&
-        (!o->check || (rc = run_check(&r)) == 0) && (rc = time_launches(&r)) == 0)
+        (rc = open_context(&r)) == 0 && (rc = describe(&r)) == 0 && (rc = setup(&r)) == 0 &&
+        (rc = load_code(&r)) == 0 && (!o->check || (rc = run_check(&r)) == 0) &&
+        (rc = time_launches(&r)) == 0)
         rc = measure_copies(&r);
     teardown(&r);
     return rc;

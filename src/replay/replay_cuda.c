@@ -149,6 +149,35 @@ static CUmemAllocationProp device_prop(const replay *r)
     return p;
 }
 
+/*
+ * What this process has mapped over [base, base+size), from
+ * /proc/self/maps, for the relocation message ("" when nothing: then the
+ * driver itself holds the range).  With debug logging every mapping within
+ * 1 GiB of the range is logged too.
+ */
+static void describe_occupant(char *buf, size_t cap, uint64_t base, uint64_t size)
+{
+    char line[512];
+    FILE *f = fopen("/proc/self/maps", "r");
+    size_t used = 0;
+
+    buf[0] = '\0';
+    if (!f)
+        return;
+    while (fgets(line, sizeof(line), f)) {
+        unsigned long long lo, hi;
+        char path[256] = "";
+        if (sscanf(line, "%llx-%llx %*s %*s %*s %*s %255s", &lo, &hi, path) < 2)
+            continue;
+        if (lo < base + size + (1ull << 30) && hi + (1ull << 30) > base)
+            rpl_log_debug("replay: near 0x%llx: %s", (unsigned long long)base, strtok(line, "\n"));
+        if (lo < base + size && hi > base && used + 80 < cap)
+            used += (size_t)snprintf(buf + used, cap - used, "%s0x%llx-0x%llx %s", used ? ", " : "",
+                                     lo, hi, path[0] ? path : "(anonymous)");
+    }
+    fclose(f);
+}
+
 static void describe_span(char *buf, size_t cap, const rpl_range *s)
 {
     snprintf(buf, cap, "0x%llx (%.1f MiB)", (unsigned long long)s->base,
@@ -189,16 +218,21 @@ static int reserve(replay *r, rpl_reserve_report *rep)
     if (rc)
         return rc;
     rep->nspans = r->nspans;
+    /*
+     * The alignment is the granularity, never 0: with 0 the driver (580,
+     * H100) moved every hint up to a 32 MiB boundary, so a span that
+     * cudaMalloc had placed on a 2 MiB boundary came back elsewhere.
+     */
     for (size_t i = 0; i < r->nspans; i++) {
         const rpl_range *s = &r->spans[i];
         CUdeviceptr got = 0;
         char what[64];
 
-        cr = cu->cuMemAddressReserve(&got, s->size, 0, s->base, 0);
+        cr = cu->cuMemAddressReserve(&got, s->size, r->gran, s->base, 0);
         if (cr == CUDA_ERROR_INVALID_CONTEXT && !r->ctx_held) {
             if ((rc = open_context(r)))
                 return rc;
-            cr = cu->cuMemAddressReserve(&got, s->size, 0, s->base, 0);
+            cr = cu->cuMemAddressReserve(&got, s->size, r->gran, s->base, 0);
         }
 
         describe_span(what, sizeof(what), s);
@@ -212,13 +246,16 @@ static int reserve(replay *r, rpl_reserve_report *rep)
             return rpl_error_set(RPL_EFAIL, "%s", rep->detail);
         }
         if (got != s->base) {
+            char occupant[160];
             cu->cuMemAddressFree(got, s->size);
+            describe_occupant(occupant, sizeof(occupant), s->base, s->size);
             rep->relocation = true;
             rep->first_bad = s->base;
             rep->got = got;
             snprintf(rep->detail, sizeof(rep->detail),
-                     "span %zu of %zu at %s came back at 0x%llx: relocation", i + 1, r->nspans,
-                     what, (unsigned long long)got);
+                     "span %zu of %zu at %s came back at 0x%llx: relocation (%s)", i + 1, r->nspans,
+                     what, (unsigned long long)got,
+                     occupant[0] ? occupant : "the driver holds part of the range");
             return rpl_error_set(RPL_EFAIL, "%s", rep->detail);
         }
         r->nreserved++;

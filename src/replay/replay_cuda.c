@@ -43,7 +43,14 @@
 #define FREE_MEMORY_MARGIN  ((uint64_t)512 << 20)
 #define MAX_CODE_OBJECT     ((size_t)1 << 30)
 #define SPEED_REPETITIONS   5
-#define NSEC_PER_SEC        1e9
+/*
+ * The driver hands out address reservations in chunks of 32 MiB (580 on an
+ * H100: a hint between two chunk boundaries came back at the next one),
+ * while cudaMalloc places allocations at 2 MiB steps inside such chunks.
+ * So spans are reserved on whole chunks around the captured ranges.
+ */
+#define RESERVE_CHUNK ((size_t)32 << 20)
+#define NSEC_PER_SEC  1e9
 
 typedef struct module {
     CUmodule mod;
@@ -213,16 +220,13 @@ static int reserve(replay *r, rpl_reserve_report *rep)
         return rpl_error_oom();
     for (size_t i = 0; i < r->snap->nregions; i++)
         in[i] = (rpl_range){r->snap->regions[i].base, r->snap->regions[i].size};
+    if (r->gran < RESERVE_CHUNK)
+        r->gran = RESERVE_CHUNK;
     rc = rpl_ranges_merge(&r->spans, &r->nspans, in, r->snap->nregions, r->gran);
     free(in);
     if (rc)
         return rc;
     rep->nspans = r->nspans;
-    /*
-     * The alignment is the granularity, never 0: with 0 the driver (580,
-     * H100) moved every hint up to a 32 MiB boundary, so a span that
-     * cudaMalloc had placed on a 2 MiB boundary came back elsewhere.
-     */
     for (size_t i = 0; i < r->nspans; i++) {
         const rpl_range *s = &r->spans[i];
         CUdeviceptr got = 0;

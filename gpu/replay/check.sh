@@ -73,6 +73,7 @@ for c in "${cases[@]}"; do
     log "== $name: replay --check"
     extra=()
     [ "$name" = pointer_chase ] && extra=(--check-runs 3 --poison)
+    [ "$name" = gemm ] && extra=(--poison)
     timeout -k 5 180 "$rp" replay full-vm "$work/snap/$name" --iterations "$reps" --warmup 5 \
         --check "${extra[@]}" --json -v >"$work/json/replay_$name.json" \
         2>"$work/logs/replay_$name.log"

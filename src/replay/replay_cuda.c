@@ -702,9 +702,60 @@ static bool all_equal(const rpl_region_check *checks, size_t n)
 }
 
 /*
- * --poison: a written region may be filled with 0xFF before a compared
- * launch only when the captured code object still gives the captured
- * result that way (an in-place kernel reads its output first).
+ * Whether a pointer parameter's type lets the kernel write what it points
+ * to: "float*" does, "float const*" (as the demangler spells const
+ * pointees) does not.  Qualifiers of the pointer itself are skipped.
+ */
+static bool writable_pointee(const char *type)
+{
+    const char *star = type ? strrchr(type, '*') : NULL;
+    const char *end = star;
+
+    if (!star)
+        return false;
+    for (;;) { /* "T const volatile*": step over the words after the element type */
+        while (end > type && end[-1] == ' ')
+            end--;
+        if (end - type >= 5 && strncmp(end - 5, "const", 5) == 0 &&
+            (end - type == 5 || end[-6] == ' ' || end[-6] == '*'))
+            return false;
+        if (end - type > 9 && strncmp(end - 9, " volatile", 9) == 0)
+            end -= 9;
+        else
+            return true;
+    }
+}
+
+/*
+ * The regions the kernel may write: those the capture saw change, and
+ * those a pointer parameter with a writable pointee points into (a kernel
+ * captured while it rewrites the same result leaves its output unchanged).
+ */
+static bool maybe_output(const replay *r, size_t region)
+{
+    const rpl_snapshot *snap = r->snap;
+    const rpl_snap_region *g = &snap->regions[region];
+
+    if (g->written)
+        return true;
+    for (size_t i = 0; i < snap->nparams; i++) {
+        const rpl_snap_param *p = &snap->params[i];
+        uint64_t v = 0;
+        if (!p->pointer || p->size != 8 || !writable_pointee(p->type))
+            continue;
+        memcpy(&v, r->kernarg + p->offset, 8);
+        if (v >= g->base && v - g->base < g->size)
+            return true;
+    }
+    return false;
+}
+
+/*
+ * --poison: a region the kernel may write is filled with 0xFF before a
+ * compared launch only when the captured code object still gives the
+ * captured result that way (an in-place kernel reads its output first), so
+ * that a candidate that leaves part of its output unwritten cannot pass on
+ * the bytes that were there already.
  */
 static int prove_poison(replay *r)
 {
@@ -724,7 +775,7 @@ static int prove_poison(replay *r)
     }
     r->run = *m; /* restore() writes the globals of r->run */
     for (size_t i = 0; i < snap->nregions && rc == 0; i++) {
-        if (!snap->regions[i].written || !snap->regions[i].post_file)
+        if (!maybe_output(r, i) || !snap->regions[i].post_file)
             continue;
         memset(one, 0, snap->nregions * sizeof(*one));
         one[i] = true;

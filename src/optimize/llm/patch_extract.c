@@ -319,6 +319,11 @@ int rpl_llm_patch_extract(rpl_llm_patch **out, const char *reply, size_t len, co
         return rpl_error_oom();
     if (kernel && !kernel[0])
         kernel = NULL;
+    if (reply && memchr(reply, '\0', len)) {
+        free(patch);
+        return rpl_error_set(RPL_EINPUT, "the reply holds a NUL byte (offset %zu)",
+                             (size_t)((const char *)memchr(reply, '\0', len) - reply));
+    }
     if (!(rc = strip_think(&r, reply ? reply : "", reply ? len : 0)) && !(rc = split_lines(&r)) &&
         !(rc = find_fences(&r, kernel)))
         rc = any_sr(&r) ? search_replace(patch, &r) : full_kernel(patch, &r, kernel);

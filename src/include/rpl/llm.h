@@ -228,7 +228,7 @@ const char *rpl_llm_patch_kind_name(rpl_llm_patch_kind kind);
 
 /* ---- transcript ---------------------------------------------------- */
 
-#define RPL_LLM_TRANSCRIPT_SCHEMA_VERSION 1
+#define RPL_LLM_TRANSCRIPT_SCHEMA_VERSION "1.0"
 
 typedef struct rpl_llm_transcript rpl_llm_transcript;
 

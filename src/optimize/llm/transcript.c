@@ -95,7 +95,7 @@ static int build_line(cJSON *o, const rpl_llm_client *c, int turn_no, const rpl_
 
     if ((rc = utc_now(when, sizeof(when))))
         return rc;
-    if ((rc = add_number(o, "schema_version", RPL_LLM_TRANSCRIPT_SCHEMA_VERSION)) ||
+    if ((rc = add_text(o, c, "schema_version", RPL_LLM_TRANSCRIPT_SCHEMA_VERSION)) ||
         (rc = add_number(o, "turn", turn_no)) || (rc = add_text(o, c, "time", when)) ||
         (rc = add_text(o, c, "provider", rpl_llm_provider_name(c->cfg.provider))) ||
         (rc = add_text(o, c, "model", c->model)) ||

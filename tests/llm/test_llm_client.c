@@ -535,7 +535,7 @@ static void transcript_redacts_every_field(void **state)
     rpl_llm_turn made_up = {.outcome = RPL_LLM_OK,
                             .input_tokens = 5,
                             .output_tokens = -1,
-                            .text = (char *)"you said " SENTINEL,
+                            .text = (char *)"you said " SENTINEL "\n\xff\xc3(",
                             .request_id = (char *)"id-" SENTINEL};
     char *text = NULL;
     size_t len;
@@ -555,7 +555,9 @@ static void transcript_redacts_every_field(void **state)
     assert_non_null(strstr(text, "Incorrect API key provided: [REDACTED]"));
     assert_non_null(strstr(text, "\"prompt\":\"my key is [REDACTED]\""));
     assert_non_null(strstr(text, "\"system\":\"system [REDACTED]\""));
-    assert_non_null(strstr(text, "\"response\":\"you said [REDACTED]\""));
+    /* Bytes that are not UTF-8 become U+FFFD: the line stays valid JSON. */
+    assert_non_null(
+        strstr(text, "\"response\":\"you said [REDACTED]\\n\xEF\xBF\xBD\xEF\xBF\xBD(\""));
     assert_non_null(strstr(text, "\"note\":\"note [REDACTED]\""));
     assert_null(strstr(text, SENTINEL));
     free(text);

@@ -75,6 +75,7 @@ typedef struct rpl_llm_config {
     void *interrupt_ctx;
 } rpl_llm_config;
 
+/* A client holds one curl handle: use it from one thread at a time. */
 typedef struct rpl_llm_client rpl_llm_client;
 
 /*

@@ -48,16 +48,62 @@ void rpl_llm_transcript_free(rpl_llm_transcript *t)
     free(t);
 }
 
-/* Add `key`: the redacted string, or null for NULL. */
+/* Length of the valid UTF-8 sequence at s (RFC 3629: no overlongs or surrogates), else 0. */
+static size_t utf8_len(const unsigned char *s)
+{
+    if (s[0] < 0x80)
+        return 1;
+    if (s[0] >= 0xC2 && s[0] <= 0xDF)
+        return (s[1] & 0xC0) == 0x80 ? 2 : 0;
+    if (s[0] >= 0xE0 && s[0] <= 0xEF) {
+        unsigned lo = s[0] == 0xE0 ? 0xA0 : 0x80, hi = s[0] == 0xED ? 0x9F : 0xBF;
+        return s[1] >= lo && s[1] <= hi && (s[2] & 0xC0) == 0x80 ? 3 : 0;
+    }
+    if (s[0] >= 0xF0 && s[0] <= 0xF4) {
+        unsigned lo = s[0] == 0xF0 ? 0x90 : 0x80, hi = s[0] == 0xF4 ? 0x8F : 0xBF;
+        return s[1] >= lo && s[1] <= hi && (s[2] & 0xC0) == 0x80 && (s[3] & 0xC0) == 0x80 ? 4 : 0;
+    }
+    return 0;
+}
+
+/*
+ * Model output is not checked for UTF-8 on the way in; a JSON file must be
+ * UTF-8, so every invalid byte becomes U+FFFD.
+ */
+static char *valid_utf8(const char *text)
+{
+    rpl_strbuf sb = RPL_STRBUF_INIT;
+    const unsigned char *p = (const unsigned char *)text;
+
+    while (*p) {
+        size_t n = utf8_len(p);
+        if (n ? rpl_strbuf_put(&sb, p, n) : rpl_strbuf_puts(&sb, "\xEF\xBF\xBD")) {
+            rpl_strbuf_release(&sb);
+            return NULL;
+        }
+        p += n ? n : 1;
+    }
+    if (rpl_strbuf_grow(&sb, 0)) {
+        rpl_strbuf_release(&sb);
+        return NULL;
+    }
+    return rpl_strbuf_detach(&sb);
+}
+
+/* Add `key`: the redacted string in valid UTF-8, or null for NULL. */
 static int add_text(cJSON *obj, const rpl_llm_client *c, const char *key, const char *text)
 {
-    char *clean = NULL;
+    char *redacted = NULL, *clean;
     cJSON *item;
 
     if (!text)
         return cJSON_AddNullToObject(obj, key) ? 0 : rpl_error_oom();
-    if (rpl_llm_client_redact(&clean, c, text))
+    if (rpl_llm_client_redact(&redacted, c, text))
         return RPL_ENOMEM;
+    clean = valid_utf8(redacted);
+    free(redacted);
+    if (!clean)
+        return rpl_error_oom();
     item = cJSON_AddStringToObject(obj, key, clean);
     free(clean);
     return item ? 0 : rpl_error_oom();

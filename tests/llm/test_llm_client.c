@@ -367,6 +367,22 @@ static void spend_limits_are_not_retried(void **state)
     rpl_llm_turn_release(&t);
 }
 
+static void bad_request_is_final(void **state)
+{
+    rpl_llm_turn t;
+    int n;
+
+    assert_int_equal(
+        turn_against("bad_request_html", "bad_request_html", NULL, RPL_LLM_OPENAI, &t, &n),
+        RPL_EUSAGE);
+    assert_int_equal(n, 1);
+    assert_int_equal(t.outcome, RPL_LLM_REJECTED);
+    assert_true(rpl_llm_outcome_ends_run(t.outcome));
+    /* A body that is not JSON is quoted, on one line. */
+    assert_string_equal(t.error, "openai: HTTP 400: <html> <body>400 Bad Request</body> </html>");
+    rpl_llm_turn_release(&t);
+}
+
 static void retries_are_capped(void **state)
 {
     rpl_llm_turn t;
@@ -694,6 +710,7 @@ int main(void)
         cmocka_unit_test(hang_past_the_timeout),
         cmocka_unit_test(unauthorized_is_not_retried),
         cmocka_unit_test(spend_limits_are_not_retried),
+        cmocka_unit_test(bad_request_is_final),
         cmocka_unit_test(retries_are_capped),
         cmocka_unit_test(retry_after_beyond_the_wait_cap_gives_up),
         cmocka_unit_test(interrupt_stops_the_wait),

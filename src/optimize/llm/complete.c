@@ -237,6 +237,12 @@ static int finish(rpl_llm_client *c, rpl_llm_turn *turn, double t0, rpl_llm_outc
         return 0;
     if (rpl_llm_client_redact(&turn->error, c, rpl_strbuf_cstr(msg)) != 0)
         return RPL_ENOMEM;
+    /* One line: a quoted body may hold line breaks. */
+    for (char *p = turn->error; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = ' ';
+    for (size_t n = strlen(turn->error); n > 0 && turn->error[n - 1] == ' '; n--)
+        turn->error[n - 1] = '\0';
     return rpl_error_set(code, "%s", turn->error);
 }
 

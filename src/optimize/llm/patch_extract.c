@@ -55,18 +55,30 @@ static const char *find(const char *s, size_t len, const char *what)
     return NULL;
 }
 
-/* The earliest of "<think>" / "<thinking>" (or the closing forms) at or after s. */
+/*
+ * The earliest "<think>" or "<thinking>" (or "</think>", "</thinking>") in
+ * s[0..len), its length in *tag_len; one pass over the text.
+ */
 static const char *find_tag(const char *s, size_t len, bool closing, size_t *tag_len)
 {
-    const char *a = find(s, len, closing ? "</think>" : "<think>");
-    const char *b = find(s, len, closing ? "</thinking>" : "<thinking>");
+    const char *stem = closing ? "</think" : "<think";
+    size_t n = strlen(stem);
 
-    if (b && (!a || b < a)) {
-        *tag_len = closing ? 11 : 10;
-        return b;
+    for (const char *p = s, *end = s + len; (p = find(p, (size_t)(end - p), stem)) != NULL;
+         p += n) {
+        const char *rest = p + n;
+        size_t left = (size_t)(end - rest);
+
+        if (left >= 1 && rest[0] == '>') {
+            *tag_len = n + 1;
+            return p;
+        }
+        if (left >= 4 && memcmp(rest, "ing>", 4) == 0) {
+            *tag_len = n + 4;
+            return p;
+        }
     }
-    *tag_len = closing ? 8 : 7;
-    return a;
+    return NULL;
 }
 
 static int strip_think(reading *r, const char *reply, size_t len)

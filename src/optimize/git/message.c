@@ -41,12 +41,14 @@ static int check_key(const char *key)
     return 0;
 }
 
-/* Append the body without trailing blank lines, refusing a line git takes for a patch start. */
+/* Append the body without blank lines around it, refusing a line git takes for a patch start. */
 static int put_body(rpl_strbuf *sb, const char *body)
 {
-    size_t len = strlen(body), line = 1;
+    size_t len, line = 1;
     const char *p;
 
+    body += strspn(body, "\n");
+    len = strlen(body);
     while (len > 0 && (body[len - 1] == '\n' || body[len - 1] == ' ' || body[len - 1] == '\t' ||
                        body[len - 1] == '\r'))
         len--;

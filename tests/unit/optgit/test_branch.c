@@ -290,7 +290,9 @@ static void kernel_names_become_valid_components(void **state)
         {"kernel.lock", "kernel-lock"},
         {"@{}~^:?*[\\", "kernel"},
         {"", "kernel"},
-        {"r\xc3\xa9" "duction", "r-duction"},
+        {"r\xc3\xa9"
+         "duction",
+         "r-duction"},
     };
     rpl_optbranch_opts o = {.stamp = STAMP};
     rpl_git_repo *repo = open_repo();

@@ -14,6 +14,9 @@ struct rpl_git_repo {
 /* git_libgit2_init, once per process (thread-safe); 0 or RPL_EENV. */
 int rpl_git_init(void);
 
+/* The RPL_E* code for a libgit2 error code. */
+int rpl_git_status_code(int git_rc);
+
 /*
  * Set the thread's error from libgit2's last error for a failed call that
  * returned `git_rc`: "<context>: <libgit2 message>", code mapped from git_rc.

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "git_internal.h"
 #include "rpl/error.h"
@@ -156,6 +157,7 @@ static int push_error(int code, const push_ctx *ctx, const char *remote, const c
 
 static int open_remote(git_remote **out, git_repository *repo, const char *remote)
 {
+    char *local = NULL;
     int rc;
 
     /* A name has neither '/' nor ':'; anything else is a URL or a path. */
@@ -163,9 +165,14 @@ static int open_remote(git_remote **out, git_repository *repo, const char *remot
         rc = git_remote_lookup(out, repo, remote);
         if (rc == GIT_ENOTFOUND)
             return rpl_error_set(RPL_EINPUT, "no remote named '%s' in the repository", remote);
-    } else {
-        rc = git_remote_create_anonymous(out, repo, remote);
+        return rc < 0 ? GIT_ERROR : 0;
     }
+    /* libgit2 takes a local repository by absolute path only. */
+    if (!strstr(remote, "://") && remote[0] != '/' && access(remote, F_OK) == 0 &&
+        !(local = realpath(remote, NULL)))
+        return rpl_error_set(RPL_EIO, "cannot resolve '%s'", remote);
+    rc = git_remote_create_anonymous(out, repo, local ? local : remote);
+    free(local);
     return rc < 0 ? GIT_ERROR : 0;
 }
 
@@ -174,6 +181,7 @@ int rpl_git_push(rpl_git_repo *repo, const char *remote, const char *branch)
     git_push_options opts;
     push_ctx ctx = {0};
     git_remote *r = NULL;
+    git_reference *ref = NULL;
     rpl_strbuf refspec = RPL_STRBUF_INIT;
     const char *from, *password;
     char *pw_copy = NULL;
@@ -182,7 +190,7 @@ int rpl_git_push(rpl_git_repo *repo, const char *remote, const char *branch)
 
     if (!remote || !remote[0] || !branch || !branch[0])
         return rpl_error_set(RPL_EUSAGE, "push needs a remote and a branch");
-    /* A valid branch name cannot smuggle a second refspec or a '+' (force) into the push. */
+    /* A valid branch name cannot smuggle a second refspec (':') into the push. */
     if (git_branch_name_is_valid(&valid, branch) < 0 || !valid)
         return rpl_error_set(RPL_EINPUT, "'%s' is not a valid branch name", branch);
     if ((password = url_password(remote, &pw_len)) != NULL &&
@@ -193,6 +201,12 @@ int rpl_git_push(rpl_git_repo *repo, const char *remote, const char *branch)
     if ((password = env_token(&from)) != NULL)
         ctx.secrets[ctx.n_secrets++] = password;
 
+    if ((rc = git_branch_lookup(&ref, repo->repo, branch, GIT_BRANCH_LOCAL)) < 0) {
+        rc = rc == GIT_ENOTFOUND
+                 ? rpl_error_set(RPL_ENOTFOUND, "no branch '%s' in the repository", branch)
+                 : rpl_git_fail(rc, "cannot read branch '%s'", branch);
+        goto out;
+    }
     rc = open_remote(&r, repo->repo, remote);
     if (rc == GIT_ERROR) {
         const git_error *e = git_error_last();
@@ -215,16 +229,15 @@ int rpl_git_push(rpl_git_repo *repo, const char *remote, const char *branch)
     rc = git_remote_push(r, &refspecs, &opts);
     if (rc < 0) {
         const git_error *e = git_error_last();
-        int code = rc == GIT_EAUTH || rc == GIT_ECERTIFICATE ? RPL_EENV
-                   : rc == GIT_ENOTFOUND                     ? RPL_ENOTFOUND
-                                                             : RPL_ERROR;
-        rc = push_error(code, &ctx, remote, e && e->message ? e->message : "libgit2 error");
+        rc = push_error(rpl_git_status_code(rc), &ctx, remote,
+                        e && e->message ? e->message : "libgit2 error");
     } else if (ctx.rejected) {
         char what[512];
         snprintf(what, sizeof(what), "the remote refused %s: %s", branch, ctx.rejected);
         rc = push_error(RPL_EINPUT, &ctx, remote, what);
     }
 out:
+    git_reference_free(ref);
     git_remote_free(r);
     rpl_strbuf_release(&refspec);
     free(ctx.rejected);

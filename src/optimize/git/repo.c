@@ -29,7 +29,7 @@ int rpl_git_init(void)
     return 0;
 }
 
-static int map_code(int git_rc)
+int rpl_git_status_code(int git_rc)
 {
     switch (git_rc) {
     case GIT_ENOTFOUND:
@@ -60,7 +60,7 @@ int rpl_git_fail(int git_rc, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(context, sizeof(context), fmt, ap);
     va_end(ap);
-    return rpl_error_set(map_code(git_rc), "%s: %s", context,
+    return rpl_error_set(rpl_git_status_code(git_rc), "%s: %s", context,
                          e && e->message ? e->message : "libgit2 error");
 }
 

@@ -14,7 +14,8 @@
 typedef struct push_ctx {
     const char *secrets[SECRETS_MAX]; /* never to appear in a message */
     size_t n_secrets;
-    bool tried_token, tried_agent;
+    const char *token_from; /* the variable whose token was offered, or NULL */
+    bool url_password, tried_agent;
     char *rejected; /* the remote's reason for refusing the ref, or NULL */
 } push_ctx;
 
@@ -111,12 +112,12 @@ static int acquire_credential(git_credential **out, const char *url, const char 
     const char *from = NULL, *token;
 
     (void)url;
-    if ((allowed & GIT_CREDENTIAL_USERPASS_PLAINTEXT) && !ctx->tried_token &&
+    if ((allowed & GIT_CREDENTIAL_USERPASS_PLAINTEXT) && !ctx->token_from &&
         (token = env_token(&from)) != NULL) {
         const char *user = user_from_url && user_from_url[0]   ? user_from_url
                            : strcmp(from, "CI_JOB_TOKEN") == 0 ? "gitlab-ci-token"
                                                                : "x-access-token";
-        ctx->tried_token = true;
+        ctx->token_from = from;
         return git_credential_userpass_plaintext_new(out, user, token);
     }
     if ((allowed & GIT_CREDENTIAL_SSH_KEY) && !ctx->tried_agent) {
@@ -153,6 +154,22 @@ static int push_error(int code, const push_ctx *ctx, const char *remote, const c
     free(shown);
     rpl_strbuf_release(&sb);
     return code;
+}
+
+/* libgit2 says "no callback set" when ours declined: say what was tried instead. */
+static void describe_auth_failure(char *out, size_t n, const push_ctx *ctx)
+{
+    if (!ctx->url_password && !ctx->token_from && !ctx->tried_agent) {
+        snprintf(out, n,
+                 "authentication required, and no credentials were found (a password "
+                 "in the URL, GIT_TOKEN, GITHUB_TOKEN, CI_JOB_TOKEN, an ssh agent)");
+        return;
+    }
+    snprintf(out, n, "authentication failed with %s%s%s%s%s",
+             ctx->url_password ? "the URL's user and password" : "",
+             ctx->url_password && (ctx->token_from || ctx->tried_agent) ? ", " : "",
+             ctx->token_from ? "the token from " : "", ctx->token_from ? ctx->token_from : "",
+             ctx->tried_agent ? (ctx->token_from ? ", the ssh agent" : "the ssh agent") : "");
 }
 
 static int open_remote(git_remote **out, git_repository *repo, const char *remote)
@@ -196,8 +213,10 @@ int rpl_git_push(rpl_git_repo *repo, const char *remote, const char *branch)
     if ((password = url_password(remote, &pw_len)) != NULL &&
         !(pw_copy = strndup(password, pw_len)))
         return rpl_error_oom();
-    if (pw_copy)
+    if (pw_copy) {
         ctx.secrets[ctx.n_secrets++] = pw_copy;
+        ctx.url_password = true;
+    }
     if ((password = env_token(&from)) != NULL)
         ctx.secrets[ctx.n_secrets++] = password;
 
@@ -227,7 +246,11 @@ int rpl_git_push(rpl_git_repo *repo, const char *remote, const char *branch)
     opts.callbacks.push_update_reference = on_ref_update;
     opts.callbacks.payload = &ctx;
     rc = git_remote_push(r, &refspecs, &opts);
-    if (rc < 0) {
+    if (rc == GIT_EAUTH) {
+        char what[256];
+        describe_auth_failure(what, sizeof(what), &ctx);
+        rc = push_error(RPL_EENV, &ctx, remote, what);
+    } else if (rc < 0) {
         const git_error *e = git_error_last();
         rc = push_error(rpl_git_status_code(rc), &ctx, remote,
                         e && e->message ? e->message : "libgit2 error");

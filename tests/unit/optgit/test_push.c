@@ -339,9 +339,10 @@ static void base64(char *out, const char *in)
 /*
  * Push to the probe with `userinfo` ("alice:pw@" or "") in the URL; expect
  * `want_user_pass` ("user:secret") among the offered credentials and
- * `secret` nowhere in the error.
+ * `secret` nowhere in the error, which names what was `tried`.
  */
-static void push_to_probe(const char *userinfo, const char *want_user_pass, const char *secret)
+static void push_to_probe(const char *userinfo, const char *want_user_pass, const char *secret,
+                          const char *tried)
 {
     char url[256], shown[256], want[512];
     rpl_git_commit_id id;
@@ -357,7 +358,9 @@ static void push_to_probe(const char *userinfo, const char *want_user_pass, cons
     b = commit_on_branch(repo, "kernel http\n", &id);
     rc = rpl_git_push(repo, url, rpl_optbranch_name(b));
     probe_stop(&p);
-    assert_true(rc < 0);
+    assert_int_equal(rc, RPL_EENV);
+    if (!strstr(rpl_error_last()->message, tried))
+        fail_msg("error '%s' does not say it tried %s", rpl_error_last()->message, tried);
     if (!strstr(rpl_error_last()->message, shown))
         fail_msg("error '%s' does not show the redacted URL", rpl_error_last()->message);
     if (strstr(rpl_error_last()->message, secret))
@@ -379,20 +382,22 @@ static void push_to_probe(const char *userinfo, const char *want_user_pass, cons
 static void http_uses_url_credentials_and_hides_them(void **state)
 {
     (void)state;
-    push_to_probe("alice:pw-secret-1@", "alice:pw-secret-1", "pw-secret-1");
+    push_to_probe("alice:pw-secret-1@", "alice:pw-secret-1", "pw-secret-1",
+                  "with the URL's user and password");
 }
 
 static void http_uses_token_from_the_environment(void **state)
 {
     (void)state;
     setenv("GIT_TOKEN", "tok-secret-2", 1);
-    push_to_probe("", "x-access-token:tok-secret-2", "tok-secret-2");
+    push_to_probe("", "x-access-token:tok-secret-2", "tok-secret-2", "the token from GIT_TOKEN");
     unsetenv("GIT_TOKEN");
     setenv("CI_JOB_TOKEN", "job-secret-3", 1);
-    push_to_probe("", "gitlab-ci-token:job-secret-3", "job-secret-3");
+    push_to_probe("", "gitlab-ci-token:job-secret-3", "job-secret-3",
+                  "the token from CI_JOB_TOKEN");
     unsetenv("CI_JOB_TOKEN");
     setenv("GITHUB_TOKEN", "gh-secret-4", 1);
-    push_to_probe("bob@", "bob:gh-secret-4", "gh-secret-4");
+    push_to_probe("bob@", "bob:gh-secret-4", "gh-secret-4", "the token from GITHUB_TOKEN");
     unsetenv("GITHUB_TOKEN");
 }
 
@@ -411,6 +416,8 @@ static void http_without_credentials_fails_cleanly(void **state)
     b = commit_on_branch(repo, "kernel none\n", &id);
     assert_true(rpl_git_push(repo, url, rpl_optbranch_name(b)) < 0);
     probe_stop(&p);
+    assert_int_equal(rpl_error_last()->code, RPL_EENV);
+    assert_non_null(strstr(rpl_error_last()->message, "no credentials were found"));
     assert_int_equal(atomic_load(&p.n_auth), 0);
     assert_non_null(strstr(rpl_error_last()->message, "cannot push to"));
     assert_int_equal(rpl_optbranch_abort(b), 0);

@@ -70,6 +70,31 @@ static int put_body(rpl_strbuf *sb, const char *body)
     return 0;
 }
 
+/*
+ * git decides what a trailer is (the last paragraph, patch separators,
+ * continuation lines): read the message back and insist on exactly the
+ * trailers given, so that no body text is ever taken for one.
+ */
+static int check_reads_back(const char *msg, const rpl_commit_msg *m)
+{
+    rpl_trailers *t;
+    size_t i;
+    int rc;
+
+    if ((rc = rpl_trailers_parse(&t, msg)) < 0)
+        return rc;
+    for (i = 0; i < t->count && i < m->n_trailers; i++)
+        if (strcmp(t->items[i].key, m->trailers[i].key) != 0 ||
+            strcmp(t->items[i].value, m->trailers[i].value) != 0)
+            break;
+    if (i != t->count || i != m->n_trailers)
+        rc = rpl_error_set(RPL_EINPUT,
+                           "commit message: git would not read the trailers back as given (the "
+                           "body's last paragraph looks like trailers)");
+    rpl_trailers_free(t);
+    return rc;
+}
+
 int rpl_commit_msg_format(const rpl_commit_msg *m, char **out)
 {
     rpl_strbuf sb = RPL_STRBUF_INIT;
@@ -99,6 +124,8 @@ int rpl_commit_msg_format(const rpl_commit_msg *m, char **out)
         rc = rpl_strbuf_puts(&sb, "\n");
     for (i = 0; i < m->n_trailers && !rc; i++)
         rc = rpl_strbuf_printf(&sb, "%s: %s\n", m->trailers[i].key, m->trailers[i].value);
+    if (!rc)
+        rc = check_reads_back(sb.ptr, m);
     if (rc) {
         rpl_strbuf_release(&sb);
         return rc;

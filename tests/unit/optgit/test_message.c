@@ -130,6 +130,11 @@ static void refuses_what_would_break_the_message(void **state)
     t.key = "Rocm-Perf-Speedup";
     m.body = "table\n---\nmore";
     assert_refused(&m, "line 2 starts with '---'");
+    /* Found by fuzz_commit_msg: without trailers, a body ending in "Key: value" lines. */
+    m.n_trailers = 0;
+    m.body = "measured on gfx942\n\nReviewed-by: someone";
+    assert_refused(&m, "would not read the trailers back");
+    m.n_trailers = 1;
     m.body = NULL;
     m.time_change_pct = NAN;
     assert_refused(&m, "not a number");

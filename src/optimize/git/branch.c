@@ -117,13 +117,14 @@ static int file_mode(git_tree *tree, const char *path, git_filemode_t *mode)
 {
     git_tree_entry *e = NULL;
     int rc = git_tree_entry_bypath(&e, tree, path);
+    git_filemode_t m;
 
     *mode = GIT_FILEMODE_BLOB;
     if (rc == GIT_ENOTFOUND)
         return 0;
     if (rc < 0)
         return rpl_git_fail(rc, "cannot look up '%s'", path);
-    git_filemode_t m = git_tree_entry_filemode(e);
+    m = git_tree_entry_filemode(e);
     git_tree_entry_free(e);
     if (m != GIT_FILEMODE_BLOB && m != GIT_FILEMODE_BLOB_EXECUTABLE)
         return rpl_error_set(RPL_EINPUT, "'%s' is not a regular file in the repository", path);

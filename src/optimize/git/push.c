@@ -172,37 +172,92 @@ static void describe_auth_failure(char *out, size_t n, const push_ctx *ctx)
              ctx->tried_agent ? (ctx->token_from ? ", the ssh agent" : "the ssh agent") : "");
 }
 
-static int open_remote(git_remote **out, git_repository *repo, const char *remote)
+/* A configured remote by name (no '/' or ':' in it), else an anonymous remote for a URL or path. */
+static int open_remote(git_remote **out, git_repository *repo, const char *remote,
+                       const push_ctx *ctx)
 {
+    const git_error *e;
     char *local = NULL;
     int rc;
 
-    /* A name has neither '/' nor ':'; anything else is a URL or a path. */
     if (strpbrk(remote, "/:") == NULL) {
         rc = git_remote_lookup(out, repo, remote);
         if (rc == GIT_ENOTFOUND)
             return rpl_error_set(RPL_EINPUT, "no remote named '%s' in the repository", remote);
-        return rc < 0 ? GIT_ERROR : 0;
+    } else {
+        /* libgit2 takes a local repository by absolute path only. */
+        if (!strstr(remote, "://") && remote[0] != '/' && access(remote, F_OK) == 0 &&
+            !(local = realpath(remote, NULL)))
+            return rpl_error_set(RPL_EIO, "cannot resolve '%s'", remote);
+        rc = git_remote_create_anonymous(out, repo, local ? local : remote);
+        free(local);
     }
-    /* libgit2 takes a local repository by absolute path only. */
-    if (!strstr(remote, "://") && remote[0] != '/' && access(remote, F_OK) == 0 &&
-        !(local = realpath(remote, NULL)))
-        return rpl_error_set(RPL_EIO, "cannot resolve '%s'", remote);
-    rc = git_remote_create_anonymous(out, repo, local ? local : remote);
-    free(local);
-    return rc < 0 ? GIT_ERROR : 0;
+    if (rc >= 0)
+        return 0;
+    e = git_error_last();
+    return push_error(RPL_EINPUT, ctx, remote, e && e->message ? e->message : "bad remote");
+}
+
+/* Push one refspec; the remote's answer per ref comes back through on_ref_update. */
+static int push_refspec(git_remote *r, char *refspec, push_ctx *ctx, const char *remote,
+                        const char *branch)
+{
+    git_strarray refspecs = {&refspec, 1};
+    git_push_options opts;
+    char what[512];
+    int rc;
+
+    if ((rc = git_push_options_init(&opts, GIT_PUSH_OPTIONS_VERSION)) < 0)
+        return rpl_git_fail(rc, "cannot set up the push");
+    opts.callbacks.credentials = acquire_credential;
+    opts.callbacks.push_update_reference = on_ref_update;
+    opts.callbacks.payload = ctx;
+    rc = git_remote_push(r, &refspecs, &opts);
+    if (rc == GIT_EAUTH) {
+        describe_auth_failure(what, sizeof(what), ctx);
+        return push_error(RPL_EENV, ctx, remote, what);
+    }
+    if (rc < 0) {
+        const git_error *e = git_error_last();
+        return push_error(rpl_git_status_code(rc), ctx, remote,
+                          e && e->message ? e->message : "libgit2 error");
+    }
+    if (ctx->rejected) {
+        snprintf(what, sizeof(what), "the remote refused %s: %s", branch, ctx->rejected);
+        return push_error(RPL_EINPUT, ctx, remote, what);
+    }
+    return 0;
+}
+
+/* Everything that must not appear in a message: the URL's password, every token variable. */
+static int collect_secrets(push_ctx *ctx, const char *remote, char **pw_copy)
+{
+    static const char *const names[] = {"GIT_TOKEN", "GITHUB_TOKEN", "CI_JOB_TOKEN"};
+    size_t pw_len = 0;
+    const char *pw = url_password(remote, &pw_len);
+
+    *pw_copy = NULL;
+    if (pw) {
+        if (!(*pw_copy = strndup(pw, pw_len)))
+            return rpl_error_oom();
+        ctx->secrets[ctx->n_secrets++] = *pw_copy;
+        ctx->url_password = true;
+    }
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        const char *v = getenv(names[i]);
+        if (v && v[0] && ctx->n_secrets < SECRETS_MAX)
+            ctx->secrets[ctx->n_secrets++] = v;
+    }
+    return 0;
 }
 
 int rpl_git_push(rpl_git_repo *repo, const char *remote, const char *branch)
 {
-    git_push_options opts;
     push_ctx ctx = {0};
     git_remote *r = NULL;
     git_reference *ref = NULL;
     rpl_strbuf refspec = RPL_STRBUF_INIT;
-    const char *from, *password;
     char *pw_copy = NULL;
-    size_t pw_len = 0;
     int rc, valid = 0;
 
     if (!remote || !remote[0] || !branch || !branch[0])
@@ -210,57 +265,17 @@ int rpl_git_push(rpl_git_repo *repo, const char *remote, const char *branch)
     /* A valid branch name cannot smuggle a second refspec (':') into the push. */
     if (git_branch_name_is_valid(&valid, branch) < 0 || !valid)
         return rpl_error_set(RPL_EINPUT, "'%s' is not a valid branch name", branch);
-    if ((password = url_password(remote, &pw_len)) != NULL &&
-        !(pw_copy = strndup(password, pw_len)))
-        return rpl_error_oom();
-    if (pw_copy) {
-        ctx.secrets[ctx.n_secrets++] = pw_copy;
-        ctx.url_password = true;
-    }
-    if ((password = env_token(&from)) != NULL)
-        ctx.secrets[ctx.n_secrets++] = password;
-
-    if ((rc = git_branch_lookup(&ref, repo->repo, branch, GIT_BRANCH_LOCAL)) < 0) {
-        rc = rc == GIT_ENOTFOUND
-                 ? rpl_error_set(RPL_ENOTFOUND, "no branch '%s' in the repository", branch)
-                 : rpl_git_fail(rc, "cannot read branch '%s'", branch);
-        goto out;
-    }
-    rc = open_remote(&r, repo->repo, remote);
-    if (rc == GIT_ERROR) {
-        const git_error *e = git_error_last();
-        rc = push_error(RPL_EINPUT, &ctx, remote, e && e->message ? e->message : "bad remote");
-        goto out;
-    }
-    if (rc < 0)
-        goto out;
-    if ((rc = rpl_strbuf_printf(&refspec, "refs/heads/%s:refs/heads/%s", branch, branch)) < 0)
-        goto out;
-    char *specs[] = {refspec.ptr};
-    git_strarray refspecs = {specs, 1};
-    if ((rc = git_push_options_init(&opts, GIT_PUSH_OPTIONS_VERSION)) < 0) {
-        rc = rpl_git_fail(rc, "cannot set up the push");
-        goto out;
-    }
-    opts.callbacks.credentials = acquire_credential;
-    opts.callbacks.push_update_reference = on_ref_update;
-    opts.callbacks.payload = &ctx;
-    rc = git_remote_push(r, &refspecs, &opts);
-    if (rc == GIT_EAUTH) {
-        char what[256];
-        describe_auth_failure(what, sizeof(what), &ctx);
-        rc = push_error(RPL_EENV, &ctx, remote, what);
-    } else if (rc < 0) {
-        const git_error *e = git_error_last();
-        rc = push_error(rpl_git_status_code(rc), &ctx, remote,
-                        e && e->message ? e->message : "libgit2 error");
-    } else if (ctx.rejected) {
-        char what[512];
-        snprintf(what, sizeof(what), "the remote refused %s: %s", branch, ctx.rejected);
-        rc = push_error(RPL_EINPUT, &ctx, remote, what);
-    }
-out:
+    if ((rc = git_branch_lookup(&ref, repo->repo, branch, GIT_BRANCH_LOCAL)) < 0)
+        return rc == GIT_ENOTFOUND
+                   ? rpl_error_set(RPL_ENOTFOUND, "no branch '%s' in the repository", branch)
+                   : rpl_git_fail(rc, "cannot read branch '%s'", branch);
     git_reference_free(ref);
+    if ((rc = collect_secrets(&ctx, remote, &pw_copy)) < 0 ||
+        (rc = open_remote(&r, repo->repo, remote, &ctx)) < 0 ||
+        (rc = rpl_strbuf_printf(&refspec, "refs/heads/%s:refs/heads/%s", branch, branch)) < 0)
+        goto out;
+    rc = push_refspec(r, refspec.ptr, &ctx, remote, branch);
+out:
     git_remote_free(r);
     rpl_strbuf_release(&refspec);
     free(ctx.rejected);

@@ -141,9 +141,30 @@ static int start_dir(const char *path, char **out)
     return 0;
 }
 
+/* The working tree as an absolute, symlink-free path ending in '/'. */
+static int resolve_workdir(rpl_git_repo *r, const char *path)
+{
+    const char *wd = git_repository_workdir(r->repo);
+    char *real = wd ? realpath(wd, NULL) : NULL;
+    rpl_strbuf sb = RPL_STRBUF_INIT;
+    int rc;
+
+    if (!real)
+        return rpl_error_set(RPL_EIO, "cannot resolve the working tree of '%s'", path);
+    rc = rpl_strbuf_puts(&sb, real);
+    if (!rc && (sb.len == 0 || sb.ptr[sb.len - 1] != '/'))
+        rc = rpl_strbuf_putc(&sb, '/');
+    free(real);
+    if (rc) {
+        rpl_strbuf_release(&sb);
+        return rc;
+    }
+    r->workdir = rpl_strbuf_detach(&sb);
+    return 0;
+}
+
 static int open_checked(rpl_git_repo *r, const char *path, const char *dir)
 {
-    const char *wd;
     int rc = git_repository_open_ext(&r->repo, dir, 0, NULL);
 
     if (rc == GIT_ENOTFOUND)
@@ -161,21 +182,7 @@ static int open_checked(rpl_git_repo *r, const char *path, const char *dir)
                              path);
     if (rc < 0)
         return rpl_git_fail(rc, "cannot read HEAD of the repository of '%s'", path);
-    wd = git_repository_workdir(r->repo);
-    char *real = wd ? realpath(wd, NULL) : NULL;
-    if (!real)
-        return rpl_error_set(RPL_EIO, "cannot resolve the working tree of '%s'", path);
-    rpl_strbuf sb = RPL_STRBUF_INIT;
-    rc = rpl_strbuf_puts(&sb, real);
-    if (!rc && (sb.len == 0 || sb.ptr[sb.len - 1] != '/'))
-        rc = rpl_strbuf_putc(&sb, '/');
-    free(real);
-    if (rc) {
-        rpl_strbuf_release(&sb);
-        return rc;
-    }
-    r->workdir = rpl_strbuf_detach(&sb);
-    return 0;
+    return resolve_workdir(r, path);
 }
 
 int rpl_git_repo_open(rpl_git_repo **out, const char *path)

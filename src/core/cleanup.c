@@ -142,7 +142,7 @@ static void on_signal(int sig)
 
 int rpl_cleanup_install_signals(void)
 {
-    struct sigaction sa;
+    struct sigaction sa, old;
     size_t i;
 
     memset(&sa, 0, sizeof(sa));
@@ -151,9 +151,12 @@ int rpl_cleanup_install_signals(void)
     sigemptyset(&sa.sa_mask);
     pthread_once(&atexit_once, install_atexit);
     for (i = 0; i < sizeof(handled_signals) / sizeof(handled_signals[0]); i++) {
-        if (sigaction(handled_signals[i], &sa, NULL) != 0)
-            return rpl_error_set(RPL_ERROR, "cannot install a handler for signal %d",
-                                 handled_signals[i]);
+        int sig = handled_signals[i];
+        /* A signal the parent set to be ignored (nohup, `cmd &` in a script) stays ignored. */
+        if (sigaction(sig, NULL, &old) != 0 || old.sa_handler == SIG_IGN)
+            continue;
+        if (sigaction(sig, &sa, NULL) != 0)
+            return rpl_error_set(RPL_ERROR, "cannot install a handler for signal %d", sig);
     }
     return 0;
 }

@@ -29,7 +29,9 @@
  * stays).  SA_RESTART is set, so an interrupted read or write is resumed
  * rather than failing with EINTR.  A child started with rpl_spawn_run gets a
  * terminal's Ctrl-C itself (same process group) and ends, which returns
- * control to the loop.
+ * control to the loop; a signal sent to this process alone (kill PID) is
+ * seen when the running child ends or reaches its time limit.  Signals the
+ * parent set to be ignored (nohup, `cmd &` in a script) stay ignored.
  *
  * Entries belong to the process that registered them: a child made with
  * fork() that exits does not run its parent's entries.  All functions are

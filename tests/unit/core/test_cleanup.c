@@ -262,6 +262,25 @@ static void second_signal_kills_at_once(void **state)
     assert_int_equal(rpl_remove_tree(TMP "/t7"), 0);
 }
 
+static void child_with_sighup_ignored(void)
+{
+    signal(SIGHUP, SIG_IGN);
+    if (rpl_cleanup_install_signals() != 0)
+        _exit(90);
+    raise(SIGHUP);
+    _exit(rpl_interrupted() == 0 ? 0 : 91);
+}
+
+static void an_ignored_signal_stays_ignored(void **state)
+{
+    int status;
+
+    (void)state;
+    status = in_child(child_with_sighup_ignored);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 static void no_signal_no_exit(void **state)
 {
     (void)state;
@@ -281,6 +300,7 @@ int main(void)
         cmocka_unit_test(a_forked_child_leaves_its_parents_entries),
         cmocka_unit_test(signal_cleans_up_then_kills),
         cmocka_unit_test(second_signal_kills_at_once),
+        cmocka_unit_test(an_ignored_signal_stays_ignored),
         cmocka_unit_test(no_signal_no_exit),
     };
 

@@ -46,7 +46,8 @@ int rpl_git_commit_resolve(rpl_git_repo *repo, const char *rev, rpl_git_commit_i
 /*
  * The path of `path` (relative to the current directory, or absolute) within
  * the working tree, '/'-separated (*out, free()).  RPL_EINPUT when it lies
- * outside the working tree or inside .git.  The file need not exist.
+ * outside the working tree or inside .git.  The file need not exist, its
+ * directory must (RPL_ENOTFOUND).
  */
 int rpl_git_relpath(rpl_git_repo *repo, const char *path, char **out);
 

@@ -19,10 +19,11 @@ set(RPL_PKG_DEPS "")
 set(RPL_PKG_MODULES "")
 set(_rpl_pc_requires "")
 # Modules whose static dependencies Debian's -dev package does not install
-# (libcurl: nghttp2, rtmp, psl, gssapi, ldap ...).  librpl uses their shared
+# (libcurl: nghttp2, rtmp, psl, gssapi, ldap ...; libgit2: mbedtls, ssh2, pcre2,
+# http-parser).  librpl uses their shared
 # library, so the .pc file names that library (Libs.private) instead of
 # requiring the module, which `pkg-config --static` would expand in full.
-set(_rpl_pc_shared_only LIBCURL)
+set(_rpl_pc_shared_only LIBCURL LIBGIT2)
 set(RPL_PC_LIBS_PRIVATE "")
 set(RPL_CONFIG_THREADS OFF)
 foreach(_lib IN LISTS _rpl_links)

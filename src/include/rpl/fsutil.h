@@ -29,4 +29,11 @@ int rpl_file_write_atomic(const char *path, const void *data, size_t len);
 /* Temporary sibling name for `path` ("<path>.tmp.<pid>.<n>"), free(). */
 int rpl_path_temp_sibling(char **out, const char *path);
 
+/*
+ * Remove a file, or a directory and everything under it, without following
+ * symbolic links (a link is removed, not its target).  A missing path is
+ * fine.  Removes all it can; the first failure is returned (RPL_EIO).
+ */
+int rpl_remove_tree(const char *path);
+
 #endif

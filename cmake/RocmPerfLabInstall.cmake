@@ -17,6 +17,13 @@ set(RPL_TEMPLATES_DIR "${CMAKE_INSTALL_DATADIR}/rocm-perf-lab/templates")
 get_target_property(_rpl_links rpl LINK_LIBRARIES)
 set(RPL_PKG_DEPS "")
 set(RPL_PKG_MODULES "")
+set(_rpl_pc_requires "")
+# Modules whose static dependencies Debian's -dev package does not install
+# (libcurl: nghttp2, rtmp, psl, gssapi, ldap ...; libgit2: mbedtls, ssh2, pcre2,
+# http-parser).  librpl uses their shared
+# library, so the .pc file names that library (Libs.private) instead of
+# requiring the module, which `pkg-config --static` would expand in full.
+set(_rpl_pc_shared_only LIBCURL LIBGIT2)
 set(RPL_PC_LIBS_PRIVATE "")
 set(RPL_CONFIG_THREADS OFF)
 foreach(_lib IN LISTS _rpl_links)
@@ -27,6 +34,13 @@ foreach(_lib IN LISTS _rpl_links)
         set(_prefix "${CMAKE_MATCH_1}")
         list(APPEND RPL_PKG_DEPS "${_prefix}=${${_prefix}_MODULE_NAME}")
         list(APPEND RPL_PKG_MODULES "${${_prefix}_MODULE_NAME}")
+        if(_prefix IN_LIST _rpl_pc_shared_only)
+            foreach(_l IN LISTS ${_prefix}_LIBRARIES)
+                string(APPEND RPL_PC_LIBS_PRIVATE " -l${_l}")
+            endforeach()
+        else()
+            list(APPEND _rpl_pc_requires "${${_prefix}_MODULE_NAME}")
+        endif()
     elseif(_lib MATCHES "^[A-Za-z0-9_]+$" AND NOT TARGET "${_lib}")
         string(APPEND RPL_PC_LIBS_PRIVATE " -l${_lib}")
     elseif(_lib MATCHES "::" AND NOT _lib MATCHES "^::@")
@@ -42,7 +56,8 @@ if(RPL_SANITIZE)
     string(REPLACE ";" " " _sanitize "${RPL_SANITIZE_FLAGS}")
     string(APPEND RPL_PC_LIBS_PRIVATE " ${_sanitize}")
 endif()
-string(REPLACE ";" " " RPL_PC_REQUIRES_PRIVATE "${RPL_PKG_MODULES}")
+list(REMOVE_DUPLICATES _rpl_pc_requires)
+string(REPLACE ";" " " RPL_PC_REQUIRES_PRIVATE "${_rpl_pc_requires}")
 
 # Targets.  The library and the program are separate export sets so that a
 # machine without the library's development files can still use the program.

@@ -1,4 +1,5 @@
 /* Paths and files (see rpl/fsutil.h). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -203,4 +204,60 @@ int rpl_find_own_lib(char **out, const char *name, const char *env_var, const ch
                            name, rpl_strbuf_cstr(&looked), exe, hint, env_var);
     rpl_strbuf_release(&looked);
     return rc;
+}
+
+/* Empty the directory open as `dirfd` (closed here), recursively; first error in *first. */
+static void remove_dir_contents(int dirfd, const char *path, int *first)
+{
+    DIR *d = fdopendir(dirfd);
+    struct dirent *e;
+
+    if (!d) {
+        if (!*first)
+            *first = rpl_error_set(RPL_EIO, "cannot read '%s': %s", path, strerror(errno));
+        close(dirfd);
+        return;
+    }
+    while ((errno = 0, e = readdir(d)) != NULL) {
+        const char *name = e->d_name;
+        struct stat st;
+
+        if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+            continue;
+        if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+            continue; /* gone meanwhile */
+        if (S_ISDIR(st.st_mode)) {
+            int sub = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            if (sub >= 0)
+                remove_dir_contents(sub, name, first);
+        }
+        if (unlinkat(dirfd, name, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0) != 0 && errno != ENOENT &&
+            !*first)
+            *first = rpl_error_set(RPL_EIO, "cannot remove '%s' in '%s': %s", name, path,
+                                   strerror(errno));
+    }
+    closedir(d);
+}
+
+int rpl_remove_tree(const char *path)
+{
+    struct stat st;
+    int first = 0, fd;
+
+    if (lstat(path, &st) != 0)
+        return errno == ENOENT
+                   ? 0
+                   : rpl_error_set(RPL_EIO, "cannot remove '%s': %s", path, strerror(errno));
+    if (!S_ISDIR(st.st_mode)) {
+        if (unlink(path) != 0 && errno != ENOENT)
+            return rpl_error_set(RPL_EIO, "cannot remove '%s': %s", path, strerror(errno));
+        return 0;
+    }
+    fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return rpl_error_set(RPL_EIO, "cannot open '%s': %s", path, strerror(errno));
+    remove_dir_contents(fd, path, &first);
+    if (rmdir(path) != 0 && errno != ENOENT && !first)
+        first = rpl_error_set(RPL_EIO, "cannot remove '%s': %s", path, strerror(errno));
+    return first;
 }

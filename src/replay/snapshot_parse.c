@@ -17,6 +17,8 @@
 #include "snapshot_int.h"
 
 #define MAX_JSON_INT 9007199254740992.0 /* 2^53: doubles hold integers exactly up to here */
+/* Two images per region and per global, the code object, kernarg.bin, memory_regions.json. */
+#define MAX_FILES (4 * (size_t)RPL_SNAPSHOT_MAX_REGIONS + 3)
 
 /* The file being read, for messages. */
 typedef struct jctx {
@@ -542,8 +544,7 @@ static int parse_dispatch(rpl_snapshot *s, const char *path, const cJSON *doc)
         (rc = get_array(&c, doc, "globals", "globals", false, &globals,
                         RPL_SNAPSHOT_MAX_REGIONS)) != 0 ||
         (globals && (rc = parse_globals(&c, s, globals)) != 0) ||
-        (rc = get_array(&c, doc, "files", "files", true, &files,
-                        2 * (RPL_SNAPSHOT_MAX_REGIONS + RPL_SNAPSHOT_MAX_REGIONS) + 8)) != 0)
+        (rc = get_array(&c, doc, "files", "files", true, &files, MAX_FILES)) != 0)
         return rc;
     return parse_files(&c, s, files);
 }

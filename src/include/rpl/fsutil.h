@@ -39,4 +39,11 @@ int rpl_path_temp_sibling(char **out, const char *path);
 int rpl_find_own_lib(char **out, const char *name, const char *env_var, const char *const *dirs,
                      size_t ndirs, const char *hint);
 
+/*
+ * Remove a file, or a directory and everything under it, without following
+ * symbolic links (a link is removed, not its target).  A missing path is
+ * fine.  Removes all it can; the first failure is returned (RPL_EIO).
+ */
+int rpl_remove_tree(const char *path);
+
 #endif

@@ -120,7 +120,12 @@ typedef struct rpl_replay_result {
     size_t nchecks;
 } rpl_replay_result;
 
-/* Reserve (and free again) every captured range.  0 when all came back exact. */
+/*
+ * Reserve (and free again) every captured range.  0 when all came back
+ * exact, RPL_EFAIL when one failed or moved (out->failure / out->relocation
+ * say which), RPL_EENV without the driver library, RPL_ENODEV without a GPU.
+ * Reads only the metadata: no digests are checked.
+ */
 int rpl_replay_reserve_check(rpl_reserve_report *out, const rpl_snapshot *snap);
 
 /*

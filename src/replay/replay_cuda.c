@@ -257,8 +257,8 @@ static int reserve(replay *r, rpl_reserve_report *rep)
             rep->first_bad = s->base;
             rep->got = got;
             snprintf(rep->detail, sizeof(rep->detail),
-                     "span %zu of %zu at %s came back at 0x%llx: relocation (%s)", i + 1, r->nspans,
-                     what, (unsigned long long)got,
+                     "span %zu of %zu at %s came back at 0x%llx: relocation (%.80s)", i + 1,
+                     r->nspans, what, (unsigned long long)got,
                      occupant[0] ? occupant : "the driver holds part of the range");
             return rpl_error_set(RPL_EFAIL, "%s", rep->detail);
         }

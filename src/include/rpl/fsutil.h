@@ -30,6 +30,16 @@ int rpl_file_write_atomic(const char *path, const void *data, size_t len);
 int rpl_path_temp_sibling(char **out, const char *path);
 
 /*
+ * A library that ships with rocm-perf (librpl_cupti.so, librpl_hsa.so):
+ * the file $<env_var> names when that is set, else the first readable
+ * <directory of /proc/self/exe>/<dirs[i]>/<name>.  RPL_EENV when none is,
+ * naming where it looked and ending with `hint` ("build ... or set
+ * <env_var>").
+ */
+int rpl_find_own_lib(char **out, const char *name, const char *env_var, const char *const *dirs,
+                     size_t ndirs, const char *hint);
+
+/*
  * Remove a file, or a directory and everything under it, without following
  * symbolic links (a link is removed, not its target).  A missing path is
  * fine.  Removes all it can; the first failure is returned (RPL_EIO).

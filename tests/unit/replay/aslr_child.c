@@ -1,0 +1,42 @@
+/*
+ * Helper of test_replay_aslr: calls rpl_replay_ensure_no_aslr the way
+ * rocm-perf replay does and prints what it finds.  It first clears
+ * ADDR_NO_RANDOMIZE for itself (unless it is the re-executed copy), so that
+ * the re-execution path runs whatever the test runner's personality is.
+ *
+ * usage: aslr_child reexec|guard
+ *   guard: the loop marker is set before the call, as if this were the copy.
+ * Prints "rc=<status> second=<0|1> aslr_off=<0|1> marker=<set|unset> map=<address>".
+ */
+#define _GNU_SOURCE /* personality */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/personality.h>
+
+#include "rpl/error.h"
+#include "rpl/replay.h"
+
+int main(int argc, char **argv)
+{
+    const bool second = getenv(RPL_REPLAY_NO_ASLR_MARKER) != NULL;
+    int cur = personality(0xffffffffUL), rc;
+    void *map;
+
+    if (argc != 2)
+        return 2;
+    if (!second)
+        personality((unsigned long)cur & ~(unsigned long)ADDR_NO_RANDOMIZE);
+    if (strcmp(argv[1], "guard") == 0)
+        setenv(RPL_REPLAY_NO_ASLR_MARKER, "1", 1);
+    rc = rpl_replay_ensure_no_aslr(argv);
+    /* Where the kernel puts a fresh mapping: the same in every run when ASLR is off. */
+    map = mmap(NULL, 1 << 20, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    printf("rc=%d second=%d aslr_off=%d marker=%s map=%p\n", rc, second, rpl_replay_aslr_disabled(),
+           getenv(RPL_REPLAY_NO_ASLR_MARKER) ? "set" : "unset", map);
+    if (rc)
+        printf("msg=%s\n", rpl_error_last()->message);
+    return 0;
+}

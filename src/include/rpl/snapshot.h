@@ -77,7 +77,10 @@ typedef struct rpl_snap_region {
     bool written;    /* post differs from pre (known at capture) */
 } rpl_snap_region;
 
-/* One kernel parameter: where it sits in kernarg.bin. */
+/*
+ * One explicit kernel parameter: where it sits in kernarg.bin.  AMD hidden
+ * arguments (value_kind hidden_*) are part of kernarg.bin but not listed.
+ */
 typedef struct rpl_snap_param {
     uint32_t offset, size;
     char *type;        /* the parameter's C type from the demangled name, or NULL */
@@ -112,11 +115,11 @@ typedef struct rpl_snapshot {
     uint32_t private_segment_bytes; /* HSA packet private_segment_size; CUDA local bytes */
     uint32_t cluster[3];            /* CUDA thread-block cluster, {0,0,0} when none */
     uint64_t kernel_object;         /* HSA kernel descriptor address (0 on CUDA) */
-    uint16_t setup_dims;            /* HSA packet dimensions (1-3); CUDA: 3 */
+    uint16_t setup_dims;            /* HSA packet dimensions (1-3); CUDA: 3; 0 when writing: 3 */
 
     uint64_t kernarg_size;
-    uint32_t kernarg_align;
-    char *kernarg_file; /* "kernarg.bin" */
+    uint32_t kernarg_align; /* power of two; 0 when writing: 8 */
+    char *kernarg_file;     /* "kernarg.bin" */
     rpl_snap_param *params;
     size_t nparams;
 
@@ -158,10 +161,14 @@ long rpl_snapshot_find_region(const rpl_snapshot *snap, uint64_t addr, uint64_t 
 
 /*
  * Writing.  rpl_snapshot_writer_begin creates a temporary sibling of `dir`
- * (which must not exist yet); files are added whole or streamed; commit
- * writes memory_regions.json and dispatch.json from `meta` (its files[] is
- * filled from what was written) and renames the directory into place.
- * abort (or a failed commit) removes the temporary directory.
+ * (which must not exist yet; missing parents are created); files are added
+ * whole or streamed (open, write..., close) under the names the metadata
+ * will give them (rpl_snapshot_region_path, rpl_snapshot_global_path).
+ * commit writes memory_regions.json and dispatch.json from `meta`, whose
+ * files[] must be empty and is filled from what was written, reads the
+ * result back with rpl_snapshot_open's checks, and renames the directory
+ * into place.  abort, or a failed commit, removes the temporary directory.
+ * Both commit and abort free the writer.
  */
 typedef struct rpl_snapshot_writer rpl_snapshot_writer;
 
@@ -173,8 +180,10 @@ int rpl_snapshot_writer_close(rpl_snapshot_writer *w);
 int rpl_snapshot_writer_commit(rpl_snapshot_writer *w, rpl_snapshot *meta);
 void rpl_snapshot_writer_abort(rpl_snapshot_writer *w);
 
-/* "memory/region_<lowercase hex base>.bin" (and ".../post/..."), free(). */
+/* "memory/region_<lowercase hex base>.bin" (and "memory/post/..."), free(). */
 int rpl_snapshot_region_path(char **out, uint64_t base, bool post);
+/* "globals/<index>.bin" (and "globals/post/..."), free(). */
+int rpl_snapshot_global_path(char **out, size_t index, bool post);
 
 /*
  * Merge address ranges into sorted, non-overlapping spans aligned to

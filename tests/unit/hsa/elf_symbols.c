@@ -13,8 +13,12 @@ static int symbol_bytes(Elf *elf, size_t shndx, uint64_t value, uint64_t size, s
     GElf_Shdr sh;
     uint64_t off;
 
-    if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS || value < sh.sh_addr)
+    if (!scn || !gelf_getshdr(scn, &sh) || value < sh.sh_addr)
         return -1;
+    if (sh.sh_type == SHT_NOBITS) { /* zero-initialised data (.bss): no bytes in the file */
+        *bytes = NULL;
+        return 0;
+    }
     off = sh.sh_offset + (value - sh.sh_addr);
     if (off > len || size > len - off)
         return -1;

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* 0 and *bytes pointing into `image` when found, -1 otherwise. */
+/* 0 and *bytes pointing into `image` (NULL for .bss data) when found, -1 otherwise. */
 int test_elf_symbol(const void *image, size_t len, const char *name, const unsigned char **bytes,
                     uint64_t *value, uint64_t *size);
 

@@ -12,6 +12,7 @@ typedef struct rpl_cli_cmd {
 
 int cmd_analyze(int argc, char **argv);
 int cmd_baseline(int argc, char **argv);
+int cmd_capture(int argc, char **argv);
 int cmd_gate(int argc, char **argv);
 int cmd_report_suite(int argc, char **argv); /* report --suite, in cmd_gate.c */
 int cmd_gpus(int argc, char **argv);
@@ -19,8 +20,12 @@ int cmd_help(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
 int cmd_new_test(int argc, char **argv);
 int cmd_profile(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_version(int argc, char **argv);
+
+/* The whole argv of main(), for commands that re-execute rocm-perf (replay without ASLR). */
+char **rpl_cli_argv(void);
 
 /*
  * Report the last library error as "rocm-perf: <message>" on stderr and

@@ -11,17 +11,26 @@
 static const rpl_cli_cmd commands[] = {
     {"analyze", cmd_analyze, "summarise rocpd traces: per-kernel runtime statistics"},
     {"baseline", cmd_baseline, "record, show or compare a kernel test's baseline"},
+    {"capture", cmd_capture, "capture one kernel dispatch of a program into a replay snapshot"},
     {"gate", cmd_gate, "compare a kernel test with its baseline: pass, warn, improved or fail"},
     {"gpus", cmd_gpus, "list GPUs; write a CTest resource spec with one slot per GPU"},
     {"help", cmd_help, "show help for rocm-perf or a subcommand"},
     {"inspect", cmd_inspect, "registers, LDS, scratch and occupancy of compiled kernels"},
     {"new-test", cmd_new_test, "write a kernel-test scaffold (portable kernel + CMakeLists.txt)"},
     {"profile", cmd_profile, "run a program under rocprofv3 or CUPTI and analyse it"},
+    {"replay", cmd_replay, "replay a captured dispatch at its addresses: time it, check results"},
     {"report", cmd_report, "critical path of traces: summary, Perfetto trace, SVG timeline"},
     {"version", cmd_version, "print the version"},
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static char **main_argv;
+
+char **rpl_cli_argv(void)
+{
+    return main_argv;
+}
 
 int rpl_cli_fail(int status)
 {
@@ -120,6 +129,7 @@ int main(int argc, char **argv)
     const rpl_cli_cmd *cmd;
     int i;
 
+    main_argv = argv;
     if (rpl_log_init_from_env() != 0)
         return rpl_cli_fail(RPL_EUSAGE);
     for (i = 1; i < argc && argv[i][0] == '-'; i++) {

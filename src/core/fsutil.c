@@ -1,6 +1,7 @@
 /* Paths and files (see rpl/fsutil.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -160,5 +161,46 @@ int rpl_file_write_atomic(const char *path, const void *data, size_t len)
     if (rc)
         unlink(tmp);
     free(tmp);
+    return rc;
+}
+
+int rpl_find_own_lib(char **out, const char *name, const char *env_var, const char *const *dirs,
+                     size_t ndirs, const char *hint)
+{
+    const char *env = getenv(env_var);
+    char exe[PATH_MAX], *slash;
+    rpl_strbuf looked = RPL_STRBUF_INIT;
+    ssize_t n;
+    int rc = 0;
+
+    *out = NULL;
+    if (env && env[0]) {
+        if (access(env, R_OK) != 0)
+            return rpl_error_set(RPL_EENV, "%s names '%s', which cannot be read", env_var, env);
+        *out = strdup(env);
+        return *out ? 0 : rpl_error_oom();
+    }
+    n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (n <= 0)
+        return rpl_error_set(RPL_EENV, "cannot find the rocm-perf binary to locate %s; set %s",
+                             name, env_var);
+    exe[n] = '\0';
+    slash = strrchr(exe, '/');
+    *slash = '\0';
+    for (size_t i = 0; rc == 0 && i < ndirs; i++) {
+        rpl_strbuf sb = RPL_STRBUF_INIT;
+        if ((rc = rpl_strbuf_printf(&sb, "%s/%s/%s", exe, dirs[i], name)) == 0 &&
+            access(sb.ptr, R_OK) == 0) {
+            *out = rpl_strbuf_detach(&sb);
+            break;
+        }
+        rpl_strbuf_release(&sb);
+        if (rc == 0)
+            rc = rpl_strbuf_printf(&looked, "%s%s", i ? ", " : "", dirs[i]);
+    }
+    if (rc == 0 && !*out)
+        rc = rpl_error_set(RPL_EENV, "%s not found (looked in %s relative to %s); %s or set %s",
+                           name, rpl_strbuf_cstr(&looked), exe, hint, env_var);
+    rpl_strbuf_release(&looked);
     return rc;
 }

@@ -3,10 +3,8 @@
  * (CUDA_INJECTION64_PATH) which writes <dir>/<host>/<pid>_results.db itself,
  * then read those databases.
  */
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "profile_int.h"
 #include "rpl/error.h"
@@ -22,47 +20,9 @@ static const char *const lib_dirs[] = {"../lib", ".", "../tools/cupti"};
 
 static int find_lib(char **out)
 {
-    const char *env = getenv("ROCM_PERF_CUPTI_LIB");
-    char exe[PATH_MAX], *slash;
-    rpl_strbuf looked = RPL_STRBUF_INIT;
-    ssize_t n;
-    int rc = 0;
-
-    *out = NULL;
-    if (env && env[0]) {
-        if (access(env, R_OK) != 0)
-            return rpl_error_set(RPL_EENV, "ROCM_PERF_CUPTI_LIB names '%s', which cannot be read",
-                                 env);
-        *out = strdup(env);
-        return *out ? 0 : rpl_error_oom();
-    }
-    n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    if (n <= 0)
-        return rpl_error_set(RPL_EENV,
-                             "cannot find the rocm-perf binary to locate %s; set "
-                             "ROCM_PERF_CUPTI_LIB",
-                             CUPTI_LIB);
-    exe[n] = '\0';
-    slash = strrchr(exe, '/');
-    *slash = '\0';
-    for (size_t i = 0; rc == 0 && i < sizeof(lib_dirs) / sizeof(lib_dirs[0]); i++) {
-        rpl_strbuf sb = RPL_STRBUF_INIT;
-        if ((rc = rpl_strbuf_printf(&sb, "%s/%s/%s", exe, lib_dirs[i], CUPTI_LIB)) == 0 &&
-            access(sb.ptr, R_OK) == 0) {
-            *out = rpl_strbuf_detach(&sb);
-            break;
-        }
-        rpl_strbuf_release(&sb);
-        if (rc == 0)
-            rc = rpl_strbuf_printf(&looked, "%s%s", i ? ", " : "", lib_dirs[i]);
-    }
-    if (rc == 0 && !*out)
-        rc = rpl_error_set(RPL_EENV,
-                           "%s not found (looked in %s relative to %s); build rocm-perf-lab "
-                           "with the CUDA toolkit or set ROCM_PERF_CUPTI_LIB",
-                           CUPTI_LIB, rpl_strbuf_cstr(&looked), exe);
-    rpl_strbuf_release(&looked);
-    return rc;
+    return rpl_find_own_lib(out, CUPTI_LIB, "ROCM_PERF_CUPTI_LIB", lib_dirs,
+                            sizeof(lib_dirs) / sizeof(lib_dirs[0]),
+                            "build rocm-perf-lab with the CUDA toolkit");
 }
 
 int rpl_kernel_timing_parse(rpl_kernel_timing *out, const char *name)

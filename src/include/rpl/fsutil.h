@@ -29,4 +29,14 @@ int rpl_file_write_atomic(const char *path, const void *data, size_t len);
 /* Temporary sibling name for `path` ("<path>.tmp.<pid>.<n>"), free(). */
 int rpl_path_temp_sibling(char **out, const char *path);
 
+/*
+ * A library that ships with rocm-perf (librpl_cupti.so, librpl_hsa.so):
+ * the file $<env_var> names when that is set, else the first readable
+ * <directory of /proc/self/exe>/<dirs[i]>/<name>.  RPL_EENV when none is,
+ * naming where it looked and ending with `hint` ("build ... or set
+ * <env_var>").
+ */
+int rpl_find_own_lib(char **out, const char *name, const char *env_var, const char *const *dirs,
+                     size_t ndirs, const char *hint);
+
 #endif

@@ -21,18 +21,42 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
 
 #include "rpl/snapshot.h"
 
 #define RPL_REPLAY_SCHEMA_VERSION "1.0"
 
+/* Set in the environment across the one re-execution (and removed after it). */
+#define RPL_REPLAY_NO_ASLR_MARKER "ROCM_PERF_NO_ASLR_REEXEC"
+
 /*
  * When the process runs with ASLR on, re-execute /proc/self/exe with the
- * same argv under personality(ADDR_NO_RANDOMIZE) (an environment marker
- * stops a loop); returns only when ASLR is already off, or with an error
- * when personality() or exec fails.
+ * same argv (the program's whole argv, argv[0] included) under
+ * personality(ADDR_NO_RANDOMIZE) (an environment marker stops a loop);
+ * returns only when ASLR is already off (also system-wide:
+ * randomize_va_space 0), or with RPL_EENV when personality() or exec fails
+ * (a seccomp filter may forbid the flag), the process unchanged.
  */
 int rpl_replay_ensure_no_aslr(char **argv);
+
+/* Whether this process runs without ASLR. */
+bool rpl_replay_aslr_disabled(void);
+
+/*
+ * The checks a code object passes before any GPU call: it holds code for
+ * the snapshot's architecture (AMD: with no conflicting xnack/sramecc
+ * setting), that code has the snapshot's kernel symbol, its explicit
+ * parameters (AMD metadata .args without hidden_*, cubin KPARAM_INFO) have
+ * the offsets and sizes of the snapshot's params, its kernarg segment is no
+ * larger than the captured one, and its launch bound admits the captured
+ * block.  `path` is the captured code object or a candidate (cubin,
+ * fatbin, hsaco, offload bundle).  RPL_EINPUT with one line naming the file
+ * and the problem.
+ */
+int rpl_replay_check_code_object(const rpl_snapshot *snap, const char *path);
 
 /* Outcome of reserving the captured ranges (reserve-check, and step 1 of a replay). */
 typedef struct rpl_reserve_report {
@@ -73,8 +97,11 @@ typedef struct rpl_region_check {
 } rpl_region_check;
 
 typedef struct rpl_replay_result {
+    char *snapshot;                         /* its directory */
     char *backend, *arch, *device, *kernel; /* kernel: demangled name */
     char *code_object;                      /* the file that was launched */
+    bool candidate;                         /* code_object came from --code-object */
+    bool aslr_disabled;                     /* the replaying process ran without ASLR */
     unsigned iterations, warmup;
     bool recopy;
     double *times_ns; /* device time of each timed launch */
@@ -88,6 +115,7 @@ typedef struct rpl_replay_result {
     bool restore_from_device; /* the pristine copy was device-resident */
     rpl_reserve_report reserve;
     bool checked, check_passed, deterministic;
+    unsigned check_runs; /* launches compared */
     rpl_region_check *checks;
     size_t nchecks;
 } rpl_replay_result;
@@ -104,5 +132,14 @@ int rpl_replay_reserve_check(rpl_reserve_report *out, const rpl_snapshot *snap);
  */
 int rpl_replay_run(rpl_replay_result **out, const rpl_snapshot *snap, const rpl_replay_opts *opts);
 void rpl_replay_result_free(rpl_replay_result *r);
+
+/*
+ * The report of a replay: the text of `rocm-perf replay full-vm` (seed
+ * 001 section 8.4's lines first, then median, spread, restore speed and the
+ * check of every region), and the JSON of --json
+ * (docs/schemas/replay-result.schema.json).
+ */
+int rpl_replay_result_print(FILE *out, const rpl_replay_result *r);
+int rpl_replay_result_json(cJSON **out, const rpl_replay_result *r);
 
 #endif

@@ -1,0 +1,246 @@
+/* The text and JSON reports of a replay (see rpl_replay_result_print/_json in rpl/replay.h). */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+
+#include "rpl/error.h"
+#include "rpl/replay.h"
+#include "rpl/version.h"
+
+static bool is_float(rpl_dtype t)
+{
+    return t == RPL_DTYPE_F16 || t == RPL_DTYPE_BF16 || t == RPL_DTYPE_F32 || t == RPL_DTYPE_F64;
+}
+
+static void print_check(FILE *out, const rpl_region_check *c)
+{
+    const rpl_compare_state *s = &c->cmp;
+
+    fprintf(out, "  %s 0x%" PRIx64 "+%" PRIu64 " %s", c->global ? "global" : "region", c->base,
+            c->size, rpl_dtype_name(s->dtype));
+    if (is_float(s->dtype))
+        fprintf(out, " (rtol %g, atol %g)", s->tol.rtol, s->tol.atol);
+    else
+        fputs(" (bitwise)", out);
+    if (c->poisoned)
+        fputs(" poisoned", out);
+    if (s->mismatches == 0)
+        fprintf(out, ": ok, %" PRIu64 " elements", s->elements);
+    else
+        fprintf(out,
+                ": %" PRIu64 " of %" PRIu64 " elements differ; first at 0x%" PRIx64
+                ": got %.9g (0x%" PRIx64 "), want %.9g (0x%" PRIx64 ")",
+                s->mismatches, s->elements, s->first_addr, s->first_got, s->first_got_bits,
+                s->first_want, s->first_want_bits);
+    if (is_float(s->dtype))
+        fprintf(out, ", max abs err %.3g, max rel err %.3g", s->max_abs_err, s->max_rel_err);
+    if (!c->identical_runs)
+        fputs(", runs differ", out);
+    fputc('\n', out);
+}
+
+int rpl_replay_result_print(FILE *out, const rpl_replay_result *r)
+{
+    const double ms = 1e-6;
+
+    fputs("Memory reconstructed.\n", out);
+    fprintf(out, "Iterations: %u\n", r->iterations);
+    fprintf(out, "Recopy between iterations: %s\n", r->recopy ? "yes" : "no");
+    fprintf(out, "Average GPU time: %.4f ms\n", r->mean_ns * ms);
+    fprintf(out, "Total wall time: %.1f ms\n", r->wall_s * 1e3);
+    fprintf(out, "Median GPU time: %.4f ms\n", r->median_ns * ms);
+    fprintf(out, "Min / max GPU time: %.4f / %.4f ms\n", r->min_ns * ms, r->max_ns * ms);
+    fprintf(out, "Standard deviation: %.4f ms (%.1f %% of the mean)\n", r->stddev_ns * ms,
+            r->mean_ns > 0 ? 100.0 * r->stddev_ns / r->mean_ns : 0.0);
+    fprintf(out, "Warm-up launches: %u; timer: %s\n", r->warmup, r->timer ? r->timer : "unknown");
+    fprintf(out,
+            "Restore: %" PRIu64 " bytes %s at %.1f GB/s from a %s copy (plain device-to-device "
+            "copy of the same bytes: %.1f GB/s)\n",
+            r->restore_bytes, r->recopy ? "before each launch" : "once, before the first launch",
+            r->restore_gbps, r->restore_from_device ? "device-resident" : "host", r->d2d_gbps);
+    fprintf(out, "Kernel: %s\n", r->kernel);
+    fprintf(out, "Code object: %s%s\n", r->code_object, r->candidate ? " (candidate)" : "");
+    fprintf(out, "Device: %s (%s), backend %s, ASLR %s\n", r->device ? r->device : "unknown",
+            r->arch, r->backend, r->aslr_disabled ? "off" : "on");
+    if (!r->checked)
+        return ferror(out) ? rpl_error_set(RPL_EIO, "cannot write the replay report") : 0;
+    fprintf(out,
+            "Check: %s, %zu region%s compared with the captured post-dispatch image after %u "
+            "launch%s\n",
+            r->check_passed ? "passed" : "FAILED", r->nchecks, r->nchecks == 1 ? "" : "s",
+            r->check_runs, r->check_runs == 1 ? "" : "es");
+    if (!r->deterministic)
+        fputs("Repeated runs gave different bytes: the kernel is not deterministic here\n", out);
+    for (size_t i = 0; i < r->nchecks; i++)
+        print_check(out, &r->checks[i]);
+    return ferror(out) ? rpl_error_set(RPL_EIO, "cannot write the replay report") : 0;
+}
+
+/* cJSON adders report allocation failure as NULL; `ok` collects them. */
+typedef struct emit {
+    bool ok;
+} emit;
+
+static cJSON *num(emit *e, cJSON *o, const char *k, double v)
+{
+    cJSON *item = isfinite(v) ? cJSON_AddNumberToObject(o, k, v) : cJSON_AddNullToObject(o, k);
+
+    e->ok = e->ok && item;
+    return item;
+}
+
+static void str(emit *e, cJSON *o, const char *k, const char *v)
+{
+    cJSON *item = v ? cJSON_AddStringToObject(o, k, v) : cJSON_AddNullToObject(o, k);
+
+    e->ok = e->ok && item;
+}
+
+static void boolean(emit *e, cJSON *o, const char *k, bool v)
+{
+    e->ok = e->ok && cJSON_AddBoolToObject(o, k, v);
+}
+
+static void hex(emit *e, cJSON *o, const char *k, uint64_t v)
+{
+    char buf[24];
+
+    snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
+    str(e, o, k, buf);
+}
+
+static cJSON *obj(emit *e, cJSON *o, const char *k)
+{
+    cJSON *c = cJSON_AddObjectToObject(o, k);
+
+    e->ok = e->ok && c;
+    return c;
+}
+
+static void json_check(emit *e, cJSON *arr, const rpl_region_check *c)
+{
+    const rpl_compare_state *s = &c->cmp;
+    cJSON *o = cJSON_CreateObject(), *first;
+
+    if (!o || !cJSON_AddItemToArray(arr, o)) {
+        cJSON_Delete(o);
+        e->ok = false;
+        return;
+    }
+    hex(e, o, "base", c->base);
+    num(e, o, "size", (double)c->size);
+    boolean(e, o, "global", c->global);
+    boolean(e, o, "poisoned", c->poisoned);
+    str(e, o, "dtype", rpl_dtype_name(s->dtype));
+    num(e, o, "rtol", s->tol.rtol);
+    num(e, o, "atol", s->tol.atol);
+    num(e, o, "elements", (double)s->elements);
+    num(e, o, "mismatches", (double)s->mismatches);
+    num(e, o, "max_abs_err", s->max_abs_err);
+    num(e, o, "max_rel_err", s->max_rel_err);
+    boolean(e, o, "identical_runs", c->identical_runs);
+    if (!s->have_first) {
+        e->ok = e->ok && cJSON_AddNullToObject(o, "first_difference");
+        return;
+    }
+    if (!(first = obj(e, o, "first_difference")))
+        return;
+    hex(e, first, "address", s->first_addr);
+    num(e, first, "got", s->first_got);
+    num(e, first, "want", s->first_want);
+    hex(e, first, "got_bits", s->first_got_bits);
+    hex(e, first, "want_bits", s->first_want_bits);
+}
+
+static void json_timing(emit *e, cJSON *doc, const rpl_replay_result *r)
+{
+    cJSON *t = obj(e, doc, "timing"), *times;
+
+    if (!t)
+        return;
+    str(e, t, "unit", "ns");
+    str(e, t, "timer", r->timer);
+    num(e, t, "mean", r->mean_ns);
+    num(e, t, "median", r->median_ns);
+    num(e, t, "min", r->min_ns);
+    num(e, t, "max", r->max_ns);
+    num(e, t, "stddev", r->stddev_ns);
+    times = cJSON_AddArrayToObject(t, "times_ns");
+    e->ok = e->ok && times;
+    for (size_t i = 0; times && i < r->ntimes; i++) {
+        cJSON *n = cJSON_CreateNumber(r->times_ns[i]);
+
+        if (!n || !cJSON_AddItemToArray(times, n)) {
+            cJSON_Delete(n);
+            e->ok = false;
+            return;
+        }
+    }
+}
+
+static void json_reserve(emit *e, cJSON *doc, const rpl_reserve_report *rr)
+{
+    cJSON *o = obj(e, doc, "reserve");
+
+    if (!o)
+        return;
+    num(e, o, "spans", (double)rr->nspans);
+    num(e, o, "reserved", (double)rr->reserved);
+    boolean(e, o, "relocation", rr->relocation);
+    boolean(e, o, "failure", rr->failure);
+    hex(e, o, "first_bad", rr->first_bad);
+    hex(e, o, "got", rr->got);
+    str(e, o, "detail", rr->detail);
+}
+
+int rpl_replay_result_json(cJSON **out, const rpl_replay_result *r)
+{
+    emit e = {true};
+    cJSON *doc = cJSON_CreateObject(), *tool, *restore, *check, *arr;
+
+    *out = NULL;
+    if (!doc)
+        return rpl_error_oom();
+    str(&e, doc, "schema_version", RPL_REPLAY_SCHEMA_VERSION);
+    if ((tool = obj(&e, doc, "tool")) != NULL) {
+        str(&e, tool, "name", "rocm-perf");
+        str(&e, tool, "version", RPL_VERSION_STRING);
+    }
+    str(&e, doc, "snapshot", r->snapshot);
+    str(&e, doc, "backend", r->backend);
+    str(&e, doc, "arch", r->arch);
+    str(&e, doc, "device", r->device);
+    str(&e, doc, "kernel", r->kernel);
+    str(&e, doc, "code_object", r->code_object);
+    boolean(&e, doc, "candidate", r->candidate);
+    boolean(&e, doc, "aslr_disabled", r->aslr_disabled);
+    num(&e, doc, "iterations", r->iterations);
+    num(&e, doc, "warmup", r->warmup);
+    boolean(&e, doc, "recopy", r->recopy);
+    json_timing(&e, doc, r);
+    num(&e, doc, "wall_ms", r->wall_s * 1e3);
+    if ((restore = obj(&e, doc, "restore")) != NULL) {
+        num(&e, restore, "bytes", (double)r->restore_bytes);
+        num(&e, restore, "gbps", r->restore_gbps);
+        num(&e, restore, "d2d_gbps", r->d2d_gbps);
+        boolean(&e, restore, "from_device", r->restore_from_device);
+    }
+    json_reserve(&e, doc, &r->reserve);
+    if (!r->checked) {
+        e.ok = e.ok && cJSON_AddNullToObject(doc, "check");
+    } else if ((check = obj(&e, doc, "check")) != NULL) {
+        boolean(&e, check, "passed", r->check_passed);
+        num(&e, check, "runs", r->check_runs);
+        boolean(&e, check, "deterministic", r->deterministic);
+        arr = cJSON_AddArrayToObject(check, "regions");
+        e.ok = e.ok && arr;
+        for (size_t i = 0; arr && i < r->nchecks; i++)
+            json_check(&e, arr, &r->checks[i]);
+    }
+    if (!e.ok) {
+        cJSON_Delete(doc);
+        return rpl_error_oom();
+    }
+    *out = doc;
+    return 0;
+}

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rpl/capture.h"
 #include "rpl/error.h"
 #include "tool_int.h"
 
@@ -175,8 +176,8 @@ EXPORT bool OnLoad(void *table, uint64_t runtime_version, uint64_t failed_tool_c
 
     /* A runtime that shuts down and initialises again loads the library again. */
     ch_g.done = false;
-    rc = ch_config_init(&ch_g.cfg, getenv("ROCM_PERF_CAPTURE_DIR"),
-                        getenv("ROCM_PERF_CAPTURE_KERNEL"), getenv("ROCM_PERF_CAPTURE_DISPATCH"));
+    rc = ch_config_init(&ch_g.cfg, getenv(RPL_CAPTURE_ENV_DIR), getenv(RPL_CAPTURE_ENV_KERNEL),
+                        getenv(RPL_CAPTURE_ENV_DISPATCH));
     if (!rc)
         rc = check_table(t);
     if (rc) {

@@ -108,6 +108,9 @@ static hsa_queue_t *app_queue(void)
     return q;
 }
 
+static void *app_allocations[16];
+static size_t app_nallocations;
+
 static void *app_alloc(uint64_t pool, size_t size)
 {
     hsa_amd_memory_pool_t p = {pool};
@@ -116,7 +119,29 @@ static void *app_alloc(uint64_t pool, size_t size)
     assert_int_equal(fake.root.amd_ext_->hsa_amd_memory_pool_allocate_fn(p, size, 0, &ptr),
                      HSA_STATUS_SUCCESS);
     memset(ptr, 0, size);
+    assert_true(app_nallocations < 16);
+    app_allocations[app_nallocations++] = ptr;
     return ptr;
+}
+
+static void app_free(void *ptr)
+{
+    size_t i;
+
+    for (i = 0; i < app_nallocations && app_allocations[i] != ptr; i++)
+        ;
+    assert_true(i < app_nallocations);
+    app_allocations[i] = app_allocations[--app_nallocations];
+    assert_int_equal(fake.root.amd_ext_->hsa_amd_memory_pool_free_fn(ptr), HSA_STATUS_SUCCESS);
+}
+
+/* The application's exit: everything goes back through the (hooked) table. */
+static void app_free_all(void)
+{
+    while (app_nallocations > 0)
+        assert_int_equal(
+            fake.root.amd_ext_->hsa_amd_memory_pool_free_fn(app_allocations[--app_nallocations]),
+            HSA_STATUS_SUCCESS);
 }
 
 static void app_load(void)
@@ -349,6 +374,8 @@ static void capture_writes_a_snapshot_that_reads_back(void **state)
     assert_int_equal(fake.intercept_queues, 1);
     fake.root.core_->hsa_queue_destroy_fn(later);
     fake.root.core_->hsa_queue_destroy_fn(q);
+    assert_int_equal(fake.root.core_->hsa_memory_free_fn(r), HSA_STATUS_SUCCESS);
+    app_free_all();
     on_unload();
     free((void *)(uintptr_t)s0.handle);
     free((void *)(uintptr_t)s1.handle);
@@ -398,6 +425,7 @@ static void batch_and_kernarg_size_from_metadata(void **state)
     assert_int_equal(snap->dispatch_index, 1);
     rpl_snapshot_free(snap);
     fake.root.core_->hsa_queue_destroy_fn(q);
+    app_free_all();
     on_unload();
     free((void *)(uintptr_t)s0.handle);
     free((void *)(uintptr_t)s1.handle);
@@ -422,7 +450,7 @@ static void what_is_copied(void **state)
     q = app_queue();
     a = app_alloc(FAKE_POOL_DEVICE, 4096);
     gone = app_alloc(FAKE_POOL_DEVICE, 8192);
-    assert_int_equal(fake.root.amd_ext_->hsa_amd_memory_pool_free_fn(gone), HSA_STATUS_SUCCESS);
+    app_free(gone);
     ka = app_alloc(FAKE_POOL_KERNARG, 64);
     mapped = aligned_alloc(4096, 65536);
     hidden = aligned_alloc(4096, 65536);
@@ -449,6 +477,7 @@ static void what_is_copied(void **state)
     assert_int_equal(region_at(snap, hidden), -1);
     rpl_snapshot_free(snap);
     fake.root.core_->hsa_queue_destroy_fn(q);
+    app_free_all();
     on_unload();
     free(mapped);
     free(hidden);
@@ -493,6 +522,7 @@ static void existing_directory_leaves_the_dispatch_alone(void **state)
         free(path);
     }
     fake.root.core_->hsa_queue_destroy_fn(q);
+    app_free_all();
     on_unload();
     free((void *)(uintptr_t)s0.handle);
 }
@@ -537,6 +567,15 @@ static int setup(void **state)
     return on_load && on_unload ? 0 : -1;
 }
 
+static int teardown(void **state)
+{
+    fake_hsa_reset(2, NULL, 0); /* frees the last executable's segments */
+    free(fake.load_base);
+    fake.load_base = NULL;
+    free(fixture);
+    return 0;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -547,5 +586,5 @@ int main(void)
         cmocka_unit_test(refuses_tables_and_settings_it_cannot_use),
     };
 
-    return cmocka_run_group_tests(tests, setup, NULL);
+    return cmocka_run_group_tests(tests, setup, teardown);
 }

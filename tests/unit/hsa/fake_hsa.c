@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "elf_symbols.h"
 #include "fake_hsa.h"
 #include "rpl/hsa.h"
 
@@ -468,6 +469,37 @@ void fake_hsa_add_symbol(const char *name, bool kernel, uint64_t offset, uint32_
     s->kernarg_align = 16;
     s->group = group;
     s->private_size = private_size;
+}
+
+static int add_fixture_symbol(const char *name, bool kernel, bool zero_kernarg)
+{
+    const unsigned char *bytes;
+    uint64_t value, size;
+    rpl_amd_kd kd;
+
+    if (test_elf_symbol(fake.code, fake.code_len, name, &bytes, &value, &size) != 0)
+        return -1;
+    if (!kernel) {
+        fake_hsa_add_symbol(name, false, value, (uint32_t)size, 0, 0, 0);
+        return 0;
+    }
+    if (!bytes || rpl_amd_kd_parse(&kd, bytes, size) != 0)
+        return -1;
+    fake_hsa_add_symbol(name, true, value, 0, zero_kernarg ? 0 : kd.kernarg_size,
+                        kd.group_segment_fixed_size, kd.private_segment_fixed_size);
+    return 0;
+}
+
+int fake_hsa_add_fixture_symbols(bool zero_plain_kernarg)
+{
+    if (add_fixture_symbol("plain.kd", true, zero_plain_kernarg) ||
+        add_fixture_symbol("_Z9incrementPif.kd", true, false) ||
+        add_fixture_symbol("_Z11lds_scratchPfi.kd", true, false) ||
+        add_fixture_symbol("counter", false, false))
+        return -1;
+    /* Its descriptor is not in the fixture; the packet processor runs nothing for it. */
+    fake_hsa_add_symbol("__amd_rocclr_fillBufferAligned.kd", true, 0x7000, 0, 32, 0, 0);
+    return 0;
 }
 
 uint64_t fake_hsa_address(const char *name)

@@ -74,6 +74,14 @@ void fake_hsa_reset(unsigned amd_major, const unsigned char *code, size_t len);
 /* Add the executable's symbols, kernels from the fixture's descriptors (see fake_hsa.c). */
 void fake_hsa_add_symbol(const char *name, bool kernel, uint64_t offset, uint32_t size,
                          uint32_t kernarg_size, uint32_t group, uint32_t private_size);
+/*
+ * The executable's symbols from the fixture code object (kernels.hsaco):
+ * plain, increment and lds_scratch with the sizes of their descriptors
+ * (plain's kernarg size 0 when asked, as assembly kernels report it), the
+ * module variable counter, and a runtime helper kernel that does nothing.
+ * -1 when the code object lacks one.
+ */
+int fake_hsa_add_fixture_symbols(bool zero_plain_kernarg);
 /* The kernel_object / address of a symbol of the loaded executable. */
 uint64_t fake_hsa_address(const char *name);
 

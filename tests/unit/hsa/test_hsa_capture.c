@@ -24,7 +24,6 @@
 
 #include <cmocka.h>
 
-#include "elf_symbols.h"
 #include "fake_hsa.h"
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
@@ -53,32 +52,10 @@ static const char *fresh_dir(const char *name)
     return dir;
 }
 
-/* The fixture's descriptors and variable as symbols of the fake executable. */
-static void add_fixture_symbol(const char *name, bool kernel, bool zero_kernarg)
-{
-    const unsigned char *bytes;
-    uint64_t value, size;
-    rpl_amd_kd kd;
-
-    assert_int_equal(test_elf_symbol(fixture, fixture_len, name, &bytes, &value, &size), 0);
-    if (!kernel) {
-        fake_hsa_add_symbol(name, false, value, (uint32_t)size, 0, 0, 0);
-        return;
-    }
-    assert_int_equal(rpl_amd_kd_parse(&kd, bytes, size), 0);
-    fake_hsa_add_symbol(name, true, value, 0, zero_kernarg ? 0 : kd.kernarg_size,
-                        kd.group_segment_fixed_size, kd.private_segment_fixed_size);
-}
-
 static bool load_tool(unsigned amd_major, bool zero_plain_kernarg)
 {
     fake_hsa_reset(amd_major, (const unsigned char *)fixture, fixture_len);
-    add_fixture_symbol("plain.kd", true, zero_plain_kernarg);
-    add_fixture_symbol("_Z9incrementPif.kd", true, false);
-    add_fixture_symbol("_Z11lds_scratchPfi.kd", true, false);
-    add_fixture_symbol("counter", false, false);
-    /* A runtime helper kernel: its descriptor is not in the fixture, it does nothing. */
-    fake_hsa_add_symbol("__amd_rocclr_fillBufferAligned.kd", true, 0x7000, 0, 32, 0, 0);
+    assert_int_equal(fake_hsa_add_fixture_symbols(zero_plain_kernarg), 0);
     return on_load(&fake.root, 3, 0, NULL);
 }
 

@@ -173,7 +173,8 @@ static int text_loop(rpl_strbuf *sb, const rpl_ks_loop *l, unsigned wave)
         return rc;
     if (rpl_ks_unroll_factor(l, wave, 0, &factor) == 0)
         return rpl_strbuf_printf(sb, "  -> unroll %u\n", factor);
-    return rpl_strbuf_printf(sb, "  -> not unrolled: %s\n", rpl_error_last()->message);
+    return rpl_strbuf_printf(sb, "  -> not unrolled: %s\n",
+                             l->blocker ? l->blocker : rpl_error_last()->message);
 }
 
 static int text_output(rpl_strbuf *sb, const kernels_opts *o, const rpl_kernel_source *src)

@@ -23,6 +23,16 @@ static bool file_exists(const char *dir, const char *rel)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+static bool dir_exists(const char *dir, const char *rel)
+{
+    char path[4096];
+    struct stat st;
+
+    if (snprintf(path, sizeof(path), "%s/%s", dir, rel) >= (int)sizeof(path))
+        return false;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 /* The first of the given directory, then the environment's, then the usual places. */
 static const char *find_install(const char *given, const char *const *envs,
                                 const char *const *usual, const char *probe)
@@ -113,8 +123,11 @@ static int build_args(rpl_ks_parse_ctx *c, const rpl_libclang *lc, const rpl_ks_
         break;
     case RPL_KS_MODE_CUDA:
         ADD("--cuda-gpu-arch=", c->arch);
-        ADD("-nocudalib", NULL);
         ADD("--cuda-path=", cuda);
+        /* -nocudalib would also hide the toolkit's version from clang, which then
+           expects the launch API of CUDA 9 (cudaConfigureCall): only without libdevice. */
+        if (!dir_exists(cuda, "nvvm/libdevice"))
+            ADD("-nocudalib", NULL);
         /* CUDA 12 removed the texture references clang's wrappers still expect: skip
            clang's texture intrinsics (by their include guard) and give the two
            headers the wrapper includes as empty stand-ins. */

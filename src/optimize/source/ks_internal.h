@@ -67,11 +67,18 @@ bool ks_token_is(const ks_unit *u, size_t i, const char *s);
 size_t ks_token_match(const ks_unit *u, size_t open);
 
 /*
- * Offsets of a source location in the main file: its expansion location,
- * and whether it differs from the spelling location (it lies in a macro
- * expansion).  false when the location is not in the main file.
+ * The offset of a source location in the main file: its expansion location
+ * (where a macro was used, for what a macro wrote).  false when the location
+ * is not in the main file.
  */
-bool ks_main_offset(const ks_unit *u, CXSourceLocation loc, size_t *offset, bool *in_macro);
+bool ks_main_offset(const ks_unit *u, CXSourceLocation loc, size_t *offset);
+
+/*
+ * A token `s` lies exactly at [begin, end) of the text.  How code written by
+ * a macro is told apart: its expansion location holds the macro's name.
+ * (clang_getSpellingLocation cannot tell: libclang returns the file location.)
+ */
+bool ks_token_spans(const ks_unit *u, size_t begin, size_t end, const char *s);
 
 /* Fill src->kernels from the translation unit. */
 int ks_collect_kernels(ks_unit *u, rpl_kernel_source *src);

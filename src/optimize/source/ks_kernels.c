@@ -221,7 +221,6 @@ static int fill_kernel(ks_unit *u, CXCursor c, const fn_children *f, rpl_ks_kern
     const rpl_libclang *lc = u->lc;
     CXSourceRange ext = lc->clang_getCursorExtent(c);
     size_t begin = 0, end = 0, name_off = 0, bb = 0, be = 0;
-    bool m1 = false, m2 = false, m3 = false, m4 = false;
     int rc;
 
     k->name = rpl_libclang_take_string(lc, lc->clang_getCursorSpelling(c));
@@ -241,14 +240,16 @@ static int fill_kernel(ks_unit *u, CXCursor c, const fn_children *f, rpl_ks_kern
     /* Only C++ names are mangled: a plain symbol means C linkage. */
     k->extern_c = k->mangled && strncmp(k->mangled, "_Z", 2) != 0;
 
-    ks_main_offset(u, lc->clang_getRangeStart(ext), &begin, &m1);
-    ks_main_offset(u, lc->clang_getRangeEnd(ext), &end, NULL);
-    ks_main_offset(u, lc->clang_getCursorLocation(c), &name_off, &m2);
-    ks_main_offset(u, lc->clang_getRangeStart(lc->clang_getCursorExtent(f->body)), &bb, &m3);
-    ks_main_offset(u, lc->clang_getRangeEnd(lc->clang_getCursorExtent(f->body)), &be, &m4);
-    /* A name or body written by a macro cannot be edited in place. */
-    k->in_macro = m2 || m3 || m4;
-    (void)m1;
+    ks_main_offset(u, lc->clang_getRangeStart(ext), &begin);
+    ks_main_offset(u, lc->clang_getRangeEnd(ext), &end);
+    ks_main_offset(u, lc->clang_getCursorLocation(c), &name_off);
+    ks_main_offset(u, lc->clang_getRangeStart(lc->clang_getCursorExtent(f->body)), &bb);
+    ks_main_offset(u, lc->clang_getRangeEnd(lc->clang_getCursorExtent(f->body)), &be);
+    /* A name or body written by a macro cannot be edited in place: the text at their
+       places is the macro's name. */
+    k->in_macro = !ks_token_spans(u, name_off, name_off + strlen(k->name), k->name) ||
+                  !ks_token_spans(u, bb, bb + 1, "{") || be == 0 ||
+                  !ks_token_spans(u, be - 1, be, "}");
     begin = definition_start(u, begin);
     if (end < begin)
         end = begin;
@@ -284,8 +285,8 @@ static int consider_function(collect *col, CXCursor c)
     CXCursor tmpl = lc->clang_getSpecializedCursorTemplate(c);
     if (!lc->clang_Cursor_isNull(tmpl)) {
         size_t a = 0, b = 1;
-        ks_main_offset(col->u, lc->clang_getCursorLocation(c), &a, NULL);
-        ks_main_offset(col->u, lc->clang_getCursorLocation(tmpl), &b, NULL);
+        ks_main_offset(col->u, lc->clang_getCursorLocation(c), &a);
+        ks_main_offset(col->u, lc->clang_getCursorLocation(tmpl), &b);
         if (a == b)
             return 0;
     }
@@ -324,7 +325,7 @@ static enum CXChildVisitResult visit_decl(CXCursor c, CXCursor parent, CXClientD
     size_t off;
 
     (void)parent;
-    if (!ks_main_offset(col->u, lc->clang_getCursorLocation(c), &off, NULL))
+    if (!ks_main_offset(col->u, lc->clang_getCursorLocation(c), &off))
         return CXChildVisit_Continue;
     switch (kind) {
     case CXCursor_Namespace:

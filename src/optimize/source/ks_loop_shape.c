@@ -143,8 +143,7 @@ static enum CXChildVisitResult visit_for_child(CXCursor c, CXCursor parent, CXCl
     size_t off = 0;
 
     (void)parent;
-    if (!ks_main_offset(p->u, p->lc->clang_getRangeStart(p->lc->clang_getCursorExtent(c)), &off,
-                        NULL))
+    if (!ks_main_offset(p->u, p->lc->clang_getRangeStart(p->lc->clang_getCursorExtent(c)), &off))
         return CXChildVisit_Continue;
     if (off < p->semi1) {
         p->init = c;
@@ -210,8 +209,8 @@ static bool is_name(const ks_unit *u, CXCursor c, const char *name)
     CXSourceRange r = lc->clang_getCursorExtent(c);
     size_t b = 0, e = 0;
 
-    if (!ks_main_offset(u, lc->clang_getRangeStart(r), &b, NULL) ||
-        !ks_main_offset(u, lc->clang_getRangeEnd(r), &e, NULL))
+    if (!ks_main_offset(u, lc->clang_getRangeStart(r), &b) ||
+        !ks_main_offset(u, lc->clang_getRangeEnd(r), &e))
         return false;
     size_t i = ks_token_at(u, b);
     return i < u->n_tokens && u->tokens[i].end == e && ks_token_is(u, i, name);
@@ -222,7 +221,7 @@ static size_t token_after(const ks_unit *u, CXCursor c)
 {
     size_t e = 0;
 
-    if (!ks_main_offset(u, u->lc->clang_getRangeEnd(u->lc->clang_getCursorExtent(c)), &e, NULL))
+    if (!ks_main_offset(u, u->lc->clang_getRangeEnd(u->lc->clang_getCursorExtent(c)), &e))
         return u->n_tokens;
     return ks_token_at(u, e);
 }
@@ -310,7 +309,7 @@ static bool read_step(const ks_unit *u, const for_parts *p, const char *var, ste
     size_t b = 0;
     enum CXCursorKind kind = lc->clang_getCursorKind(p->inc);
 
-    if (!ks_main_offset(u, lc->clang_getRangeStart(lc->clang_getCursorExtent(p->inc)), &b, NULL))
+    if (!ks_main_offset(u, lc->clang_getRangeStart(lc->clang_getCursorExtent(p->inc)), &b))
         return false;
     size_t i = ks_token_at(u, b);
     if (kind == CXCursor_UnaryOperator) {

@@ -61,7 +61,7 @@ static unsigned line_of_cursor(const walk *w, CXCursor c)
 {
     size_t off = 0;
 
-    if (!ks_main_offset(w->u, w->lc->clang_getCursorLocation(c), &off, NULL))
+    if (!ks_main_offset(w->u, w->lc->clang_getCursorLocation(c), &off))
         return 0;
     return ks_line_of(w->u, off);
 }
@@ -367,19 +367,23 @@ static int add_loop(walk *w, CXCursor c, rpl_ks_loop_kind kind)
     l->kind = kind;
     l->depth = (unsigned)w->loops_open;
     l->pragma_unroll = RPL_KS_PRAGMA_NONE;
-    ks_main_offset(w->u, lc->clang_getRangeStart(ext), &begin, &l->in_macro);
-    ks_main_offset(w->u, lc->clang_getRangeEnd(ext), &end, NULL);
+    ks_main_offset(w->u, lc->clang_getRangeStart(ext), &begin);
+    ks_main_offset(w->u, lc->clang_getRangeEnd(ext), &end);
     ks_range_set(w->u, &l->range, begin, end < begin ? begin : end);
     k->n_loops++;
     for (size_t i = 0; i < w->depth; i++)
         if (w->stack[i].is_loop)
             k->loops[w->stack[i].loop].n_inner++;
+    /* A loop a macro wrote starts at the macro's name, not at its keyword. */
+    size_t kw = ks_token_at(w->u, begin);
+    const char *keyword = kind == RPL_KS_LOOP_WHILE ? "while"
+                          : kind == RPL_KS_LOOP_DO  ? "do"
+                                                    : "for";
+    l->in_macro =
+        !(kw < w->u->n_tokens && w->u->tokens[kw].begin == begin && ks_token_is(w->u, kw, keyword));
     if (!l->in_macro) {
-        size_t kw = ks_token_at(w->u, begin);
-        if (kw < w->u->n_tokens && w->u->tokens[kw].begin == begin) {
-            ks_loop_pragma(w->u, kw, l);
-            ks_loop_trip_count(w->u, c, kw, l);
-        }
+        ks_loop_pragma(w->u, kw, l);
+        ks_loop_trip_count(w->u, c, kw, l);
     }
     return 0;
 }

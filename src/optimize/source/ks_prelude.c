@@ -58,8 +58,7 @@ static const char prelude[] =
     "extern const __device__ uint3 threadIdx, blockIdx;\n"
     "extern const __device__ dim3 blockDim, gridDim;\n"
     "extern const __device__ int warpSize;\n"
-    /* Barriers and fences. */
-    "RPL_DEV void __syncthreads(void);\n"
+    /* Barriers and fences (__syncthreads is a clang builtin). */
     "RPL_DEV int __syncthreads_count(int);\n"
     "RPL_DEV int __syncthreads_and(int);\n"
     "RPL_DEV int __syncthreads_or(int);\n"
@@ -122,6 +121,8 @@ static const char prelude[] =
     /* The runtime calls host code makes most, so that host code parses too. */
     "typedef int cudaError_t; enum { cudaSuccess = 0 };\n"
     "typedef struct CUstream_st *cudaStream_t; typedef struct CUevent_st *cudaEvent_t;\n"
+    "enum { cudaStreamDefault = 0, cudaStreamNonBlocking = 1, cudaEventDefault = 0, "
+    "cudaEventBlockingSync = 1, cudaEventDisableTiming = 2 };\n"
     "enum cudaMemcpyKind { cudaMemcpyHostToHost, cudaMemcpyHostToDevice, "
     "cudaMemcpyDeviceToHost, cudaMemcpyDeviceToDevice, cudaMemcpyDefault };\n"
     "extern \"C\" {\n"
@@ -143,13 +144,20 @@ static const char prelude[] =
     "cudaError_t cudaStreamDestroy(cudaStream_t);\n"
     "cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned int = 0);\n"
     "cudaError_t cudaEventCreate(cudaEvent_t *);\n"
+    "cudaError_t cudaEventCreateWithFlags(cudaEvent_t *, unsigned int);\n"
     "cudaError_t cudaEventRecord(cudaEvent_t, cudaStream_t = 0);\n"
     "cudaError_t cudaEventSynchronize(cudaEvent_t);\n"
     "cudaError_t cudaEventElapsedTime(float *, cudaEvent_t, cudaEvent_t);\n"
     "cudaError_t cudaEventDestroy(cudaEvent_t);\n"
     "cudaError_t cudaConfigureCall(dim3, dim3, size_t = 0, cudaStream_t = 0);\n"
     "unsigned int __cudaPushCallConfiguration(dim3, dim3, size_t = 0, void * = 0);\n"
-    "}\n";
+    "}\n"
+    "template <class T> cudaError_t cudaMalloc(T **p, size_t n) { return cudaMalloc((void **)p, "
+    "n); }\n"
+    "template <class T> cudaError_t cudaMallocHost(T **p, size_t n) "
+    "{ return cudaMallocHost((void **)p, n); }\n"
+    "template <class T> cudaError_t cudaMallocManaged(T **p, size_t n, unsigned int f = 1) "
+    "{ return cudaMallocManaged((void **)p, n, f); }\n";
 
 /* Headers a CUDA or HIP source includes that the prelude stands in for. */
 static const char *const prelude_stubs[] = {KS_STUB_DIR "/cuda_runtime.h",

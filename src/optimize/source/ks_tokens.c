@@ -192,20 +192,25 @@ size_t ks_token_match(const ks_unit *u, size_t open)
     return u->n_tokens;
 }
 
-bool ks_main_offset(const ks_unit *u, CXSourceLocation loc, size_t *offset, bool *in_macro)
+bool ks_main_offset(const ks_unit *u, CXSourceLocation loc, size_t *offset)
 {
     const rpl_libclang *lc = u->lc;
-    CXFile ef = NULL, sf = NULL;
-    unsigned eo = 0, so = 0;
+    CXFile file = NULL;
+    unsigned off = 0;
 
     /* The expansion location decides: clang_Location_isFromMainFile looks at the
        spelling, which for `__global__` is in the HIP headers. */
-    lc->clang_getExpansionLocation(loc, &ef, NULL, NULL, &eo);
-    if (ef != u->file || eo > u->len)
+    lc->clang_getExpansionLocation(loc, &file, NULL, NULL, &off);
+    if (file != u->file || off > u->len)
         return false;
-    lc->clang_getSpellingLocation(loc, &sf, NULL, NULL, &so);
-    *offset = eo;
-    if (in_macro)
-        *in_macro = eo != so || ef != sf;
+    *offset = off;
     return true;
+}
+
+bool ks_token_spans(const ks_unit *u, size_t begin, size_t end, const char *s)
+{
+    size_t i = ks_token_at(u, begin);
+
+    return i < u->n_tokens && u->tokens[i].begin == begin && u->tokens[i].end == end &&
+           ks_token_is(u, i, s);
 }

@@ -24,8 +24,8 @@ int rpl_ks_unroll_factor(const rpl_ks_loop *l, unsigned wave_size, unsigned wish
         return rpl_error_set(RPL_EINPUT, "loop %u (line %u) comes from a macro expansion", l->index,
                              l->range.line_begin);
     if (l->blocker)
-        return rpl_error_set(RPL_EINPUT, "loop %u (line %u) is not unrolled: it %s", l->index,
-                             l->range.line_begin, l->blocker);
+        return rpl_error_set(RPL_EINPUT, "loop %u (line %u) %s", l->index, l->range.line_begin,
+                             l->blocker);
     /* The same elements per wave on both sizes: 4 x 64 lanes = 8 x 32 lanes. */
     if (wish == 0)
         wish = 256 / wave_size;

@@ -69,3 +69,10 @@ __device__ void host_side_helper_not_a_kernel(float *v)
 {
     v[0] = 0.0f;
 }
+
+#define DEFINE_FILL(name)                                                                          \
+    __global__ void name(float *v)                                                                 \
+    {                                                                                              \
+        v[threadIdx.x] = 3.0f;                                                                     \
+    }
+DEFINE_FILL(fill_by_macro)

@@ -120,6 +120,10 @@ static int build_args(rpl_ks_parse_ctx *c, const rpl_libclang *lc, const rpl_ks_
         ADD("--offload-arch=", c->arch);
         ADD("-nogpulib", NULL);
         ADD("--rocm-path=", rocm);
+        /* What hipcc gets from its --hip-version: builtins and keywords without an
+           #include of hip_runtime.h.  The header guards itself against a second time. */
+        ADD("-include", NULL);
+        ADD("__clang_hip_runtime_wrapper.h", NULL);
         break;
     case RPL_KS_MODE_CUDA:
         ADD("--cuda-gpu-arch=", c->arch);

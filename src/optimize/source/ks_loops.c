@@ -369,6 +369,11 @@ static int add_loop(walk *w, CXCursor c, rpl_ks_loop_kind kind)
     l->pragma_unroll = RPL_KS_PRAGMA_NONE;
     ks_main_offset(w->u, lc->clang_getRangeStart(ext), &begin);
     ks_main_offset(w->u, lc->clang_getRangeEnd(ext), &end);
+    /* clang's extent of `for (...) x += 1;` and of a do-while stops before the ';'. */
+    size_t semi = ks_token_at(w->u, end);
+    if (end > begin && semi > 0 && semi < w->u->n_tokens && ks_token_is(w->u, semi, ";") &&
+        !ks_token_is(w->u, semi - 1, "}"))
+        end = w->u->tokens[semi].end;
     ks_range_set(w->u, &l->range, begin, end < begin ? begin : end);
     k->n_loops++;
     for (size_t i = 0; i < w->depth; i++)

@@ -122,36 +122,59 @@ static int check_kernels(const rpl_kernel_source *src, size_t ki, const rpl_kern
     return 0;
 }
 
-/* New errors: in the reply beyond those the old kernel had, or anywhere else. */
-static int check_errors(const rpl_kernel_source *src, size_t ki, const rpl_kernel_source *res,
-                        size_t rb, size_t re)
+/* The line of the reply (counted from its first) that holds the file's line `line`. */
+static unsigned reply_line(const rpl_kernel_source *res, size_t rb, unsigned line)
+{
+    unsigned first = 1;
+
+    for (size_t j = 0; j < rb; j++)
+        first += res->text[j] == '\n';
+    return line >= first ? line - first + 1 : line;
+}
+
+/*
+ * Errors the reply brought: a redefinition (the reply repeats code from
+ * outside the kernel), or more errors in the reply than the old kernel had.
+ * Errors elsewhere are checked after the signature (a changed signature
+ * breaks the callers, and saying so is more useful).
+ */
+static int check_reply_errors(const rpl_kernel_source *src, size_t ki, const rpl_kernel_source *res,
+                              size_t rb, size_t re)
 {
     const rpl_ks_range *old = &src->kernels[ki].definition;
     size_t old_in = errors_in(src, old->begin, old->end), new_in = errors_in(res, rb, re);
-    size_t old_out = src->n_errors - old_in, new_out = res->n_errors - new_in;
-    unsigned first_line = 0;
 
     for (size_t i = 0; i < res->n_diags; i++) {
         const rpl_ks_diag *d = &res->diags[i];
-        if (d->severity < 3)
-            continue;
-        bool in_reply = d->in_main_file && inside(d->offset, rb, re);
-        if (in_reply && strncmp(d->message, "redefinition of ", 16) == 0)
+        if (d->severity >= 3 && res->n_errors > src->n_errors &&
+            strncmp(d->message, "redefinition of ", 16) == 0)
             return reject("the reply changes code outside the kernel: it has a %s", d->message);
-        if (in_reply && new_in > old_in) {
-            if (!first_line) {
-                /* Lines of the reply, counted from its first. */
-                size_t l0 = 1;
-                for (size_t j = 0; j < rb; j++)
-                    l0 += res->text[j] == '\n';
-                first_line = (unsigned)l0;
-            }
-            return reject("the reply does not parse: line %u: %s", d->line - first_line + 1,
+    }
+    for (size_t i = 0; new_in > old_in && i < res->n_diags; i++) {
+        const rpl_ks_diag *d = &res->diags[i];
+        if (d->severity >= 3 && d->in_main_file && inside(d->offset, rb, re))
+            return reject("the reply does not parse: line %u: %s", reply_line(res, rb, d->line),
                           d->message);
-        }
-        if (!in_reply && new_out > old_out)
-            return reject("the reply breaks the code around the kernel: %s:%u: %s",
-                          d->in_main_file ? "line" : d->file, d->line, d->message);
+    }
+    return 0;
+}
+
+static int check_other_errors(const rpl_kernel_source *src, size_t ki, const rpl_kernel_source *res,
+                              size_t rb, size_t re)
+{
+    const rpl_ks_range *old = &src->kernels[ki].definition;
+    size_t old_out = src->n_errors - errors_in(src, old->begin, old->end);
+    size_t new_out = res->n_errors - errors_in(res, rb, re);
+
+    for (size_t i = 0; new_out > old_out && i < res->n_diags; i++) {
+        const rpl_ks_diag *d = &res->diags[i];
+        if (d->severity < 3 || (d->in_main_file && inside(d->offset, rb, re)))
+            continue;
+        if (d->in_main_file)
+            return reject("the reply breaks the code around the kernel: line %u: %s", d->line,
+                          d->message);
+        return reject("the reply breaks the code around the kernel: %s:%u: %s", d->file, d->line,
+                      d->message);
     }
     return 0;
 }
@@ -184,7 +207,7 @@ int rpl_kernel_source_splice(rpl_kernel_source **out, const rpl_kernel_source *s
     if (rc != 0)
         return rc;
     if ((rc = check_kernels(src, ki, res, rb, re, &target)) != 0 ||
-        (rc = check_errors(src, ki, res, rb, re)) != 0)
+        (rc = check_reply_errors(src, ki, res, rb, re)) != 0)
         goto fail;
     if (rpl_ks_signature_diff(kernel, &res->kernels[target], &diff) != 0) {
         rc = diff
@@ -193,6 +216,8 @@ int rpl_kernel_source_splice(rpl_kernel_source **out, const rpl_kernel_source *s
         free(diff);
         goto fail;
     }
+    if ((rc = check_other_errors(src, ki, res, rb, re)) != 0)
+        goto fail;
     *out = res;
     return 0;
 fail:

@@ -85,10 +85,14 @@ static int pragma_edit(const rpl_kernel_source *src, const rpl_ks_loop *l, unsig
                      factor);
         return ks_replace_range(out, out_len, src->text, src->len, start, start, line, (size_t)n);
     }
-    /* Something precedes the loop on its line (`if (c) for`): break the line there. */
+    /* Something precedes the loop on its line (`if (c) for`): break the line there,
+       dropping the blanks before the loop. */
+    size_t cut = l->range.begin;
+    while (cut > start + indent && (src->text[cut - 1] == ' ' || src->text[cut - 1] == '\t'))
+        cut--;
     n = snprintf(line, sizeof(line), "\n%.*s#pragma unroll %u\n%.*s", (int)indent,
                  src->text + start, factor, (int)indent, src->text + start);
-    return ks_replace_range(out, out_len, src->text, src->len, l->range.begin, l->range.begin, line,
+    return ks_replace_range(out, out_len, src->text, src->len, cut, l->range.begin, line,
                             (size_t)n);
 }
 

@@ -42,10 +42,10 @@ static void test_kinds_and_trip_counts(void **state)
         long long trip; /* -1: unknown */
         unsigned line;
     } want[] = {
-        {RPL_KS_LOOP_FOR, 16, 30},      {RPL_KS_LOOP_FOR, 6, 32},      {RPL_KS_LOOP_FOR, 64, 34},
-        {RPL_KS_LOOP_FOR, 6, 36},       {RPL_KS_LOOP_FOR, 8, 38},      {RPL_KS_LOOP_FOR, -1, 40},
-        {RPL_KS_LOOP_WHILE, -1, 43},    {RPL_KS_LOOP_DO, -1, 45},      {RPL_KS_LOOP_RANGE_FOR, -1, 49},
-        {RPL_KS_LOOP_FOR, 7, 51},       {RPL_KS_LOOP_FOR, 1, 53},
+        {RPL_KS_LOOP_FOR, 16, 30},   {RPL_KS_LOOP_FOR, 6, 32}, {RPL_KS_LOOP_FOR, 64, 34},
+        {RPL_KS_LOOP_FOR, 6, 36},    {RPL_KS_LOOP_FOR, 8, 38}, {RPL_KS_LOOP_FOR, -1, 40},
+        {RPL_KS_LOOP_WHILE, -1, 43}, {RPL_KS_LOOP_DO, -1, 45}, {RPL_KS_LOOP_RANGE_FOR, -1, 49},
+        {RPL_KS_LOOP_FOR, 7, 51},    {RPL_KS_LOOP_FOR, 1, 53},
     };
     const rpl_ks_kernel *k = ks_test_kernel(src, "plain_loops");
 
@@ -129,8 +129,15 @@ static void test_nesting(void **state)
 static void test_pragmas(void **state)
 {
     const rpl_kernel_source *src = *state;
-    static const int want[] = {4, RPL_KS_PRAGMA_FULL, 2, 1, 8, RPL_KS_PRAGMA_OTHER, 2,
-                               RPL_KS_PRAGMA_NONE, RPL_KS_PRAGMA_NONE};
+    static const int want[] = {4,
+                               RPL_KS_PRAGMA_FULL,
+                               2,
+                               1,
+                               8,
+                               RPL_KS_PRAGMA_OTHER,
+                               2,
+                               RPL_KS_PRAGMA_NONE,
+                               RPL_KS_PRAGMA_NONE};
     const rpl_ks_kernel *k = ks_test_kernel(src, "pragmas");
 
     assert_int_equal(k->n_loops, 9);
@@ -153,8 +160,8 @@ static void expect_factor(const rpl_ks_loop *l, unsigned wave, unsigned wish, un
 
     if (rc != 0 || f != want)
         fail_msg("loop %u (trip %lld) wave %u wish %u: %s factor %u, expected %u", l->index,
-                 (long long)l->trip_count, wave, wish, rc ? rpl_error_last()->message : "",
-                 f, want);
+                 (long long)l->trip_count, wave, wish, rc ? rpl_error_last()->message : "", f,
+                 want);
 }
 
 static void test_factor_rule(void **state)
@@ -177,11 +184,11 @@ static void test_factor_rule(void **state)
     /* An unknown one a power of two. */
     expect_factor(unknown, 64, 6, 4);
     expect_factor(unknown, 32, 3, 2);
-    ks_test_error_has(rpl_ks_unroll_factor(loop_of(src, "plain_loops", 9), 64, 4, &f),
-                      RPL_EINPUT, "runs 7 times: no factor from 2 to 4 divides it");
+    ks_test_error_has(rpl_ks_unroll_factor(loop_of(src, "plain_loops", 9), 64, 4, &f), RPL_EINPUT,
+                      "runs 7 times: no factor from 2 to 4 divides it");
     expect_factor(loop_of(src, "plain_loops", 9), 64, 7, 7);
-    ks_test_error_has(rpl_ks_unroll_factor(loop_of(src, "plain_loops", 10), 64, 0, &f),
-                      RPL_EINPUT, "runs 1 time: nothing to unroll");
+    ks_test_error_has(rpl_ks_unroll_factor(loop_of(src, "plain_loops", 10), 64, 0, &f), RPL_EINPUT,
+                      "runs 1 time: nothing to unroll");
     ks_test_error_has(rpl_ks_unroll_factor(loop_of(src, "guarded", 0), 64, 0, &f), RPL_EINPUT,
                       "loop 0 (line 60) calls __syncthreads (line 62)");
     ks_test_error_has(rpl_ks_unroll_factor(loop_of(src, "pragmas", 7), 64, 0, &f), RPL_EINPUT,

@@ -16,6 +16,7 @@
 #include "rpl/json.h"
 #include "rpl/kernel_source.h"
 #include "rpl/strbuf.h"
+#include "rpl/version.h"
 
 #define KERNELS_SCHEMA_VERSION "1.0"
 #define MAX_LIST               64
@@ -320,10 +321,13 @@ static cJSON *json_kernel(const rpl_ks_kernel *k, unsigned wave)
 static cJSON *json_output(const kernels_opts *o, const rpl_kernel_source *src)
 {
     unsigned wave = wave_size(o, src);
-    cJSON *doc = cJSON_CreateObject(), *diags, *first, *kernels;
+    cJSON *doc = cJSON_CreateObject(), *tool, *diags, *first, *kernels;
     bool ok = doc != NULL;
 
     ok = ok && cJSON_AddStringToObject(doc, "schema_version", KERNELS_SCHEMA_VERSION) &&
+         (tool = cJSON_AddObjectToObject(doc, "tool")) &&
+         cJSON_AddStringToObject(tool, "name", "rocm-perf") &&
+         cJSON_AddStringToObject(tool, "version", RPL_VERSION_STRING) &&
          cJSON_AddStringToObject(doc, "source", src->name) &&
          cJSON_AddStringToObject(doc, "mode", rpl_ks_mode_name(src->mode)) &&
          cJSON_AddStringToObject(doc, "arch", src->arch) &&

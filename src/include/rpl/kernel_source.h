@@ -167,7 +167,7 @@ typedef struct rpl_kernel_source {
     rpl_ks_parse_ctx *ctx; /* how to parse an edited version the same way */
 } rpl_kernel_source;
 
-#define RPL_KS_MAX_DIAGS 32
+#define RPL_KS_MAX_DIAGS 256
 
 /* Parse a file (read whole, at most 16 MiB). */
 int rpl_kernel_source_parse_file(rpl_kernel_source **out, const char *path,
@@ -184,10 +184,11 @@ int rpl_kernel_source_parse_buffer(rpl_kernel_source **out, const char *name, co
 void rpl_kernel_source_free(rpl_kernel_source *src);
 
 /*
- * The kernel called `name`: a qualified name ("alpha::scale"), a device
- * symbol ("_ZN5alpha5scaleEPff") or a plain name that only one kernel has.
- * RPL_ENOTFOUND when none matches, RPL_EINPUT when a plain name is ambiguous
- * (the message lists the qualified names).
+ * The kernel called `name`: a device symbol ("_ZN5alpha5scaleEPff"), a
+ * qualified name ("alpha::scale") or a plain name that only one kernel has.
+ * RPL_ENOTFOUND when none matches, RPL_EINPUT when the name is ambiguous (the
+ * message lists the candidates: qualified names, or the device symbols of
+ * overloads).
  */
 int rpl_kernel_source_find(const rpl_kernel_source *src, const char *name,
                            const rpl_ks_kernel **out);

@@ -115,11 +115,54 @@ static char *qualified_name(const rpl_libclang *lc, CXCursor c)
     return name;
 }
 
+/* The '(' that the ')' at token `close` closes, or n_tokens. */
+static size_t open_paren(const ks_unit *u, size_t close)
+{
+    size_t depth = 0;
+
+    for (size_t i = close + 1; i-- > 0;) {
+        if (ks_token_is(u, i, ")"))
+            depth++;
+        else if (ks_token_is(u, i, "(") && --depth == 0)
+            return i;
+    }
+    return u->n_tokens;
+}
+
+/*
+ * `NAME(...)` alone on the lines before token `next`: a macro invocation of
+ * its own (`DECLARE_COUNTER(c)` with the ';' inside the macro), not part of
+ * the declaration, unless NAME is an attribute keyword.
+ */
+static bool macro_line_before(const ks_unit *u, size_t next)
+{
+    static const char *const attrs[] = {"__launch_bounds__", "__attribute__", "__declspec",
+                                        "alignas"};
+    size_t close = next - 1, open, name;
+
+    if (!ks_token_is(u, close, ")") ||
+        !memchr(u->text + u->tokens[close].end, '\n', u->tokens[next].begin - u->tokens[close].end))
+        return false;
+    open = open_paren(u, close);
+    if (open == 0 || open >= u->n_tokens)
+        return false;
+    name = open - 1;
+    if (u->tokens[name].kind != CXToken_Identifier ||
+        (name > 0 && !memchr(u->text + u->tokens[name - 1].end, '\n',
+                             u->tokens[name].begin - u->tokens[name - 1].end)))
+        return false;
+    for (size_t i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++)
+        if (ks_token_is(u, name, attrs[i]))
+            return false;
+    return true;
+}
+
 /*
  * The first byte of the whole definition: back from clang's start over
  * everything that still belongs to the declaration (extern "C", attribute
  * macros, storage classes) to just after the previous declaration's ';' or
- * '}', an opening '{', or a preprocessor line.  Comments before it stay out.
+ * '}', an opening '{', a preprocessor line, or a macro invocation on lines
+ * of its own.  Comments before it stay out.
  */
 static size_t definition_start(const ks_unit *u, size_t clang_start)
 {
@@ -128,7 +171,8 @@ static size_t definition_start(const ks_unit *u, size_t clang_start)
     while (i > 0) {
         const ks_token *t = &u->tokens[i - 1];
         if (t->directive || ks_token_is(u, i - 1, ";") || ks_token_is(u, i - 1, "}") ||
-            ks_token_is(u, i - 1, "{"))
+            ks_token_is(u, i - 1, "{") ||
+            (first < u->n_tokens && i == first && macro_line_before(u, first)))
             break;
         i--;
         if (t->kind != CXToken_Comment)

@@ -217,43 +217,52 @@ int rpl_kernel_source_parse_file(rpl_kernel_source **out, const char *path,
     return rc;
 }
 
+/* "a, b, c": the qualified names (or symbols) of the kernels that `match` accepts. */
+static void list_matches(const rpl_kernel_source *src, const char *name, bool by_qualified,
+                         char *list, size_t size)
+{
+    size_t used = 0;
+
+    list[0] = '\0';
+    for (size_t i = 0; i < src->n_kernels && used < size; i++) {
+        const rpl_ks_kernel *k = &src->kernels[i];
+        if (strcmp(by_qualified ? k->qualified_name : k->name, name) != 0)
+            continue;
+        int n = snprintf(list + used, size - used, "%s%s", used ? ", " : "",
+                         by_qualified && k->mangled ? k->mangled : k->qualified_name);
+        if (n < 0)
+            break;
+        used += (size_t)n;
+    }
+}
+
 int rpl_kernel_source_find(const rpl_kernel_source *src, const char *name,
                            const rpl_ks_kernel **out)
 {
-    const rpl_ks_kernel *found = NULL;
-    size_t matches = 0;
+    char list[512];
 
     *out = NULL;
-    for (size_t i = 0; i < src->n_kernels; i++) {
-        const rpl_ks_kernel *k = &src->kernels[i];
-        if (strcmp(k->qualified_name, name) == 0 || (k->mangled && strcmp(k->mangled, name) == 0)) {
-            *out = k;
+    for (size_t i = 0; i < src->n_kernels; i++)
+        if (src->kernels[i].mangled && strcmp(src->kernels[i].mangled, name) == 0) {
+            *out = &src->kernels[i];
             return 0;
         }
-    }
-    for (size_t i = 0; i < src->n_kernels; i++)
-        if (strcmp(src->kernels[i].name, name) == 0) {
-            found = found ? found : &src->kernels[i];
-            matches++;
+    /* A qualified name (overloads share one), then a plain name. */
+    for (int by_qualified = 1; by_qualified >= 0; by_qualified--) {
+        size_t matches = 0;
+        for (size_t i = 0; i < src->n_kernels; i++) {
+            const rpl_ks_kernel *k = &src->kernels[i];
+            if (strcmp(by_qualified ? k->qualified_name : k->name, name) == 0 && matches++ == 0)
+                *out = k;
         }
-    if (matches == 1) {
-        *out = found;
-        return 0;
+        if (matches == 1)
+            return 0;
+        if (matches > 1) {
+            *out = NULL;
+            list_matches(src, name, by_qualified, list, sizeof(list));
+            return rpl_error_set(RPL_EINPUT, "kernel name '%s' is ambiguous in %s: %s", name,
+                                 src->name, list);
+        }
     }
-    if (matches == 0)
-        return rpl_error_set(RPL_ENOTFOUND, "%s defines no kernel '%s'", src->name, name);
-    {
-        char list[512] = "";
-        size_t used = 0;
-        for (size_t i = 0; i < src->n_kernels && used < sizeof(list); i++)
-            if (strcmp(src->kernels[i].name, name) == 0) {
-                int n = snprintf(list + used, sizeof(list) - used, "%s%s", used ? ", " : "",
-                                 src->kernels[i].qualified_name);
-                if (n < 0)
-                    break;
-                used += (size_t)n;
-            }
-        return rpl_error_set(RPL_EINPUT, "kernel name '%s' is ambiguous in %s: %s", name, src->name,
-                             list);
-    }
+    return rpl_error_set(RPL_ENOTFOUND, "%s defines no kernel '%s'", src->name, name);
 }

@@ -76,3 +76,20 @@ __device__ void host_side_helper_not_a_kernel(float *v)
         v[threadIdx.x] = 3.0f;                                                                     \
     }
 DEFINE_FILL(fill_by_macro)
+
+#define DECLARE_COUNTER(name) __device__ int name;
+DECLARE_COUNTER(counter)
+__global__ void after_macro_line(int *p)
+{
+    p[0] = counter;
+}
+
+__global__ void overloaded(float *v)
+{
+    v[0] = 1.0f;
+}
+
+__global__ void overloaded(double *v)
+{
+    v[0] = 2.0;
+}

@@ -22,8 +22,10 @@ static int teardown(void **state)
 static void test_kernels_found(void **state)
 {
     const rpl_kernel_source *src = *state;
-    static const char *const want[] = {"c_linkage",   "c_block",   "templated",  "alpha::scale",
-                                       "beta::scale", "via_macro", "odd_params", "fill_by_macro"};
+    static const char *const want[] = {"c_linkage",    "c_block",       "templated",
+                                       "alpha::scale", "beta::scale",   "via_macro",
+                                       "odd_params",   "fill_by_macro", "after_macro_line",
+                                       "overloaded",   "overloaded"};
 
     assert_int_equal(src->mode, RPL_KS_MODE_HIP);
     assert_int_equal(src->n_errors, 0);
@@ -60,6 +62,9 @@ static void test_extents(void **state)
     assert_int_equal(k->name_line, 47);
     k = ks_test_kernel(src, "fill_by_macro");
     assert_true(k->in_macro);
+    /* A macro invocation on its own line before the kernel is not part of it. */
+    k = ks_test_kernel(src, "after_macro_line");
+    ks_test_range_is(src, &k->definition, "__global__ void after_macro_line(int *p)", "}");
 }
 
 static void test_symbols_and_linkage(void **state)
@@ -130,6 +135,12 @@ static void test_find(void **state)
     assert_string_equal(k->mangled, "_ZN5alpha5scaleEPff");
     ks_test_error_has(rpl_kernel_source_find(src, "twice", &k), RPL_ENOTFOUND,
                       "defines no kernel 'twice'");
+    /* Overloads share a name: only their symbols tell them apart. */
+    ks_test_error_has(rpl_kernel_source_find(src, "overloaded", &k), RPL_EINPUT,
+                      "'overloaded' is ambiguous in " FIXTURE
+                      ": _Z10overloadedPf, _Z10overloadedPd");
+    assert_int_equal(rpl_kernel_source_find(src, "_Z10overloadedPd", &k), 0);
+    assert_string_equal(k->params[0].type, "double *");
 }
 
 static void test_signature_text(void **state)

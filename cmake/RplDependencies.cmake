@@ -27,3 +27,15 @@ else()
     set(RPL_HAVE_CUDA OFF)
 endif()
 message(STATUS "rocm-perf-lab: CUDA toolkit ${RPL_HAVE_CUDA} (${RPL_CUDA_ROOT})")
+
+# HSA is optional too: librpl_hsa.so (capture) and the HSA replay backend need the
+# runtime's headers (Debian libhsa-runtime-dev or a ROCm install); the runtime itself is
+# found at run time (HSA_TOOLS_LIB loads the capture library, the replay dlopens it).
+find_path(RPL_HSA_INCLUDE_DIR hsa/hsa.h PATHS /opt/rocm/include)
+if(RPL_HSA_INCLUDE_DIR AND EXISTS "${RPL_HSA_INCLUDE_DIR}/hsa/hsa_ven_amd_loader.h"
+   AND EXISTS "${RPL_HSA_INCLUDE_DIR}/hsa/hsa_ext_amd.h")
+    set(RPL_HAVE_HSA ON)
+else()
+    set(RPL_HAVE_HSA OFF)
+endif()
+message(STATUS "rocm-perf-lab: HSA headers ${RPL_HAVE_HSA} (${RPL_HSA_INCLUDE_DIR})")

@@ -18,6 +18,7 @@ int cmd_report_suite(int argc, char **argv); /* report --suite, in cmd_gate.c */
 int cmd_gpus(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
+int cmd_kernels(int argc, char **argv);
 int cmd_new_test(int argc, char **argv);
 int cmd_profile(int argc, char **argv);
 int cmd_replay(int argc, char **argv);

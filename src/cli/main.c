@@ -16,6 +16,7 @@ static const rpl_cli_cmd commands[] = {
     {"gpus", cmd_gpus, "list GPUs; write a CTest resource spec with one slot per GPU"},
     {"help", cmd_help, "show help for rocm-perf or a subcommand"},
     {"inspect", cmd_inspect, "registers, LDS, scratch and occupancy of compiled kernels"},
+    {"kernels", cmd_kernels, "kernels, signatures, loops and unroll guardrails of a source"},
     {"new-test", cmd_new_test, "write a kernel-test scaffold (portable kernel + CMakeLists.txt)"},
     {"profile", cmd_profile, "run a program under rocprofv3 or CUPTI and analyse it"},
     {"replay", cmd_replay, "replay a captured dispatch at its addresses: time it, check results"},

@@ -1,0 +1,396 @@
+/*
+ * rocm-perf kernels: what the optimizer understands of a kernel source
+ * (kernels, signatures, device symbols, loops and the unroll guardrails).
+ * A debugging aid over src/optimize/source; it changes nothing.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "rpl/arch.h"
+#include "rpl/error.h"
+#include "rpl/fsutil.h"
+#include "rpl/json.h"
+#include "rpl/kernel_source.h"
+#include "rpl/strbuf.h"
+#include "rpl/version.h"
+
+#define KERNELS_SCHEMA_VERSION "1.0"
+#define MAX_LIST               64
+
+typedef struct kernels_opts {
+    const char *source;
+    rpl_ks_options ks;
+    const char *includes[MAX_LIST + 1];
+    const char *defines[MAX_LIST + 1];
+    size_t n_includes, n_defines;
+    unsigned wave; /* 0: the architecture's */
+    bool json;
+    const char *out;
+} kernels_opts;
+
+enum { OPT_LANG = 256, OPT_ARCH, OPT_WAVE, OPT_JSON, OPT_NO_VENDOR };
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: rocm-perf kernels SOURCE [--lang hip|cuda] [--arch A] [-I DIR]...\n"
+            "                         [-D NAME[=VALUE]]... [--wave 32|64] [--no-vendor-headers]\n"
+            "                         [--json] [-o FILE] [-v|-q]\n"
+            "\n"
+            "Parse a HIP or CUDA source with libclang, as the optimizer does, and print its\n"
+            "__global__ kernels: qualified name, device symbol, signature, extent, launch\n"
+            "bounds, and each loop with its nesting, unroll pragma, trip count and the\n"
+            "verdict of the unroll guardrails (no unrolling across barriers, atomics,\n"
+            "dynamic shared memory, break/return/goto or calls whose body is not visible).\n"
+            "\n"
+            "  --lang L             hip or cuda (default: .cu/.cuh are CUDA, the rest HIP)\n"
+            "  --arch A             gfx90a (HIP default), sm_80 (CUDA default), ...\n"
+            "  -I DIR, -D NAME[=V]  include directories and macros, as for the compiler\n"
+            "  --wave N             wavefront size for the unroll factor (default: the arch's)\n"
+            "  --no-vendor-headers  parse with rocm-perf's CUDA prelude instead of the ROCm or\n"
+            "                       CUDA headers\n"
+            "  --json               print JSON (docs/schemas/kernels.schema.json)\n"
+            "  -o, --out FILE       write the output to FILE (atomically) instead of stdout\n"
+            "  -v, --verbose / -q, --quiet / -h, --help\n"
+            "\n"
+            "libclang is loaded at run time: ROCM_PERF_LIBCLANG=/path/to/libclang.so picks the\n"
+            "library, ROCM_PERF_CLANG_RESOURCE_DIR its resource directory.\n"
+            "Exit codes: 0 ok, 2 bad usage or unreadable source, 3 libclang not found.\n");
+}
+
+static int parse_args(kernels_opts *o, int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"lang", required_argument, NULL, OPT_LANG},
+        {"arch", required_argument, NULL, OPT_ARCH},
+        {"wave", required_argument, NULL, OPT_WAVE},
+        {"json", no_argument, NULL, OPT_JSON},
+        {"no-vendor-headers", no_argument, NULL, OPT_NO_VENDOR},
+        {"out", required_argument, NULL, 'o'},
+        RPL_CLI_COMMON_LONGOPTS,
+        {NULL, 0, NULL, 0}};
+    int opt;
+
+    optind = 1;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, "I:D:o:" RPL_CLI_COMMON_SHORTOPTS, longopts, NULL)) !=
+           -1) {
+        if (rpl_cli_common_option(opt))
+            continue;
+        switch (opt) {
+        case 'h':
+            usage(stdout);
+            return -1;
+        case OPT_LANG:
+            if (strcmp(optarg, "hip") == 0)
+                o->ks.lang = RPL_KS_LANG_HIP;
+            else if (strcmp(optarg, "cuda") == 0)
+                o->ks.lang = RPL_KS_LANG_CUDA;
+            else
+                return rpl_cli_usage_error("--lang wants hip or cuda, not '%s'", optarg);
+            break;
+        case OPT_ARCH:
+            o->ks.arch = optarg;
+            break;
+        case OPT_WAVE:
+            if (strcmp(optarg, "32") != 0 && strcmp(optarg, "64") != 0)
+                return rpl_cli_usage_error("--wave wants 32 or 64, not '%s'", optarg);
+            o->wave = (unsigned)atoi(optarg);
+            break;
+        case OPT_JSON:
+            o->json = true;
+            break;
+        case OPT_NO_VENDOR:
+            o->ks.no_vendor_headers = true;
+            break;
+        case 'I':
+        case 'D':
+            if ((opt == 'I' ? o->n_includes : o->n_defines) == MAX_LIST)
+                return rpl_cli_usage_error("more than %d -%c options", MAX_LIST, opt);
+            if (opt == 'I')
+                o->includes[o->n_includes++] = optarg;
+            else
+                o->defines[o->n_defines++] = optarg;
+            break;
+        case 'o':
+            o->out = optarg;
+            break;
+        default:
+            return rpl_cli_usage_error("unknown or incomplete option '%s'; see 'rocm-perf kernels "
+                                       "--help'",
+                                       argv[optind - 1]);
+        }
+    }
+    if (optind != argc - 1)
+        return rpl_cli_usage_error("kernels takes one SOURCE; see 'rocm-perf kernels --help'");
+    o->source = argv[optind];
+    o->ks.include_dirs = o->includes;
+    o->ks.defines = o->defines;
+    return 0;
+}
+
+/* The wavefront size of the parsed architecture, unless --wave says otherwise. */
+static unsigned wave_size(const kernels_opts *o, const rpl_kernel_source *src)
+{
+    const rpl_arch *a = rpl_arch_find(src->arch);
+
+    if (o->wave)
+        return o->wave;
+    if (a)
+        return a->wave_size;
+    return strncmp(src->arch, "gfx", 3) == 0 ? 64 : 32;
+}
+
+static const char *pragma_text(int p, char *buf, size_t size)
+{
+    if (p == RPL_KS_PRAGMA_NONE)
+        return "none";
+    if (p == RPL_KS_PRAGMA_FULL)
+        return "full";
+    if (p == RPL_KS_PRAGMA_OTHER)
+        return "other";
+    snprintf(buf, size, "%d", p);
+    return buf;
+}
+
+static int text_loop(rpl_strbuf *sb, const rpl_ks_loop *l, unsigned wave)
+{
+    char pb[16];
+    unsigned factor = 0;
+    int rc = rpl_strbuf_printf(sb, "  loop %u  %s  lines %u-%u  depth %u", l->index,
+                               rpl_ks_loop_kind_name(l->kind), l->range.line_begin,
+                               l->range.line_end, l->depth);
+
+    if (!rc && l->trip_count_known)
+        rc = rpl_strbuf_printf(sb, "  trip %lld", (long long)l->trip_count);
+    if (!rc && l->pragma_unroll != RPL_KS_PRAGMA_NONE)
+        rc = rpl_strbuf_printf(sb, "  pragma unroll %s",
+                               pragma_text(l->pragma_unroll, pb, sizeof(pb)));
+    if (rc)
+        return rc;
+    if (rpl_ks_unroll_factor(l, wave, 0, &factor) == 0)
+        return rpl_strbuf_printf(sb, "  -> unroll %u\n", factor);
+    return rpl_strbuf_printf(sb, "  -> not unrolled: %s\n",
+                             l->blocker ? l->blocker : rpl_error_last()->message);
+}
+
+static int text_output(rpl_strbuf *sb, const kernels_opts *o, const rpl_kernel_source *src)
+{
+    unsigned wave = wave_size(o, src);
+    int rc = rpl_strbuf_printf(sb, "%s: parsed as %s for %s with %s; %zu error%s, %zu warning%s\n",
+                               src->name, rpl_ks_mode_name(src->mode), src->arch,
+                               src->clang_version, src->n_errors, src->n_errors == 1 ? "" : "s",
+                               src->n_warnings, src->n_warnings == 1 ? "" : "s");
+
+    for (size_t i = 0; !rc && i < src->n_diags && i < 3; i++)
+        rc = rpl_strbuf_printf(sb, "  %s:%u:%u: %s: %s\n", src->diags[i].file, src->diags[i].line,
+                               src->diags[i].column,
+                               src->diags[i].severity >= 3 ? "error" : "warning",
+                               src->diags[i].message);
+    for (size_t i = 0; !rc && i < src->n_kernels; i++) {
+        const rpl_ks_kernel *k = &src->kernels[i];
+        char *sig = NULL;
+        rc = rpl_ks_kernel_signature(k, &sig);
+        if (!rc)
+            rc = rpl_strbuf_printf(sb, "kernel %s  lines %u-%u  symbol %s%s\n  signature: %s\n",
+                                   k->qualified_name, k->definition.line_begin,
+                                   k->definition.line_end, k->mangled ? k->mangled : "(template)",
+                                   k->in_macro ? "  (from a macro)" : "", sig);
+        free(sig);
+        if (!rc && k->launch_bounds)
+            rc = rpl_strbuf_printf(sb, "  launch bounds: %s\n", k->launch_bounds);
+        for (size_t j = 0; !rc && j < k->n_loops; j++)
+            rc = text_loop(sb, &k->loops[j], wave);
+    }
+    return rc;
+}
+
+static cJSON *json_range(const rpl_ks_range *r)
+{
+    cJSON *o = cJSON_CreateObject();
+
+    if (!o || !rpl_json_add_int64(o, "begin", (int64_t)r->begin) ||
+        !rpl_json_add_int64(o, "end", (int64_t)r->end) ||
+        !rpl_json_add_int64(o, "line_begin", r->line_begin) ||
+        !rpl_json_add_int64(o, "line_end", r->line_end)) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+static bool add_string_or_null(cJSON *o, const char *key, const char *s)
+{
+    return s ? cJSON_AddStringToObject(o, key, s) != NULL : cJSON_AddNullToObject(o, key) != NULL;
+}
+
+static cJSON *json_loop(const rpl_ks_loop *l, unsigned wave)
+{
+    cJSON *o = cJSON_CreateObject();
+    unsigned factor = 0;
+    bool ok = o != NULL;
+    int verdict;
+
+    ok = ok && rpl_json_add_int64(o, "index", l->index) &&
+         cJSON_AddStringToObject(o, "kind", rpl_ks_loop_kind_name(l->kind)) &&
+         rpl_json_add_int64(o, "depth", l->depth) &&
+         rpl_json_add_int64(o, "inner_loops", l->n_inner) &&
+         cJSON_AddItemToObject(o, "range", json_range(&l->range)) &&
+         cJSON_AddBoolToObject(o, "in_macro", l->in_macro) &&
+         cJSON_AddBoolToObject(o, "barrier", l->has_barrier) &&
+         cJSON_AddBoolToObject(o, "atomic", l->has_atomic) &&
+         cJSON_AddBoolToObject(o, "dynamic_shared", l->has_dynamic_shared) &&
+         cJSON_AddBoolToObject(o, "break", l->has_break) &&
+         cJSON_AddBoolToObject(o, "return", l->has_return) &&
+         cJSON_AddBoolToObject(o, "goto", l->has_goto) &&
+         cJSON_AddBoolToObject(o, "unknown_call", l->has_unknown_call);
+    if (ok) {
+        if (l->pragma_unroll == RPL_KS_PRAGMA_NONE)
+            ok = cJSON_AddNullToObject(o, "pragma_unroll") != NULL;
+        else if (l->pragma_unroll == RPL_KS_PRAGMA_FULL)
+            ok = cJSON_AddStringToObject(o, "pragma_unroll", "full") != NULL;
+        else if (l->pragma_unroll == RPL_KS_PRAGMA_OTHER)
+            ok = cJSON_AddStringToObject(o, "pragma_unroll", "other") != NULL;
+        else
+            ok = rpl_json_add_int64(o, "pragma_unroll", l->pragma_unroll) != NULL;
+    }
+    if (ok)
+        ok = l->trip_count_known ? rpl_json_add_int64(o, "trip_count", l->trip_count) != NULL
+                                 : cJSON_AddNullToObject(o, "trip_count") != NULL;
+    verdict = rpl_ks_unroll_factor(l, wave, 0, &factor);
+    ok = ok && add_string_or_null(o, "blocker", l->blocker) &&
+         (verdict == 0 ? rpl_json_add_int64(o, "unroll_factor", factor) != NULL
+                       : cJSON_AddNullToObject(o, "unroll_factor") != NULL) &&
+         cJSON_AddStringToObject(o, "verdict",
+                                 verdict == 0 ? "unroll" : rpl_error_last()->message) != NULL;
+    if (!ok) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+static cJSON *json_kernel(const rpl_ks_kernel *k, unsigned wave)
+{
+    cJSON *o = cJSON_CreateObject(), *params, *tparams, *loops;
+    char *sig = NULL;
+    bool ok = o != NULL && rpl_ks_kernel_signature(k, &sig) == 0;
+
+    ok = ok && cJSON_AddStringToObject(o, "name", k->name) &&
+         cJSON_AddStringToObject(o, "qualified_name", k->qualified_name) &&
+         add_string_or_null(o, "mangled", k->mangled) &&
+         cJSON_AddStringToObject(o, "signature", sig) &&
+         cJSON_AddBoolToObject(o, "extern_c", k->extern_c) &&
+         cJSON_AddBoolToObject(o, "is_template", k->is_template) &&
+         cJSON_AddBoolToObject(o, "in_macro", k->in_macro) &&
+         add_string_or_null(o, "launch_bounds", k->launch_bounds) &&
+         cJSON_AddItemToObject(o, "definition", json_range(&k->definition)) &&
+         cJSON_AddItemToObject(o, "body", json_range(&k->body)) &&
+         (params = cJSON_AddArrayToObject(o, "params")) &&
+         (tparams = cJSON_AddArrayToObject(o, "template_params")) &&
+         (loops = cJSON_AddArrayToObject(o, "loops"));
+    free(sig);
+    for (size_t i = 0; ok && i < k->n_params; i++) {
+        cJSON *p = cJSON_CreateObject();
+        ok = p && cJSON_AddItemToArray(params, p) &&
+             cJSON_AddStringToObject(p, "name", k->params[i].name) &&
+             cJSON_AddStringToObject(p, "type", k->params[i].type) &&
+             cJSON_AddStringToObject(p, "canonical", k->params[i].canonical);
+    }
+    for (size_t i = 0; ok && i < k->n_tparams; i++) {
+        static const char *const kinds[] = {"type", "value", "template"};
+        cJSON *t = cJSON_CreateObject();
+        ok = t && cJSON_AddItemToArray(tparams, t) &&
+             cJSON_AddStringToObject(t, "kind", kinds[k->tparams[i].kind]) &&
+             cJSON_AddStringToObject(t, "name", k->tparams[i].name) &&
+             add_string_or_null(t, "type", k->tparams[i].type);
+    }
+    for (size_t i = 0; ok && i < k->n_loops; i++)
+        ok = cJSON_AddItemToArray(loops, json_loop(&k->loops[i], wave));
+    if (!ok) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+static cJSON *json_output(const kernels_opts *o, const rpl_kernel_source *src)
+{
+    unsigned wave = wave_size(o, src);
+    cJSON *doc = cJSON_CreateObject(), *tool, *diags, *first, *kernels;
+    bool ok = doc != NULL;
+
+    ok = ok && cJSON_AddStringToObject(doc, "schema_version", KERNELS_SCHEMA_VERSION) &&
+         (tool = cJSON_AddObjectToObject(doc, "tool")) &&
+         cJSON_AddStringToObject(tool, "name", "rocm-perf") &&
+         cJSON_AddStringToObject(tool, "version", RPL_VERSION_STRING) &&
+         cJSON_AddStringToObject(doc, "source", src->name) &&
+         cJSON_AddStringToObject(doc, "mode", rpl_ks_mode_name(src->mode)) &&
+         cJSON_AddStringToObject(doc, "arch", src->arch) &&
+         cJSON_AddStringToObject(doc, "clang_version", src->clang_version) &&
+         rpl_json_add_int64(doc, "wave_size", wave) &&
+         (diags = cJSON_AddObjectToObject(doc, "diagnostics")) &&
+         rpl_json_add_int64(diags, "errors", (int64_t)src->n_errors) &&
+         rpl_json_add_int64(diags, "warnings", (int64_t)src->n_warnings) &&
+         (first = cJSON_AddArrayToObject(diags, "first")) &&
+         (kernels = cJSON_AddArrayToObject(doc, "kernels"));
+    for (size_t i = 0; ok && i < src->n_diags && i < 10; i++) {
+        const rpl_ks_diag *d = &src->diags[i];
+        cJSON *j = cJSON_CreateObject();
+        ok = j && cJSON_AddItemToArray(first, j) &&
+             cJSON_AddStringToObject(j, "severity", d->severity >= 3 ? "error" : "warning") &&
+             cJSON_AddStringToObject(j, "file", d->file) &&
+             rpl_json_add_int64(j, "line", d->line) && rpl_json_add_int64(j, "column", d->column) &&
+             cJSON_AddStringToObject(j, "message", d->message);
+    }
+    for (size_t i = 0; ok && i < src->n_kernels; i++)
+        ok = cJSON_AddItemToArray(kernels, json_kernel(&src->kernels[i], wave));
+    if (!ok) {
+        cJSON_Delete(doc);
+        return NULL;
+    }
+    return doc;
+}
+
+static int write_output(const kernels_opts *o, const char *text, size_t len)
+{
+    if (o->out)
+        return rpl_file_write_atomic(o->out, text, len);
+    if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0)
+        return rpl_error_set(RPL_EIO, "cannot write to stdout: %s", strerror(errno));
+    return 0;
+}
+
+int cmd_kernels(int argc, char **argv)
+{
+    kernels_opts o;
+    rpl_kernel_source *src = NULL;
+    rpl_strbuf sb = RPL_STRBUF_INIT;
+    char *json = NULL;
+    int rc;
+
+    memset(&o, 0, sizeof(o));
+    if ((rc = parse_args(&o, argc, argv)) != 0)
+        return rc < 0 ? RPL_EXIT_OK : rc;
+    if ((rc = rpl_kernel_source_parse_file(&src, o.source, &o.ks)) != 0)
+        return rpl_cli_fail(rc);
+    if (o.json) {
+        cJSON *doc = json_output(&o, src);
+        rc = doc ? rpl_json_print(&json, doc) : rpl_error_oom();
+        cJSON_Delete(doc);
+        if (!rc)
+            rc = write_output(&o, json, strlen(json));
+        free(json);
+    } else {
+        rc = text_output(&sb, &o, src);
+        if (!rc)
+            rc = write_output(&o, rpl_strbuf_cstr(&sb), sb.len);
+        rpl_strbuf_release(&sb);
+    }
+    rpl_kernel_source_free(src);
+    return rc ? rpl_cli_fail(rc) : RPL_EXIT_OK;
+}

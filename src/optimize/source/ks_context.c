@@ -1,0 +1,249 @@
+/*
+ * The clang command line for a kernel source: HIP with the ROCm headers,
+ * CUDA with the toolkit's headers, or CUDA with rocm-perf's prelude when
+ * neither (or no clang resource directory) is there.  Device side only, as
+ * --cuda-device-only compiles it, so mangled names are the code object's.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ks_internal.h"
+#include "rpl/error.h"
+#include "rpl/log.h"
+
+static bool file_exists(const char *dir, const char *rel)
+{
+    char path[4096];
+    struct stat st;
+
+    if (snprintf(path, sizeof(path), "%s/%s", dir, rel) >= (int)sizeof(path))
+        return false;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static bool dir_exists(const char *dir, const char *rel)
+{
+    char path[4096];
+    struct stat st;
+
+    if (snprintf(path, sizeof(path), "%s/%s", dir, rel) >= (int)sizeof(path))
+        return false;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* The first of the given directory, then the environment's, then the usual places. */
+static const char *find_install(const char *given, const char *const *envs,
+                                const char *const *usual, const char *probe)
+{
+    if (given)
+        return file_exists(given, probe) ? given : NULL;
+    for (size_t i = 0; envs[i]; i++) {
+        const char *v = getenv(envs[i]);
+        if (v && v[0] && file_exists(v, probe))
+            return v;
+    }
+    for (size_t i = 0; usual[i]; i++)
+        if (file_exists(usual[i], probe))
+            return usual[i];
+    return NULL;
+}
+
+static const char *find_rocm(const rpl_ks_options *o)
+{
+    static const char *const envs[] = {"ROCM_PATH", NULL};
+    static const char *const usual[] = {"/opt/rocm", "/usr", NULL};
+
+    return find_install(o->rocm_path, envs, usual, "include/hip/hip_runtime.h");
+}
+
+static const char *find_cuda(const rpl_ks_options *o)
+{
+    static const char *const envs[] = {"CUDA_PATH", "CUDA_HOME", NULL};
+    static const char *const usual[] = {"/usr/local/cuda", NULL};
+
+    return find_install(o->cuda_path, envs, usual, "include/cuda_runtime.h");
+}
+
+static bool name_is_cuda(const char *name)
+{
+    const char *dot = strrchr(name, '.');
+
+    return dot && (strcmp(dot, ".cu") == 0 || strcmp(dot, ".cuh") == 0);
+}
+
+/* Append the argument `prefix` followed by `value` (may be NULL). */
+static int add_arg(rpl_ks_parse_ctx *c, const char *prefix, const char *value)
+{
+    char **grown = realloc(c->args, (c->n_args + 2) * sizeof(*grown));
+    size_t np = strlen(prefix), nv = value ? strlen(value) : 0;
+    char *s;
+
+    if (!grown)
+        return rpl_error_oom();
+    c->args = grown;
+    s = malloc(np + nv + 1);
+    if (!s)
+        return rpl_error_oom();
+    memcpy(s, prefix, np);
+    if (nv)
+        memcpy(s + np, value, nv);
+    s[np + nv] = '\0';
+    c->args[c->n_args++] = s;
+    c->args[c->n_args] = NULL;
+    return 0;
+}
+
+#define ADD(prefix, value)                                                                         \
+    do {                                                                                           \
+        if ((rc = add_arg(c, (prefix), (value))) != 0)                                             \
+            return rc;                                                                             \
+    } while (0)
+
+static int build_args(rpl_ks_parse_ctx *c, const rpl_libclang *lc, const rpl_ks_options *o,
+                      const char *rocm, const char *cuda)
+{
+    int rc;
+
+    ADD("-x", NULL);
+    ADD(c->mode == RPL_KS_MODE_HIP ? "hip" : "cuda", NULL);
+    ADD("--cuda-device-only", NULL);
+    ADD("-std=c++17", NULL);
+    ADD("-Wno-unknown-cuda-version", NULL);
+    if (lc->resource_dir && c->mode != RPL_KS_MODE_CUDA_PRELUDE) {
+        ADD("-resource-dir", NULL);
+        ADD(lc->resource_dir, NULL);
+    }
+    switch (c->mode) {
+    case RPL_KS_MODE_HIP:
+        ADD("--offload-arch=", c->arch);
+        ADD("-nogpulib", NULL);
+        ADD("--rocm-path=", rocm);
+        /* What hipcc gets from its --hip-version: builtins and keywords without an
+           #include of hip_runtime.h.  The header guards itself against a second time. */
+        ADD("-include", NULL);
+        ADD("__clang_hip_runtime_wrapper.h", NULL);
+        break;
+    case RPL_KS_MODE_CUDA:
+        ADD("--cuda-gpu-arch=", c->arch);
+        ADD("--cuda-path=", cuda);
+        /* -nocudalib would also hide the toolkit's version from clang, which then
+           expects the launch API of CUDA 9 (cudaConfigureCall): only without libdevice. */
+        if (!dir_exists(cuda, "nvvm/libdevice"))
+            ADD("-nocudalib", NULL);
+        /* CUDA 12 removed the texture references clang's wrappers still expect: skip
+           clang's texture intrinsics (by their include guard) and give the two
+           headers the wrapper includes as empty stand-ins. */
+        ADD("-D__CLANG_CUDA_TEXTURE_INTRINSICS_H__", NULL);
+        ADD("-isystem", NULL);
+        ADD(KS_STUB_DIR, NULL);
+        break;
+    case RPL_KS_MODE_CUDA_PRELUDE:
+        ADD("--cuda-gpu-arch=", c->arch);
+        ADD("-nocudainc", NULL);
+        ADD("-nocudalib", NULL);
+        ADD("-include", NULL);
+        ADD(KS_PRELUDE_PATH, NULL);
+        ADD("-isystem", NULL);
+        ADD(KS_STUB_DIR, NULL);
+        break;
+    }
+    for (size_t i = 0; o->include_dirs && o->include_dirs[i]; i++)
+        ADD("-I", o->include_dirs[i]);
+    for (size_t i = 0; o->defines && o->defines[i]; i++)
+        ADD("-D", o->defines[i]);
+    return 0;
+}
+
+void ks_ctx_free(rpl_ks_parse_ctx *ctx)
+{
+    if (!ctx)
+        return;
+    for (size_t i = 0; i < ctx->n_args; i++)
+        free(ctx->args[i]);
+    free(ctx->args);
+    free(ctx->arch);
+    free(ctx);
+}
+
+int ks_ctx_new(rpl_ks_parse_ctx **out, const rpl_libclang *lc, const char *name,
+               const rpl_ks_options *opts)
+{
+    static const rpl_ks_options defaults;
+    const rpl_ks_options *o = opts ? opts : &defaults;
+    rpl_ks_lang lang = o->lang;
+    const char *rocm = NULL, *cuda = NULL;
+    rpl_ks_parse_ctx *c;
+    int rc;
+
+    *out = NULL;
+    if (lang == RPL_KS_LANG_AUTO)
+        lang = name_is_cuda(name) ? RPL_KS_LANG_CUDA : RPL_KS_LANG_HIP;
+    c = calloc(1, sizeof(*c));
+    if (!c)
+        return rpl_error_oom();
+    /* Vendor headers need clang's resource directory (its CUDA wrappers). */
+    c->mode = RPL_KS_MODE_CUDA_PRELUDE;
+    if (!o->no_vendor_headers && lc->resource_dir) {
+        if (lang == RPL_KS_LANG_HIP && (rocm = find_rocm(o)) != NULL)
+            c->mode = RPL_KS_MODE_HIP;
+        else if ((cuda = find_cuda(o)) != NULL)
+            /* A portable .hip source (rpl_harness.h) reads as CUDA where only CUDA is. */
+            c->mode = RPL_KS_MODE_CUDA;
+    }
+    if (c->mode == RPL_KS_MODE_HIP)
+        c->arch = strdup(o->arch ? o->arch : "gfx90a");
+    else
+        c->arch = strdup(o->arch && strncmp(o->arch, "sm_", 3) == 0 ? o->arch : "sm_80");
+    if (!c->arch) {
+        ks_ctx_free(c);
+        return rpl_error_oom();
+    }
+    if (o->arch && strcmp(o->arch, c->arch) != 0)
+        rpl_log_warn("%s: parsed as %s for %s, not %s", name, rpl_ks_mode_name(c->mode), c->arch,
+                     o->arch);
+    if ((rc = build_args(c, lc, o, rocm, cuda)) != 0) {
+        ks_ctx_free(c);
+        return rc;
+    }
+    rpl_log_debug("%s: parsed as %s (%s)", name, rpl_ks_mode_name(c->mode), c->arch);
+    *out = c;
+    return 0;
+}
+
+int ks_ctx_dup(rpl_ks_parse_ctx **out, const rpl_ks_parse_ctx *ctx)
+{
+    rpl_ks_parse_ctx *c = calloc(1, sizeof(*c));
+    int rc;
+
+    *out = NULL;
+    if (!c)
+        return rpl_error_oom();
+    c->mode = ctx->mode;
+    c->arch = strdup(ctx->arch);
+    if (!c->arch) {
+        ks_ctx_free(c);
+        return rpl_error_oom();
+    }
+    for (size_t i = 0; i < ctx->n_args; i++)
+        if ((rc = add_arg(c, ctx->args[i], NULL)) != 0) {
+            ks_ctx_free(c);
+            return rc;
+        }
+    *out = c;
+    return 0;
+}
+
+const char *rpl_ks_mode_name(rpl_ks_mode mode)
+{
+    switch (mode) {
+    case RPL_KS_MODE_HIP:
+        return "hip";
+    case RPL_KS_MODE_CUDA:
+        return "cuda";
+    case RPL_KS_MODE_CUDA_PRELUDE:
+        return "cuda-prelude";
+    }
+    return "unknown";
+}

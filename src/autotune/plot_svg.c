@@ -10,8 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <gsl/gsl_statistics_double.h>
-
 #include "rpl/autotune.h"
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
@@ -38,23 +36,11 @@ static double py(const axes *a, double us)
     return H - BOTTOM - (log10(us) - a->lo) / (a->hi - a->lo) * (H - TOP - BOTTOM);
 }
 
-static double measured_us(const rpl_tune_config *c)
-{
-    double *tmp, m;
-
-    if (!c->nsamples || !(tmp = malloc(c->nsamples * sizeof(*tmp))))
-        return NAN;
-    memcpy(tmp, c->samples, c->nsamples * sizeof(*tmp));
-    m = gsl_stats_median(tmp, 1, c->nsamples);
-    free(tmp);
-    return m / 1000.0;
-}
-
 static bool plotted(const rpl_tune_config *c, double *meas, double *pred)
 {
     if (c->status != RPL_TUNE_OK || !(c->predicted_ns > 0))
         return false;
-    *meas = measured_us(c);
+    *meas = rpl_tune_config_median(c) / 1000.0;
     *pred = c->predicted_ns / 1000.0;
     return *meas > 0 && isfinite(*pred);
 }

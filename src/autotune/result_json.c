@@ -4,8 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <gsl/gsl_statistics_double.h>
-
 #include "rpl/autotune.h"
 #include "rpl/error.h"
 
@@ -26,18 +24,6 @@ static cJSON *params_of(const rpl_tune_result *r, size_t c)
             return NULL;
         }
     return p;
-}
-
-static double median_all(const rpl_tune_config *c)
-{
-    double *tmp, m;
-
-    if (!c->nsamples || !(tmp = malloc(c->nsamples * sizeof(*tmp))))
-        return NAN;
-    memcpy(tmp, c->samples, c->nsamples * sizeof(*tmp));
-    m = gsl_stats_median(tmp, 1, c->nsamples);
-    free(tmp);
-    return m;
 }
 
 static cJSON *features_json(const rpl_tune_features *f)
@@ -81,7 +67,7 @@ static cJSON *config_json(const rpl_tune_result *r, size_t c)
     if (cfg->phase)
         cJSON_AddStringToObject(o, "phase", cfg->phase);
     cJSON_AddBoolToObject(o, "from_cache", cfg->from_cache);
-    add_num(o, "median_ns", median_all(cfg));
+    add_num(o, "median_ns", rpl_tune_config_median(cfg));
     add_num(o, "predicted_ns", cfg->predicted_ns);
     cJSON_AddNumberToObject(o, "samples", (double)cfg->nsamples);
     add_num(o, "cv", cfg->nsamples ? cfg->cv : NAN);
@@ -154,7 +140,7 @@ static cJSON *best_json(const rpl_tune_result *r)
         return NULL;
     cJSON_AddNumberToObject(o, "index", (double)r->best);
     cJSON_AddItemToObject(o, "parameters", params_of(r, r->best));
-    add_num(o, "median_ns", median_all(cfg));
+    add_num(o, "median_ns", rpl_tune_config_median(cfg));
     add_num(o, "predicted_ns", cfg->predicted_ns);
     cJSON_AddNumberToObject(o, "samples", (double)cfg->nsamples);
     cJSON_AddBoolToObject(o, "unstable", cfg->unstable);
@@ -168,7 +154,7 @@ static cJSON *best_json(const rpl_tune_result *r)
         e = cJSON_CreateObject();
         cJSON_AddNumberToObject(e, "index", (double)c);
         cJSON_AddItemToObject(e, "parameters", params_of(r, c));
-        add_num(e, "median_ns", median_all(&r->configs[c]));
+        add_num(e, "median_ns", rpl_tune_config_median(&r->configs[c]));
         add_num(e, "ratio", exp(r->cmp[i].log_ratio));
         add_num(e, "ratio_upper", exp(r->cmp[i].upper));
         cJSON_AddBoolToObject(e, "tied", r->tied[i]);

@@ -43,6 +43,11 @@ double tune_median(const rpl_tune_config *c, size_t limit)
     return m;
 }
 
+double rpl_tune_config_median(const rpl_tune_config *c)
+{
+    return tune_median(c, 0);
+}
+
 static double cv_of(const double *x, size_t n)
 {
     double mean;

@@ -353,6 +353,9 @@ typedef struct rpl_tune_result {
     size_t nwarnings;
 } rpl_tune_result;
 
+/* Median of a config's samples (ns), NAN without samples. */
+double rpl_tune_config_median(const rpl_tune_config *c);
+
 /*
  * Run the search.  Bad input (malformed space, unknown placeholder, empty
  * space, bad expression, several kernels) is RPL_EINPUT/RPL_EUSAGE; a missing

@@ -6,6 +6,7 @@
 
 #include "rpl/autotune.h"
 #include "rpl/error.h"
+#include "rpl/version.h"
 
 /* A number, or null when it is not finite. */
 static cJSON *add_num(cJSON *o, const char *key, double v)
@@ -190,13 +191,17 @@ static cJSON *space_json(const rpl_tune_result *r)
 
 int rpl_tune_result_json(cJSON **out, const rpl_tune_result *r)
 {
-    cJSON *doc = cJSON_CreateObject(), *counts, *list, *conf, *warn;
+    cJSON *doc = cJSON_CreateObject(), *counts, *list, *conf, *warn, *tool;
     size_t runnable = 0;
 
     *out = NULL;
     if (!doc)
         return rpl_error_oom();
     cJSON_AddStringToObject(doc, "schema_version", RPL_TUNE_RESULT_SCHEMA_VERSION);
+    if ((tool = cJSON_AddObjectToObject(doc, "tool")) != NULL) {
+        cJSON_AddStringToObject(tool, "name", "rocm-perf");
+        cJSON_AddStringToObject(tool, "version", RPL_VERSION_STRING);
+    }
     cJSON_AddItemToObject(doc, "space", space_json(r));
     cJSON_AddStringToObject(doc, "device", r->device ? r->device : "");
     cJSON_AddStringToObject(doc, "driver", r->driver ? r->driver : "");

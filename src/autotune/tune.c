@@ -242,9 +242,13 @@ static int make_work_dir(tuner *t)
     char buf[4096];
 
     if (t->o->work_dir) {
-        if (!(t->work_dir = strdup(t->o->work_dir)))
-            return rpl_error_oom();
-        return rpl_mkdir_p(t->work_dir);
+        int rc = rpl_mkdir_p(t->o->work_dir);
+        if (rc != RPL_OK)
+            return rc;
+        /* Absolute, so {OUT} names the program wherever the command runs it from. */
+        if (!(t->work_dir = realpath(t->o->work_dir, NULL)))
+            return rpl_error_set(RPL_EIO, "cannot resolve the work folder '%s'", t->o->work_dir);
+        return RPL_OK;
     }
     snprintf(buf, sizeof(buf), "%s/rocm-perf-autotune.XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
     if (!mkdtemp(buf))

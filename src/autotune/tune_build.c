@@ -98,6 +98,31 @@ static int group_features(tuner *t, group *g)
     return RPL_OK;
 }
 
+/*
+ * The line of a compiler's output that says what went wrong: the first one
+ * with "error:" (gcc, clang, nvcc), else the last non-empty one.
+ */
+static void compiler_line(char *buf, size_t size, const char *text)
+{
+    const char *hit = strstr(text, "error:"), *start, *end;
+    size_t len;
+
+    if (hit) {
+        for (start = hit; start > text && start[-1] != '\n'; start--)
+            ;
+        end = start + strcspn(start, "\n");
+    } else {
+        end = text + strlen(text);
+        while (end > text && (end[-1] == '\n' || end[-1] == ' ' || end[-1] == '\r'))
+            end--;
+        for (start = end; start > text && start[-1] != '\n'; start--)
+            ;
+    }
+    len = (size_t)(end - start) < size - 1 ? (size_t)(end - start) : size - 1;
+    memcpy(buf, start, len);
+    buf[len] = '\0';
+}
+
 /* Build one group in its folder below the work folder. */
 static int build_group(tuner *t, group *g, size_t index)
 {
@@ -129,20 +154,9 @@ static int build_group(tuner *t, group *g, size_t index)
     } else if (rc == RPL_OK && !(res.exited && res.exit_code == 0)) {
         char buf[400];
         const char *err = res.err && res.err[0] ? res.err : res.out;
-        size_t len;
         line[0] = '\0';
-        if (err) {
-            /* The last non-empty line the compiler wrote. */
-            const char *end = err + strlen(err), *start;
-            while (end > err && (end[-1] == '\n' || end[-1] == ' ' || end[-1] == '\r'))
-                end--;
-            for (start = end; start > err && start[-1] != '\n'; start--)
-                ;
-            len =
-                (size_t)(end - start) < sizeof(line) - 1 ? (size_t)(end - start) : sizeof(line) - 1;
-            memcpy(line, start, len);
-            line[len] = '\0';
-        }
+        if (err)
+            compiler_line(line, sizeof(line), err);
         if (res.exited)
             snprintf(buf, sizeof(buf), "the build exited with status %d%s%s", res.exit_code,
                      line[0] ? ": " : "", line);

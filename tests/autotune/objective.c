@@ -7,7 +7,8 @@
  * rocprofv3 would write.
  *
  *   objective [--random SALT] [--launches N] [--sleep-ms MS] [--log FILE]
- *             [--fail-if NAME=VALUE] NAME=VALUE...
+ *             [--fail-if NAME=VALUE] [--sleep-if NAME=VALUE] [--extra-ns NS]
+ *             [--program FILE] [--kernel-name NAME] NAME=VALUE...
  *
  * Known objective (ns): with b = log2 BM, n = log2 BN, t = log2 TM, u = U,
  *   80000 (1 + 0.10 (b-6)^2 + 0.07 (n-6)^2 + 0.06 (t-2)^2 + 0.05 (u-3)^2
@@ -17,6 +18,11 @@
  * configuration instead (no structure for a model to find).  Dispatches have
  * 1 % jitter.  --log appends "start_ns end_ns ROCR_VISIBLE_DEVICES LAUNCHED
  * pid" (monotonic clock) for the tests of --jobs and --launcher.
+ * --fail-if exits 3 and --sleep-if sleeps 5 s (for --timeout) when a
+ * parameter has that value; --extra-ns adds to the runtime (the compile-time
+ * parameter of tests/autotune/fake-build.sh); --program names the built
+ * program a GPU run would time, and is otherwise ignored; --kernel-name
+ * names the kernel (default objective_kernel).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
@@ -54,19 +60,34 @@ static double param(char **names, double *vals, int n, const char *name, double 
     return dflt;
 }
 
+/* Does some parameter have the value "NAME=VALUE" names? */
+static int has_value(char **names, double *vals, int n, const char *which)
+{
+    for (int i = 0; which && i < n; i++) {
+        char want[128];
+        snprintf(want, sizeof(want), "%s=%g", names[i], vals[i]);
+        if (strcmp(want, which) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 static int usage(void)
 {
-    fprintf(stderr, "usage: objective [--random SALT] [--launches N] [--sleep-ms MS] [--log FILE] "
-                    "[--fail-if NAME=VALUE] NAME=VALUE...\n");
+    fprintf(stderr,
+            "usage: objective [--random SALT] [--launches N] [--sleep-ms MS] [--log FILE] "
+            "[--fail-if NAME=VALUE] [--sleep-if NAME=VALUE] [--extra-ns NS] [--program FILE] "
+            "[--kernel-name NAME] NAME=VALUE...\n");
     return 64;
 }
 
 int main(int argc, char **argv)
 {
-    char *names[MAX_PARAMS], *fail_if = NULL, *log = NULL;
+    char *names[MAX_PARAMS], *fail_if = NULL, *sleep_if = NULL, *log = NULL;
     double vals[MAX_PARAMS], ns;
-    const char *desc = getenv("FAKE_ROCPROF_APP_DESC");
+    const char *desc = getenv("FAKE_ROCPROF_APP_DESC"), *kernel = "objective_kernel";
     long launches = 21, sleep_ms = 0, salt = -1;
+    double extra_ns = 0;
     uint64_t h = 1469598103934665603ull;
     int n = 0;
     int64_t start = now_ns();
@@ -84,6 +105,14 @@ int main(int argc, char **argv)
             log = argv[++i];
         else if (strcmp(argv[i], "--fail-if") == 0 && i + 1 < argc)
             fail_if = argv[++i];
+        else if (strcmp(argv[i], "--sleep-if") == 0 && i + 1 < argc)
+            sleep_if = argv[++i];
+        else if (strcmp(argv[i], "--extra-ns") == 0 && i + 1 < argc)
+            extra_ns = atof(argv[++i]);
+        else if (strcmp(argv[i], "--program") == 0 && i + 1 < argc)
+            i++;
+        else if (strcmp(argv[i], "--kernel-name") == 0 && i + 1 < argc)
+            kernel = argv[++i];
         else if ((eq = strchr(argv[i], '=')) != NULL && n < MAX_PARAMS) {
             *eq = '\0'; /* argv[i] is the name from here on */
             names[n] = argv[i];
@@ -103,9 +132,12 @@ int main(int argc, char **argv)
         double c = log2(param(names, vals, n, "BN", 64)) - 6;
         double t = log2(param(names, vals, n, "TM", 4)) - 2;
         double u = param(names, vals, n, "U", 3) - 3;
-        ns = 80000 * (1 + 0.10 * b * b + 0.07 * c * c + 0.06 * t * t + 0.05 * u * u +
-                      0.03 * b * t + 0.01 * fabs(c * c * c));
+        ns = 80000 * (1 + 0.10 * b * b + 0.07 * c * c + 0.06 * t * t + 0.05 * u * u + 0.03 * b * t +
+                      0.01 * fabs(c * c * c));
     }
+    ns += extra_ns;
+    if (has_value(names, vals, n, sleep_if))
+        sleep_ms = 5000;
     if (sleep_ms > 0) {
         struct timespec ts = {sleep_ms / 1000, (sleep_ms % 1000) * 1000000};
         nanosleep(&ts, NULL);
@@ -122,15 +154,9 @@ int main(int argc, char **argv)
             return 70;
         close(fd);
     }
-    if (fail_if) {
-        for (int i = 0; i < n; i++) {
-            char want[128];
-            snprintf(want, sizeof(want), "%s=%g", names[i], vals[i]);
-            if (strcmp(want, fail_if) == 0) {
-                fprintf(stderr, "objective: failing on purpose at %s\n", fail_if);
-                return 3;
-            }
-        }
+    if (has_value(names, vals, n, fail_if)) {
+        fprintf(stderr, "objective: failing on purpose at %s\n", fail_if);
+        return 3;
     }
     if (!(f = fopen(desc, "w")))
         return 71;
@@ -143,12 +169,13 @@ int main(int argc, char **argv)
             "\"product_name\": \"AMD Instinct MI300X\", \"extdata\": {\"cu_count\": 304, "
             "\"simd_per_cu\": 4, \"wave_front_size\": 64, \"max_waves_per_cu\": 32, "
             "\"gfx_target_version\": 90402}}],\n"
-            " \"kernels\": [{\"alias\": \"k\", \"name\": \"_Z16objective_kernelPf\", "
-            "\"display_name\": \"objective_kernel(float*)\", \"vgprs\": 32, \"sgprs\": 16}],\n"
+            " \"kernels\": [{\"alias\": \"k\", \"name\": \"_Z%zu%sPf\", "
+            "\"display_name\": \"%s(float*)\", \"vgprs\": 32, \"sgprs\": 16}],\n"
             " \"queues\": [\"Queue 1\"],\n"
             " \"dispatches\": [{\"kernel\": \"k\", \"queue\": 1, \"count\": %ld, \"start\": "
             "1000000, \"duration_ns\": %.0f, \"gap_ns\": 1000, \"jitter\": 0.01, \"seed\": "
             "%llu}]}\n",
-            (long)getpid(), launches, ns, (unsigned long long)(h % 1000000 + 1));
+            (long)getpid(), strlen(kernel), kernel, kernel, launches, ns,
+            (unsigned long long)(h % 1000000 + 1));
     return fclose(f) == 0 ? 0 : 72;
 }

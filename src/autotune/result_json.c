@@ -234,7 +234,7 @@ int rpl_tune_result_json(cJSON **out, const rpl_tune_result *r)
         cJSON *idx = cJSON_AddArrayToObject(conf, "configs");
         for (size_t i = 0; idx && i < r->nconfirmed; i++)
             cJSON_AddItemToArray(idx, cJSON_CreateNumber((double)r->confirmed[i]));
-        cJSON_AddBoolToObject(conf, "widened", r->model && !r->model_trusted);
+        cJSON_AddBoolToObject(conf, "widened", !r->model_trusted);
         cJSON_AddNumberToObject(conf, "ties", (double)r->nties);
     }
     if (r->best != SIZE_MAX)

@@ -148,7 +148,12 @@ static int build_group(tuner *t, group *g, size_t index)
     so.capture_stdout = so.capture_stderr = true;
     so.capture_limit = BUILD_CAPTURE;
     rc = rpl_spawn_run(&res, &so);
-    if (rc == RPL_ETIMEOUT || rc == RPL_ENOTFOUND) {
+    if (rc == RPL_ENOTFOUND) {
+        /* No compiler is no config's fault: the environment lacks it. */
+        char why[512];
+        snprintf(why, sizeof(why), "%s", rpl_error_last()->message);
+        rc = rpl_error_set(RPL_EENV, "--build-template: %s", why);
+    } else if (rc == RPL_ETIMEOUT) {
         msg = strdup(rpl_error_last()->message);
         rc = RPL_OK;
     } else if (rc == RPL_OK && !(res.exited && res.exit_code == 0)) {

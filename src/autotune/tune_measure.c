@@ -97,6 +97,7 @@ static int measure_once(tuner *t, size_t c, unsigned slot, unsigned reps, rpl_ga
     in.timeout_ms = t->o->timeout_ms;
     in.quiet_app = true;
     rc = rpl_gate_measure(m, &in);
+    t->r->configs[c].runs += m->runs ? m->runs : 1; /* only this worker touches config c */
     pthread_mutex_lock(&t->lock);
     t->r->profiler_runs += m->runs ? m->runs : 1;
     pthread_mutex_unlock(&t->lock);
@@ -270,6 +271,7 @@ static int take_entry(rpl_tune_config *cfg, rpl_tune_entry *e)
     e->samples = NULL;
     e->kernel = NULL;
     cfg->unstable = e->unstable;
+    cfg->runs = e->runs;
     cfg->cv = cv_of(cfg->samples, cfg->nsamples);
     cfg->status = RPL_TUNE_OK;
     cfg->from_cache = true;
@@ -294,7 +296,7 @@ static int store(tuner *t, size_t c)
     e.kernel = cfg->kernel;
     e.device = t->measured_device;
     e.unstable = cfg->unstable;
-    e.runs = 1;
+    e.runs = cfg->runs;
     return rpl_tune_cache_put(t->cache, t->keys[c], &p, &e);
 }
 

@@ -318,6 +318,7 @@ typedef struct rpl_tune_config {
     size_t nsamples;
     double median_ns, cv;
     bool unstable, remeasured;
+    unsigned runs;       /* profiler runs behind the samples (this search's and the cache's) */
     double predicted_ns; /* the last model's prediction, NAN without */
     rpl_tune_features features;
     char *binary; /* built program, or NULL */

@@ -122,6 +122,21 @@ def case_cache():
     autotune(*args, "--json", "rebuilt.json")
     check(validate("rebuilt.json")["counts"]["cache_hits"] == 0, "a changed binary misses")
     check(len(log_lines(log)) > runs2, "the changed binary was measured")
+    # Two tuners at once on one cache (different seeds, so different configs): both finish,
+    # and afterwards each finds all of its configs there.
+    procs = []
+    for seed in ("11", "12"):
+        cmd = [A.rocm_perf, "autotune", *args[:-2], "--cache", "shared.db", "--seed", seed,
+               "--json", f"shared{seed}.json"]
+        procs.append(subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                      text=True, env=env()))
+    for pr in procs:
+        _, err = pr.communicate()
+        check(pr.returncode == 0, f"a concurrent tuner failed: {err}")
+    for seed in ("11", "12"):
+        p = autotune(*args[:-2], "--cache", "shared.db", "--seed", seed, "--json", "again.json")
+        check(validate("again.json")["counts"]["profiler_runs"] == 0,
+              f"seed {seed}: everything in the shared cache", p)
     # A file that is not a cache is bad input, one line, exit 2.
     with open("notdb", "w") as f:
         f.write("not a database " * 20)
@@ -145,6 +160,38 @@ def case_pathological():
     ok = [c for c in r["configs"] if c["status"] == "ok"]
     check(r["best"]["median_ns"] == min(c["median_ns"] for c in ok if c["samples"] == 40),
           "the fastest confirmed config wins", p)
+
+
+def case_progress():
+    """On a terminal the progress line shows an ETA; -q and a pipe draw nothing."""
+    import pty
+    args = ["--space", space("space_known.json"), "--cmd-template",
+            f"{A.objective} --sleep-ms 15 {OBJ_ARGS}", "--no-cache", "--budget", "40"]
+    for quiet in (False, True):
+        master, slave = pty.openpty()
+        cmd = [A.rocm_perf, *(["-q"] if quiet else []), "autotune", *args]
+        pr = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=slave, env=env())
+        os.close(slave)
+        chunks = []
+        while True:
+            try:
+                data = os.read(master, 4096)
+            except OSError:
+                break
+            if not data:
+                break
+            chunks.append(data)
+        pr.wait()
+        os.close(master)
+        text = b"".join(chunks).decode("utf-8", "replace")
+        check(pr.returncode == 0, f"exit {pr.returncode}: {text[-500:]}")
+        if quiet:
+            check("autotune: measuring" not in text, f"-q draws no progress: {text[-300:]}")
+        else:
+            check("autotune: measuring: " in text and " ETA " in text,
+                  f"progress with an ETA on a terminal: {text[-300:]}")
+    p = autotune(*args)
+    check("autotune: measuring" not in p.stderr, "no progress line into a pipe", p)
 
 
 def overlaps(lines):

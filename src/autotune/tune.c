@@ -576,12 +576,6 @@ static int run(tuner *t)
         if (r->budget >= nrun)
             r->budget = nrun;
         r->exhaustive = r->budget == nrun;
-        if (nrun == 0) {
-            count_outcomes(r);
-            tune_warn(t, "no configuration can run: %zu failed to build, %zu were pruned",
-                      r->build_failed, r->pruned);
-            r->build_failed = r->pruned = 0; /* counted once more below */
-        }
     }
     if (rc == RPL_OK && r->budget > 0 && (rc = tune_inputs_make(&in, t)) == RPL_OK) {
         r->ninputs = in.d;
@@ -600,6 +594,9 @@ static int run(tuner *t)
     in.d = 0; /* the names moved to the result */
     tune_inputs_release(&in);
     count_outcomes(r);
+    if (rc == RPL_OK && r->budget == 0)
+        tune_warn(t, "no configuration can run: %zu failed to build, %zu were pruned",
+                  r->build_failed, r->pruned);
     free(pool);
     free(batch);
     return rc;

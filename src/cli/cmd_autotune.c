@@ -414,12 +414,16 @@ static void print_summary(const rpl_tune_result *r)
            r->space->name ? ": " : "", r->space->name ? r->space->name : "", r->space->nconfigs,
            r->space->total, r->builds, r->builds == 1 ? "" : "s", r->pruned, r->build_failed,
            r->budget, r->exhaustive ? " (every runnable config)" : "");
-    if (r->model)
-        printf("model: R\xc2\xb2 %.3f (%s, --min-r2 %.2f), CV error %.1f %% over %zu configs, %zu "
+    if (r->model) {
+        char cv[32] = "n/a (too few configs)";
+        if (isfinite(r->model->cv_rmse))
+            snprintf(cv, sizeof(cv), "%.1f %%", 100 * (exp(r->model->cv_rmse) - 1));
+        printf("model: R\xc2\xb2 %.3f (%s, --min-r2 %.2f), CV error %s over %zu configs, %zu "
                "terms%s\n",
-               r->model->r2, r->model_trusted ? "trusted" : "LOW, not trusted", r->min_r2,
-               100 * (exp(r->model->cv_rmse) - 1), r->model->n, r->model->nterms + 1,
+               r->model->r2, r->model_trusted ? "trusted" : "LOW, not trusted", r->min_r2, cv,
+               r->model->n, r->model->nterms + 1,
                r->model->interactions ? " with pairwise interactions" : "");
+    }
     printf("measured %zu of %zu configs (%.1f %%): %zu fresh, %zu from the cache; %zu profiler "
            "run%s; %zu failed or timed out\n",
            r->measured, r->space->nconfigs,

@@ -51,10 +51,15 @@ int rpl_profile_spawn(const rpl_profile_ctx *ctx, const char *const *argv,
         free(env);
         return rpl_error_oom();
     }
-    memcpy(full, o->launcher, nl * sizeof(*full));
-    memcpy(full + nl, argv, na * sizeof(*full));
-    memcpy(env, env_set, ne * sizeof(*env));
-    memcpy(env + ne, o->env_set, no * sizeof(*env));
+    /* memcpy from NULL is undefined even for 0 bytes: absent lists are skipped. */
+    if (nl)
+        memcpy(full, o->launcher, nl * sizeof(*full));
+    if (na)
+        memcpy(full + nl, argv, na * sizeof(*full));
+    if (ne)
+        memcpy(env, env_set, ne * sizeof(*env));
+    if (no)
+        memcpy(env + ne, o->env_set, no * sizeof(*env));
     so.argv = full;
     so.env_set = env;
     so.timeout_ms = o->timeout_ms;

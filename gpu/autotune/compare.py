@@ -91,7 +91,7 @@ def main():
         j2_truth = truth.get(key(j2["best"]["parameters"]))
         j2_regret = j2_truth / best_ns - 1 if j2_truth else float("inf")
         speedup = times["autotune"][1] / times["jobs2"][1]
-        meas = (times["autotune"][1] - at["build_s"]) / (times["jobs2"][1] - j2["build_s"])
+        meas = (times["autotune"][1] - at["build_s"]) / max(times["jobs2"][1] - j2["build_s"], 1e-3)
         print(f"--jobs 2: {times['jobs2'][1]:.1f} s against {times['autotune'][1]:.1f} s "
               f"({speedup:.2f}x; measuring alone {meas:.2f}x), winner {show(j2['best']['parameters'])} "
               f"({100 * j2_regret:+.2f} % of the exhaustive best)")

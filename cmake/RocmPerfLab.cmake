@@ -7,7 +7,8 @@
 #       (SOURCES <file>... | COMMAND <exe> [<arg>...])
 #       [KERNEL <regex>] [BASELINE_DIR <dir>] [TOLERANCE <pct>]
 #       [REPETITIONS <n>] [WARMUP <n>] [ARCHITECTURES <arch>...]
-#       [LABELS <label>...] [PROPERTIES <prop> <value>...])
+#       [LABELS <label>...] [PROPERTIES <prop> <value>...]
+#       [TUNE <space.json> [TUNE_ARGS <arg>...]])
 #
 # adds two tests:
 #   <name>.static  the resource and occupancy gate (registers, LDS, scratch,
@@ -19,6 +20,16 @@
 #                  skipped (exit 77) where no GPU for its build exists.
 # Both compare with <BASELINE_DIR>/<arch>/<name>.json and write JUnit, JSON
 # and Markdown reports below <build dir>/rocm-perf/<name>/ (ATTACHED_FILES).
+#
+# TUNE <space.json> adds a custom target <name>_tune that runs `rocm-perf
+# autotune` on that search space (docs/schemas/autotune-space.schema.json):
+# with SOURCES, every parameter P becomes -DP={P} of a build like the one
+# above (one vendor: ROCM_PERF_TUNE_VENDOR, else the first built of hip,
+# cuda) and the built program runs as is; with COMMAND, the arguments carry
+# the {P} placeholders themselves.  KERNEL is the kernel measured; TUNE_ARGS
+# are more autotune options (--budget 25%, --block "BM*BN/(TM*TN)" ...).
+# The result goes to <build dir>/rocm-perf/<name>/tune.json and tune.svg,
+# the measurement cache to <top build dir>/rocm-perf/autotune.db.
 #
 # SOURCES are compiled once per vendor, without enable_language(): every
 # gfx* architecture into one executable with hipcc (-x hip), every sm_*
@@ -51,6 +62,8 @@ set(ROCM_PERF_BASELINE_DIR "" CACHE PATH
 option(ROCM_PERF_ALLOW_MISSING_BASELINE "A kernel test without a baseline passes with a warning" OFF)
 set(ROCM_PERF_EXECUTABLE "" CACHE FILEPATH
     "rocm-perf to run the gates with (empty: the RocmPerfLab::rocm-perf target)")
+set(ROCM_PERF_TUNE_VENDOR "" CACHE STRING
+    "The build <name>_tune targets tune: hip, cuda, or empty for the first one built")
 find_program(ROCM_PERF_HIPCC NAMES hipcc PATHS ENV ROCM_PATH /opt/rocm PATH_SUFFIXES bin
              DOC "hipcc for the gfx* builds of kernel tests")
 find_program(ROCM_PERF_NVCC NAMES nvcc PATHS ENV CUDA_PATH /usr/local/cuda PATH_SUFFIXES bin
@@ -66,11 +79,10 @@ if(NOT _rpl_templates AND EXISTS "${CMAKE_CURRENT_LIST_DIR}/../templates/rpl_har
 endif()
 unset(_rpl_templates)
 
-# _rpl_build_kernels(<out-var> <name> <vendor> <archs> <sources> <deps>):
-# one custom command that builds the executable of one vendor.
-function(_rpl_build_kernels out name vendor archs sources deps)
+# _rpl_compile_command(<out-var> <vendor> <archs>): the compiler and its
+# flags for one vendor's build, up to the output and source arguments.
+function(_rpl_compile_command out vendor archs)
     get_property(templates GLOBAL PROPERTY ROCM_PERF_TEMPLATES_DIR)
-    set(exe "${CMAKE_CURRENT_BINARY_DIR}/${name}-${vendor}")
     set(arch_flags "")
     if(vendor STREQUAL "hip")
         set(compiler "${ROCM_PERF_HIPCC}")
@@ -88,19 +100,74 @@ function(_rpl_build_kernels out name vendor archs sources deps)
         endforeach()
         set(lang -x cu)
     endif()
+    set(${out} "${compiler}" ${flags} ${arch_flags} "-I${templates}" "-I${CMAKE_CURRENT_SOURCE_DIR}"
+        PARENT_SCOPE)
+    set(_rpl_lang ${lang} PARENT_SCOPE)
+endfunction()
+
+# _rpl_build_kernels(<out-var> <name> <vendor> <archs> <sources> <deps>):
+# one custom command that builds the executable of one vendor.
+function(_rpl_build_kernels out name vendor archs sources deps)
+    get_property(templates GLOBAL PROPERTY ROCM_PERF_TEMPLATES_DIR)
+    set(exe "${CMAKE_CURRENT_BINARY_DIR}/${name}-${vendor}")
+    _rpl_compile_command(compile ${vendor} "${archs}")
     add_custom_command(OUTPUT "${exe}"
-        COMMAND "${compiler}" ${flags} ${arch_flags} "-I${templates}" "-I${CMAKE_CURRENT_SOURCE_DIR}"
-                -o "${exe}" ${lang} ${sources}
+        COMMAND ${compile} -o "${exe}" ${_rpl_lang} ${sources}
         DEPENDS ${sources} ${deps} "${templates}/rpl_harness.h"
         COMMENT "rocm-perf kernel test ${name}: ${vendor} build for ${archs}"
         VERBATIM COMMAND_EXPAND_LISTS)
     set(${out} "${exe}" PARENT_SCOPE)
 endfunction()
 
+# _rpl_template_word(<out-var> <word> <literal>): one word quoted for an
+# autotune template ('...' with ' written as '\''); a literal word also has
+# its braces doubled, so that only the placeholders we add are placeholders.
+function(_rpl_template_word out word literal)
+    if(literal)
+        string(REPLACE "{" "{{" word "${word}")
+        string(REPLACE "}" "}}" word "${word}")
+    endif()
+    string(REPLACE "'" "'\\''" word "${word}")
+    set(${out} "'${word}'" PARENT_SCOPE)
+endfunction()
+
+# _rpl_template(<out-var> <literal> <word>...): the words as one template string.
+function(_rpl_template out literal)
+    set(text "")
+    foreach(w IN LISTS ARGN)
+        _rpl_template_word(q "${w}" ${literal})
+        string(APPEND text " ${q}")
+    endforeach()
+    string(STRIP "${text}" text)
+    set(${out} "${text}" PARENT_SCOPE)
+endfunction()
+
+# _rpl_space_params(<out-var> <fn> <space.json>): the parameter names of a search space.
+function(_rpl_space_params out fn space)
+    if(NOT EXISTS "${space}")
+        message(FATAL_ERROR "${fn}: TUNE file '${space}' does not exist")
+    endif()
+    file(READ "${space}" json)
+    string(JSON n ERROR_VARIABLE err LENGTH "${json}" parameters)
+    if(err OR n EQUAL 0)
+        message(FATAL_ERROR "${fn}: TUNE file '${space}' is not a search space (no 'parameters'): ${err}")
+    endif()
+    math(EXPR last "${n} - 1")
+    set(names "")
+    foreach(i RANGE ${last})
+        string(JSON p ERROR_VARIABLE err GET "${json}" parameters ${i} name)
+        if(err OR NOT p MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
+            message(FATAL_ERROR "${fn}: TUNE file '${space}': parameter ${i} has no valid 'name'")
+        endif()
+        list(APPEND names "${p}")
+    endforeach()
+    set(${out} ${names} PARENT_SCOPE)
+endfunction()
+
 function(rocm_perf_add_kernel_test name)
     cmake_parse_arguments(PARSE_ARGV 1 arg ""
-        "KERNEL;BASELINE_DIR;TOLERANCE;REPETITIONS;WARMUP"
-        "SOURCES;COMMAND;ARCHITECTURES;LABELS;PROPERTIES")
+        "KERNEL;BASELINE_DIR;TOLERANCE;REPETITIONS;WARMUP;TUNE"
+        "SOURCES;COMMAND;ARCHITECTURES;LABELS;PROPERTIES;TUNE_ARGS")
     set(fn "rocm_perf_add_kernel_test(${name})")
     if(arg_UNPARSED_ARGUMENTS)
         message(FATAL_ERROR "${fn}: unknown argument(s) '${arg_UNPARSED_ARGUMENTS}'")
@@ -122,6 +189,13 @@ function(rocm_perf_add_kernel_test name)
             message(FATAL_ERROR "${fn}: ${kw} is a whole number, not '${arg_${kw}}'")
         endif()
     endforeach()
+    if(DEFINED arg_TUNE_ARGS AND NOT DEFINED arg_TUNE)
+        message(FATAL_ERROR "${fn}: TUNE_ARGS without TUNE <space.json>")
+    endif()
+    if(DEFINED arg_TUNE)
+        get_filename_component(tune_space "${arg_TUNE}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+        _rpl_space_params(tune_params "${fn}" "${tune_space}")
+    endif()
     list(LENGTH arg_PROPERTIES nprops)
     math(EXPR odd "${nprops} % 2")
     if(odd)
@@ -167,6 +241,9 @@ function(rocm_perf_add_kernel_test name)
     set(static_pairs "")
     set(dynamic_pairs "")
     set(app_args "")
+    set(tune_build "")
+    set(tune_cmd "")
+    set(tune_arch "")
     if(arg_SOURCES)
         set(sources "")
         set(deps "")
@@ -197,6 +274,19 @@ function(rocm_perf_add_kernel_test name)
                 continue()
             endif()
             _rpl_build_kernels(exe "${name}" ${vendor} "${varchs}" "${sources}" "${deps}")
+            if(DEFINED arg_TUNE AND NOT tune_build AND
+               (NOT ROCM_PERF_TUNE_VENDOR OR ROCM_PERF_TUNE_VENDOR STREQUAL vendor))
+                # The same build with each parameter as a -D definition, into {OUT}.
+                _rpl_compile_command(compile ${vendor} "${varchs}")
+                _rpl_template(tune_build TRUE ${compile})
+                foreach(p IN LISTS tune_params)
+                    string(APPEND tune_build " '-D${p}={${p}}'")
+                endforeach()
+                _rpl_template(tail TRUE ${_rpl_lang} ${sources})
+                string(APPEND tune_build " -o '{OUT}' ${tail}")
+                set(tune_cmd "'{OUT}'")
+                list(GET varchs 0 tune_arch)
+            endif()
             list(APPEND exes "${exe}")
             list(APPEND dynamic_pairs "${key}=${exe}")
             foreach(arch IN LISTS varchs)
@@ -215,6 +305,15 @@ function(rocm_perf_add_kernel_test name)
             set(exe "$<TARGET_FILE:${exe}>")
         endif()
         set(dynamic_pairs "any=${exe}")
+        if(DEFINED arg_TUNE)
+            _rpl_template(tune_exe TRUE "${exe}")
+            _rpl_template(tune_args FALSE ${app_args})
+            string(STRIP "${tune_exe} ${tune_args}" tune_cmd)
+            list(LENGTH arg_ARCHITECTURES nar)
+            if(nar GREATER 0)
+                list(GET arg_ARCHITECTURES 0 tune_arch)
+            endif()
+        endif()
         foreach(arch IN LISTS arg_ARCHITECTURES)
             list(APPEND static_pairs "${arch}=${exe}")
         endforeach()
@@ -268,6 +367,31 @@ function(rocm_perf_add_kernel_test name)
         LABELS "${gpu_labels}" RESOURCE_GROUPS "gpus:1" SKIP_RETURN_CODE 77
         ATTACHED_FILES "${reports}/gpu.junit.xml;${reports}/gpu.json;${reports}/gpu.md")
     list(APPEND tests "${name}")
+    if(DEFINED arg_TUNE AND NOT tune_cmd)
+        message(STATUS "rocm-perf: ${name}: no ${ROCM_PERF_TUNE_VENDOR} build to tune; no ${name}_tune target")
+    elseif(DEFINED arg_TUNE)
+        set(tune_opts --space "${tune_space}" --cmd-template "${tune_cmd}"
+            --json "${reports}/tune.json" --plot "${reports}/tune.svg"
+            --cache "${CMAKE_BINARY_DIR}/rocm-perf/autotune.db" --work-dir "${reports}/tune-work")
+        if(tune_build)
+            list(APPEND tune_opts --build-template "${tune_build}")
+        endif()
+        if(tune_arch AND tune_build)
+            list(APPEND tune_opts --arch "${tune_arch}")
+        endif()
+        if(DEFINED arg_KERNEL)
+            list(APPEND tune_opts --kernel "${arg_KERNEL}")
+        endif()
+        if(DEFINED arg_WARMUP)
+            list(APPEND tune_opts --warmup "${arg_WARMUP}")
+        endif()
+        add_custom_target("${name}_tune"
+            COMMAND "${CMAKE_COMMAND}" -E make_directory "${reports}"
+            COMMAND "${tool}" autotune ${tune_opts} ${arg_TUNE_ARGS}
+            WORKING_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}"
+            COMMENT "rocm-perf autotune ${name} on ${arg_TUNE}"
+            USES_TERMINAL VERBATIM)
+    endif()
     if(arg_PROPERTIES)
         set_tests_properties(${tests} PROPERTIES ${arg_PROPERTIES})
     endif()

@@ -11,6 +11,7 @@ typedef struct rpl_cli_cmd {
 } rpl_cli_cmd;
 
 int cmd_analyze(int argc, char **argv);
+int cmd_autotune(int argc, char **argv);
 int cmd_baseline(int argc, char **argv);
 int cmd_capture(int argc, char **argv);
 int cmd_gate(int argc, char **argv);

@@ -10,6 +10,7 @@
 
 static const rpl_cli_cmd commands[] = {
     {"analyze", cmd_analyze, "summarise rocpd traces: per-kernel runtime statistics"},
+    {"autotune", cmd_autotune, "search kernel parameters, measuring a fraction of the space"},
     {"baseline", cmd_baseline, "record, show or compare a kernel test's baseline"},
     {"capture", cmd_capture, "capture one kernel dispatch of a program into a replay snapshot"},
     {"gate", cmd_gate, "compare a kernel test with its baseline: pass, warn, improved or fail"},

@@ -202,6 +202,10 @@ static int one_run(rpl_gate_measurement *m, const rpl_gate_input *in, const char
     po.out_dir = dir;
     po.app_argv = in->app_argv;
     po.probe_root = "";
+    po.launcher = in->launcher;
+    po.env_set = in->env_set;
+    po.timeout_ms = in->timeout_ms;
+    po.quiet_app = in->quiet_app;
     rc = rpl_profile_run(&res, &po);
     if (rc == RPL_OK && !m->arch)
         rc = trace_device(m, res->trace, in);

@@ -42,9 +42,8 @@ int rpl_profile_run_cupti(rpl_profile_ctx *ctx)
     const char *env_set[5] = {NULL};
     const char *timing =
         ctx->opts->kernel_timing == RPL_KERNEL_TIMING_SERIAL ? "serial" : "concurrent";
-    rpl_spawn_opts so = {0};
     rpl_spawn_result res = {0};
-    char *lib = NULL;
+    char *lib = NULL, line[240];
     int rc;
 
     if (ctx->opts->att)
@@ -62,12 +61,14 @@ int rpl_profile_run_cupti(rpl_profile_ctx *ctx)
         env_set[i] = env[i].ptr;
     rpl_log_info("running %s with %s (counters: %s, kernel timing: %s)", ctx->opts->app_argv[0],
                  lib, ctx->result->counters, timing);
-    so.argv = ctx->opts->app_argv;
-    so.env_set = env_set;
-    if ((rc = rpl_spawn_run(&res, &so)) != 0)
+    if ((rc = rpl_profile_spawn(ctx, ctx->opts->app_argv, env_set, false, &res)) != 0)
         goto out;
     if (!res.exited)
         rc = rpl_error_set(RPL_ERROR, "the program was killed by signal %d", res.term_signal);
+    else if (res.exit_code != 0 && ctx->opts->quiet_app)
+        rc = rpl_error_set(RPL_ERROR, "the program exited with status %d: %s", res.exit_code,
+                           rpl_profile_last_line(line, sizeof(line), res.err)[0] ? line
+                                                                                 : "(no message)");
     else if (res.exit_code != 0)
         rc = rpl_error_set(RPL_ERROR, "the program exited with status %d (outputs so far in '%s')",
                            res.exit_code, ctx->run_dir);

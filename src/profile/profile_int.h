@@ -28,6 +28,19 @@ int rpl_profile_reset_dir(const char *dir);
 /* Pass a child's captured stderr on to ours, unless -q. */
 void rpl_profile_echo_stderr(const rpl_spawn_result *res);
 
+/*
+ * Run a backend's command `argv` (NULL-terminated) as the options ask: the
+ * launcher's words before it, the backend's `env_set` (or NULL) and then the
+ * options' own, their time limit, and with quiet_app the program's output
+ * captured (at most a few KiB kept).  stderr is captured also when
+ * `capture_stderr` is set.  Returns what rpl_spawn_run returns.
+ */
+int rpl_profile_spawn(const rpl_profile_ctx *ctx, const char *const *argv,
+                      const char *const *env_set, bool capture_stderr, rpl_spawn_result *res);
+
+/* The last non-empty line of `text` (at most size - 1 bytes) in buf; "" when none. */
+const char *rpl_profile_last_line(char *buf, size_t size, const char *text);
+
 /* `dir` holds a database or a CSV kernel trace somewhere below it. */
 bool rpl_profile_dir_has_output(const char *dir);
 

@@ -141,25 +141,6 @@ static bool has(const char *text, const char *needle)
     return false;
 }
 
-/* The last non-empty line of `text`, at most `size` - 1 bytes, into buf. */
-static const char *last_line(char *buf, size_t size, const char *text)
-{
-    const char *end = text ? text + strlen(text) : NULL, *start;
-    size_t len;
-
-    buf[0] = '\0';
-    if (!end)
-        return buf;
-    while (end > text && (end[-1] == '\n' || end[-1] == '\r' || end[-1] == ' '))
-        end--;
-    for (start = end; start > text && start[-1] != '\n'; start--)
-        ;
-    len = (size_t)(end - start) < size - 1 ? (size_t)(end - start) : size - 1;
-    memcpy(buf, start, len);
-    buf[len] = '\0';
-    return buf;
-}
-
 /* "... returned non-zero exit status N": how rocprofv3 reports a failed pass. */
 static bool app_status_in(const char *text, int *status)
 {
@@ -174,6 +155,33 @@ static bool app_status_in(const char *text, int *status)
         }
     }
     return false;
+}
+
+/*
+ * The program's last line on stderr: the last non-empty line that is not
+ * rocprofv3's own report of the exit status.
+ */
+static const char *app_last_line(char *buf, size_t size, const char *err)
+{
+    const char *end = err + strlen(err);
+
+    while (end > err) {
+        const char *start = end;
+        size_t len;
+        while (start > err && start[-1] != '\n')
+            start--;
+        len = (size_t)(end - start);
+        while (len && (start[len - 1] == '\r' || start[len - 1] == ' '))
+            len--;
+        if (len > size - 1)
+            len = size - 1;
+        memcpy(buf, start, len);
+        buf[len] = '\0';
+        if (len && !has(buf, "exit status") && !has(buf, "exit code"))
+            return buf;
+        end = start > err ? start - 1 : err;
+    }
+    return "(no message)";
 }
 
 /*
@@ -197,15 +205,19 @@ static int explain(const rpl_spawn_result *res, const rpl_profile_ctx *ctx, bool
         has(err, "hsa_status_error_out_of_resources") ||
         (has(err, "/dev/kfd") && (has(err, "no such file") || has(err, "not found"))) ||
         (!outputs && !rpl_probe_has_kfd(ctx)))
-        return rpl_error_set(RPL_ENODEV, "no AMD GPU for rocprofv3 (%s)",
-                             last_line(line, sizeof(line), err)[0] ? line : "/dev/kfd not found");
+        return rpl_error_set(
+            RPL_ENODEV, "no AMD GPU for rocprofv3 (%s)",
+            rpl_profile_last_line(line, sizeof(line), err)[0] ? line : "/dev/kfd not found");
+    if ((app_status_in(err, &status) || outputs) && ctx->opts->quiet_app)
+        return rpl_error_set(RPL_ERROR, "the program exited with status %d under rocprofv3: %s",
+                             status, app_last_line(line, sizeof(line), err));
     if (app_status_in(err, &status) || outputs)
         return rpl_error_set(RPL_ERROR,
                              "the program exited with status %d under rocprofv3 (outputs so far "
                              "in '%s')",
                              status, ctx->run_dir);
     return rpl_error_set(RPL_EENV, "rocprofv3 failed with exit status %d: %s", status,
-                         last_line(line, sizeof(line), err)[0] ? line : "(no message)");
+                         rpl_profile_last_line(line, sizeof(line), err)[0] ? line : "(no message)");
 }
 
 /* A previous run's input files, so DIR never shows passes this run did not use. */
@@ -236,7 +248,6 @@ static int run_once(rpl_profile_ctx *ctx, const char *rocprofv3, const char *for
     bool csv = strcmp(format, "csv") == 0;
     char *input_file = NULL, *input_text = NULL;
     rpl_rocprofv3_cmd cmd = {0};
-    rpl_spawn_opts so = {0};
     rpl_spawn_result res = {0};
     const char **argv = NULL;
     int rc;
@@ -264,9 +275,7 @@ static int run_once(rpl_profile_ctx *ctx, const char *rocprofv3, const char *for
         goto out;
     rpl_log_info("running %s with %u counter pass%s", rocprofv3, ctx->plan->npasses,
                  ctx->plan->npasses == 1 ? "" : "es");
-    so.argv = argv;
-    so.capture_stderr = true;
-    if ((rc = rpl_spawn_run(&res, &so)) != 0)
+    if ((rc = rpl_profile_spawn(ctx, argv, NULL, true, &res)) != 0)
         goto out;
     /* The argument error of a rocprofv3 without rocpd is ours to handle, not to show. */
     if (res.exited && res.exit_code != 0 && has(res.err, "invalid choice") &&
@@ -274,7 +283,8 @@ static int run_once(rpl_profile_ctx *ctx, const char *rocprofv3, const char *for
         *rocpd_unsupported = true;
         goto out;
     }
-    rpl_profile_echo_stderr(&res);
+    if (!ctx->opts->quiet_app)
+        rpl_profile_echo_stderr(&res);
     if (!res.exited || res.exit_code != 0)
         rc = explain(&res, ctx, rpl_profile_dir_has_output(ctx->run_dir));
 out:

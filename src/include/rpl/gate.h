@@ -181,6 +181,10 @@ typedef struct rpl_gate_input {
     unsigned repetitions;        /* samples wanted per kernel (app mode) */
     int backend;                 /* rpl_backend of app mode: RPL_BACKEND_AUTO (0) probes the GPUs */
     int kernel_timing;           /* rpl_kernel_timing of app mode (CUPTI) */
+    const char *const *launcher; /* app mode: words before the profiler's command, or NULL */
+    const char *const *env_set;  /* app mode: "NAME=VALUE" entries for the runs, or NULL */
+    int timeout_ms;              /* app mode: limit of each run, 0 for none */
+    bool quiet_app;              /* app mode: the program's output is captured, not shown */
 } rpl_gate_input;
 
 typedef struct rpl_gate_measurement {

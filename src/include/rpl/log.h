@@ -31,8 +31,9 @@ void rpl_log(rpl_log_level level, const char *fmt, ...) __attribute__((format(pr
 #define rpl_log_debug(...) rpl_log(RPL_LOG_DEBUG, __VA_ARGS__)
 
 /*
- * Progress of a long job: "label: done/total (pct%)" redrawn in place at most
- * ten times a second.  A no-op unless stderr is a TTY and -q is not given.
+ * Progress of a long job: "label: done/total (pct%) ETA 1m05s" redrawn in
+ * place at most ten times a second (the ETA after the first second, from the
+ * average rate so far).  A no-op unless stderr is a TTY and -q is not given.
  * total 0 means unknown.
  */
 typedef struct rpl_progress rpl_progress;

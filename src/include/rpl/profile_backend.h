@@ -182,6 +182,13 @@ typedef struct rpl_profile_opts {
     const char *const *app_argv;     /* NULL-terminated */
     const char *probe_root;          /* "" for the running system */
     rpl_kernel_timing kernel_timing; /* CUPTI trace-only runs */
+    const char *const *launcher;     /* words run before the profiler's command line (a
+                                        scheduler prefix such as srun), NULL-terminated, or NULL */
+    const char *const *env_set;      /* "NAME=VALUE" entries for the run (device visibility),
+                                        NULL-terminated, or NULL */
+    int timeout_ms;                  /* 0: none; else the run is stopped (RPL_ETIMEOUT) */
+    bool quiet_app;                  /* capture the program's output instead of passing it on;
+                                        a failure's message ends with its last stderr line */
 } rpl_profile_opts;
 
 typedef struct rpl_profile_result {
@@ -202,7 +209,9 @@ typedef struct rpl_profile_result {
  * back with one-line reasons: the profiler is missing (RPL_EENV, with where
  * it was looked for), no GPU (RPL_ENODEV), /dev/kfd not accessible
  * (RPL_EENV with the fix), the program's own non-zero exit (RPL_ERROR with
- * its status), no output written (RPL_EENV).
+ * its status), no output written (RPL_EENV), the time limit (RPL_ETIMEOUT).
+ * With a launcher the command is launcher words + the profiler's command
+ * (rocprofv3 ... -- APP, or APP with the CUPTI environment).
  */
 int rpl_profile_run(rpl_profile_result **out, const rpl_profile_opts *opts);
 void rpl_profile_result_free(rpl_profile_result *result);

@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Compare the runs of gpu/autotune/check.sh: autotune's best against the
+exhaustive sweep's truth, configs measured, wall times, the cache re-run and
+--jobs 2.  Writes OUT/summary.md and prints the checks; exit 0 when all hold.
+
+usage: compare.py OUT
+"""
+import json
+import os
+import sys
+
+
+def load(out, name):
+    path = os.path.join(out, name + ".json")
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return json.load(f)
+
+
+def key(params):
+    return tuple(sorted(params.items()))
+
+
+def show(params):
+    return " ".join(f"{k}={v:g}" for k, v in params.items())
+
+
+def main():
+    out = sys.argv[1]
+    times = {}
+    with open(os.path.join(out, "times.txt")) as f:
+        for line in f:
+            name, rc, ms = line.split()
+            times[name] = (int(rc), int(ms) / 1000)
+    ex, at = load(out, "exhaustive"), load(out, "autotune")
+    cached, j2 = load(out, "cached"), load(out, "jobs2")
+    checks, rows = [], []
+
+    def check(ok, what):
+        checks.append(ok)
+        print(f"{'PASS' if ok else 'FAIL'}: {what}")
+
+    if not ex or not ex["best"] or not at or not at["best"]:
+        print("FAIL: the exhaustive or the autotune run has no result (see its .err file)")
+        return 1
+    truth = {key(c["parameters"]): c["median_ns"] for c in ex["configs"]
+             if c["status"] == "ok" and c["median_ns"]}
+    order = sorted(truth.values())
+    best_ns = order[0]
+    ex_best = ex["best"]["parameters"]
+    at_best = at["best"]["parameters"]
+    at_truth = truth.get(key(at_best))
+    regret = at_truth / best_ns - 1 if at_truth else float("inf")
+    rank = order.index(at_truth) + 1 if at_truth else None
+    n_space = ex["space"]["configs"]
+    frac = at["counts"]["measured"] / n_space
+    print(f"space: {n_space} configs ({ex['space']['combinations']} combinations), "
+          f"{ex['counts']['pruned']} pruned, {ex['counts']['build_failed']} failed to build, "
+          f"{ex['counts']['run_failed']} failed to run; {len(truth)} measured by the sweep")
+    print(f"exhaustive best: {show(ex_best)}  {ex['best']['median_ns'] / 1e3:.2f} us "
+          f"(fastest median of the sweep {best_ns / 1e3:.2f} us)")
+    print(f"autotune best:   {show(at_best)}  {at['best']['median_ns'] / 1e3:.2f} us measured by "
+          f"autotune, {at_truth / 1e3 if at_truth else float('nan'):.2f} us in the sweep "
+          f"(rank {rank} of {len(truth)}, {100 * regret:+.2f} %)")
+    model = at["model"] or {}
+    print(f"model: R2 {model.get('r2', float('nan')):.3f} "
+          f"({'trusted' if model.get('trusted') else 'NOT trusted'}), CV error "
+          f"{100 * (model.get('cv_error') or float('nan')):.1f} %, inputs {model.get('inputs')}, "
+          f"interactions {model.get('interactions')}")
+    check(regret <= 0.03, f"autotune's best is within 3 % of the exhaustive best "
+                          f"({100 * regret:+.2f} %)")
+    check(frac <= 0.30, f"autotune measured {at['counts']['measured']} of {n_space} configs "
+                        f"({100 * frac:.1f} %, at most 30 %)")
+    rows.append(("exhaustive sweep", ex["counts"]["measured"], ex["counts"]["profiler_runs"],
+                 times["exhaustive"][1], ex["build_s"], show(ex_best), best_ns))
+    rows.append(("autotune, 30 %", at["counts"]["measured"], at["counts"]["profiler_runs"],
+                 times["autotune"][1], at["build_s"], show(at_best), at_truth))
+    print(f"wall time: exhaustive {times['exhaustive'][1]:.1f} s, autotune "
+          f"{times['autotune'][1]:.1f} s (builds {ex['build_s']:.1f} s and {at['build_s']:.1f} s)")
+    if cached:
+        check(cached["counts"]["profiler_runs"] == 0 and
+              cached["counts"]["cache_hits"] == cached["counts"]["measured"] and
+              cached["best"]["parameters"] == at_best,
+              f"the cached re-run measured nothing ({cached['counts']['cache_hits']} cache hits, "
+              f"{cached['counts']['profiler_runs']} profiler runs) and kept the winner")
+        rows.append(("autotune again (cache)", cached["counts"]["measured"],
+                     cached["counts"]["profiler_runs"], times["cached"][1], cached["build_s"],
+                     show(cached["best"]["parameters"]), truth.get(key(cached["best"]["parameters"]))))
+    if j2 and j2["best"]:
+        j2_truth = truth.get(key(j2["best"]["parameters"]))
+        j2_regret = j2_truth / best_ns - 1 if j2_truth else float("inf")
+        speedup = times["autotune"][1] / times["jobs2"][1]
+        meas = (times["autotune"][1] - at["build_s"]) / max(times["jobs2"][1] - j2["build_s"], 1e-3)
+        print(f"--jobs 2: {times['jobs2'][1]:.1f} s against {times['autotune'][1]:.1f} s "
+              f"({speedup:.2f}x; measuring alone {meas:.2f}x), winner {show(j2['best']['parameters'])} "
+              f"({100 * j2_regret:+.2f} % of the exhaustive best)")
+        check(j2_regret <= 0.03, "--jobs 2 finds a winner within 3 % too")
+        check(meas >= 1.5, f"--jobs 2 measures in about half the time ({meas:.2f}x)")
+        rows.append(("autotune, 30 %, --jobs 2", j2["counts"]["measured"],
+                     j2["counts"]["profiler_runs"], times["jobs2"][1], j2["build_s"],
+                     show(j2["best"]["parameters"]), j2_truth))
+    with open(os.path.join(out, "summary.md"), "w") as f:
+        f.write("| run | configs measured | profiler runs | wall (s) | builds (s) | best config "
+                "| its median in the sweep (us) |\n| --- | --- | --- | --- | --- | --- | --- |\n")
+        for r in rows:
+            f.write(f"| {r[0]} | {r[1]} of {n_space} | {r[2]} | {r[3]:.1f} | {r[4]:.1f} | {r[5]} | "
+                    f"{r[6] / 1e3 if r[6] else float('nan'):.2f} |\n")
+    return 0 if all(checks) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

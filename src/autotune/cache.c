@@ -1,0 +1,438 @@
+/*
+ * The measurement cache: one SQLite table of samples keyed by the SHA-256 of
+ * everything that makes a measurement what it is (command template and
+ * expanded argv, build argv, binary digest, device, driver, settings).
+ * Concurrent tuners share it safely: WAL journal, a 30 s busy timeout, and
+ * every write in its own IMMEDIATE transaction.  The schema version is
+ * PRAGMA user_version; application_id marks the file as ours.
+ */
+#define _POSIX_C_SOURCE 200809L /* gmtime_r */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cjson/cJSON.h>
+#include <openssl/evp.h>
+#include <sqlite3.h>
+
+#include "rpl/autotune.h"
+#include "rpl/error.h"
+#include "rpl/fsutil.h"
+#include "rpl/strbuf.h"
+
+#define APPLICATION_ID  0x52504c54 /* "RPLT" */
+#define BUSY_TIMEOUT_MS 30000
+#define MAX_SAMPLES     (1u << 20)
+
+struct rpl_tune_cache {
+    sqlite3 *db;
+    char *path;
+};
+
+static const char schema_sql[] =
+    "CREATE TABLE IF NOT EXISTS measurements("
+    " key TEXT PRIMARY KEY,"
+    " cmd_template TEXT NOT NULL, argv TEXT NOT NULL, build_argv TEXT,"
+    " binary_sha256 TEXT NOT NULL, device TEXT NOT NULL, driver TEXT NOT NULL,"
+    " settings TEXT NOT NULL, kernel TEXT, measured_device TEXT,"
+    " samples TEXT NOT NULL, runs INTEGER NOT NULL, unstable INTEGER NOT NULL,"
+    " updated TEXT NOT NULL);";
+
+/* ---- SHA-256 ---- */
+
+static void hex(char out[65], const unsigned char *md)
+{
+    static const char digits[] = "0123456789abcdef";
+
+    for (int i = 0; i < 32; i++) {
+        out[2 * i] = digits[md[i] >> 4];
+        out[2 * i + 1] = digits[md[i] & 15];
+    }
+    out[64] = '\0';
+}
+
+int rpl_sha256_file(char out[65], const char *path)
+{
+    unsigned char buf[65536], md[EVP_MAX_MD_SIZE];
+    unsigned int mdlen = 0;
+    EVP_MD_CTX *ctx;
+    FILE *f = fopen(path, "rb");
+    size_t n;
+    int ok;
+
+    if (!f)
+        return rpl_error_set(errno == ENOENT ? RPL_ENOTFOUND : RPL_EIO, "cannot read '%s': %s",
+                             path, strerror(errno));
+    if (!(ctx = EVP_MD_CTX_new())) {
+        fclose(f);
+        return rpl_error_oom();
+    }
+    ok = EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+    while (ok && (n = fread(buf, 1, sizeof(buf), f)) > 0)
+        ok = EVP_DigestUpdate(ctx, buf, n);
+    if (ok && ferror(f)) {
+        EVP_MD_CTX_free(ctx);
+        fclose(f);
+        return rpl_error_set(RPL_EIO, "error reading '%s'", path);
+    }
+    ok = ok && EVP_DigestFinal_ex(ctx, md, &mdlen) && mdlen == 32;
+    EVP_MD_CTX_free(ctx);
+    fclose(f);
+    if (!ok)
+        return rpl_error_set(RPL_EENV, "SHA-256 of '%s' failed in libcrypto", path);
+    hex(out, md);
+    return RPL_OK;
+}
+
+/* One part of the key: its length, a colon, the bytes; NULL is "-" (distinct from ""). */
+static int key_part(EVP_MD_CTX *ctx, const char *s)
+{
+    char len[32];
+
+    if (!s)
+        return EVP_DigestUpdate(ctx, "-", 1);
+    snprintf(len, sizeof(len), "%zu:", strlen(s));
+    return EVP_DigestUpdate(ctx, len, strlen(len)) && EVP_DigestUpdate(ctx, s, strlen(s));
+}
+
+static int key_list(EVP_MD_CTX *ctx, const char *const *v)
+{
+    char n[32];
+    size_t k = 0;
+    int ok;
+
+    while (v && v[k])
+        k++;
+    snprintf(n, sizeof(n), v ? "[%zu]" : "[-]", k);
+    ok = EVP_DigestUpdate(ctx, n, strlen(n));
+    for (size_t i = 0; ok && i < k; i++)
+        ok = key_part(ctx, v[i]);
+    return ok;
+}
+
+int rpl_tune_key(char out[65], const rpl_tune_key_parts *p)
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int mdlen = 0;
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    int ok;
+
+    if (!ctx)
+        return rpl_error_oom();
+    ok = EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) && key_part(ctx, "rocm-perf autotune v1") &&
+         key_part(ctx, p->cmd_template) && key_list(ctx, p->argv) && key_list(ctx, p->build_argv) &&
+         key_part(ctx, p->binary_sha256) && key_part(ctx, p->device) && key_part(ctx, p->driver) &&
+         key_part(ctx, p->settings) && EVP_DigestFinal_ex(ctx, md, &mdlen) && mdlen == 32;
+    EVP_MD_CTX_free(ctx);
+    if (!ok)
+        return rpl_error_set(RPL_EENV, "SHA-256 failed in libcrypto");
+    hex(out, md);
+    return RPL_OK;
+}
+
+/* ---- SQLite ---- */
+
+static int db_error(rpl_tune_cache *c, int rc, const char *what)
+{
+    if (rc == SQLITE_NOTADB || rc == SQLITE_CORRUPT)
+        return rpl_error_set(RPL_EINPUT, "cache '%s' is not an autotune cache (%s)", c->path,
+                             sqlite3_errmsg(c->db));
+    if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED)
+        return rpl_error_set(RPL_EIO, "cache '%s' stayed locked for %d s (%s)", c->path,
+                             BUSY_TIMEOUT_MS / 1000, what);
+    return rpl_error_set(RPL_EIO, "cache '%s': %s: %s", c->path, what, sqlite3_errmsg(c->db));
+}
+
+static int pragma_int(rpl_tune_cache *c, const char *sql, int *out)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(c->db, sql, -1, &st, NULL);
+
+    if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        *out = sqlite3_column_int(st, 0);
+        rc = SQLITE_OK;
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_OK ? RPL_OK : db_error(c, rc, sql);
+}
+
+/* Create or check the schema, inside one write transaction. */
+static int setup(rpl_tune_cache *c)
+{
+    char sql[128];
+    int version = 0, app = 0, rc;
+
+    sqlite3_busy_timeout(c->db, BUSY_TIMEOUT_MS);
+    /* WAL lets readers and a writer work at once; a file system without it keeps the default. */
+    sqlite3_exec(c->db, "PRAGMA journal_mode=WAL", NULL, NULL, NULL);
+    if ((rc = sqlite3_exec(c->db, "BEGIN IMMEDIATE", NULL, NULL, NULL)) != SQLITE_OK)
+        return db_error(c, rc, "begin");
+    if ((rc = pragma_int(c, "PRAGMA application_id", &app)) == RPL_OK)
+        rc = pragma_int(c, "PRAGMA user_version", &version);
+    if (rc == RPL_OK && app != 0 && app != APPLICATION_ID)
+        rc = rpl_error_set(RPL_EINPUT,
+                           "'%s' is a SQLite database of another program, not an "
+                           "autotune cache",
+                           c->path);
+    if (rc == RPL_OK && version > RPL_TUNE_CACHE_SCHEMA)
+        rc = rpl_error_set(RPL_EINPUT,
+                           "cache '%s' has schema version %d; this rocm-perf reads version %d "
+                           "(use another --cache or --no-cache)",
+                           c->path, version, RPL_TUNE_CACHE_SCHEMA);
+    if (rc == RPL_OK && app == 0) {
+        sqlite3_stmt *st = NULL;
+        /* A database with tables of its own is someone else's, even without an id. */
+        int r = sqlite3_prepare_v2(c->db, "SELECT count(*) FROM sqlite_master", -1, &st, NULL);
+        if (r == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) > 0)
+            rc = rpl_error_set(RPL_EINPUT,
+                               "'%s' is a SQLite database of another program, not "
+                               "an autotune cache",
+                               c->path);
+        else if (r != SQLITE_OK)
+            rc = db_error(c, r, "reading the schema");
+        sqlite3_finalize(st);
+        if (rc == RPL_OK && (r = sqlite3_exec(c->db, schema_sql, NULL, NULL, NULL)) != SQLITE_OK)
+            rc = db_error(c, r, "creating the table");
+        snprintf(sql, sizeof(sql), "PRAGMA application_id=%d; PRAGMA user_version=%d",
+                 APPLICATION_ID, RPL_TUNE_CACHE_SCHEMA);
+        if (rc == RPL_OK && (r = sqlite3_exec(c->db, sql, NULL, NULL, NULL)) != SQLITE_OK)
+            rc = db_error(c, r, "marking the file");
+    }
+    if (rc == RPL_OK && (rc = sqlite3_exec(c->db, "COMMIT", NULL, NULL, NULL)) != SQLITE_OK)
+        return db_error(c, rc, "commit");
+    if (rc != RPL_OK)
+        sqlite3_exec(c->db, "ROLLBACK", NULL, NULL, NULL);
+    return rc;
+}
+
+/* The folder of `path`, created when missing. */
+static int make_parent(const char *path)
+{
+    char *dir = strdup(path), *slash;
+    int rc = RPL_OK;
+
+    if (!dir)
+        return rpl_error_oom();
+    slash = strrchr(dir, '/');
+    if (slash && slash != dir) {
+        *slash = '\0';
+        rc = rpl_mkdir_p(dir);
+    }
+    free(dir);
+    return rc;
+}
+
+int rpl_tune_cache_open(rpl_tune_cache **out, const char *path)
+{
+    rpl_tune_cache *c = calloc(1, sizeof(*c));
+    int rc;
+
+    *out = NULL;
+    if (!c || !(c->path = strdup(path))) {
+        free(c);
+        return rpl_error_oom();
+    }
+    if ((rc = make_parent(path)) != RPL_OK) {
+        rpl_tune_cache_close(c);
+        return rc;
+    }
+    rc = sqlite3_open_v2(path, &c->db,
+                         SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, NULL);
+    if (rc != SQLITE_OK) {
+        rc = rpl_error_set(RPL_EIO, "cannot open the cache '%s': %s", path,
+                           c->db ? sqlite3_errmsg(c->db) : "out of memory");
+        rpl_tune_cache_close(c);
+        return rc;
+    }
+    if ((rc = setup(c)) != RPL_OK) {
+        rpl_tune_cache_close(c);
+        return rc;
+    }
+    *out = c;
+    return RPL_OK;
+}
+
+void rpl_tune_cache_close(rpl_tune_cache *c)
+{
+    if (!c)
+        return;
+    sqlite3_close(c->db);
+    free(c->path);
+    free(c);
+}
+
+void rpl_tune_entry_release(rpl_tune_entry *e)
+{
+    free(e->samples);
+    free(e->kernel);
+    free(e->device);
+    memset(e, 0, sizeof(*e));
+}
+
+static char *column_dup(sqlite3_stmt *st, int col)
+{
+    const unsigned char *t = sqlite3_column_text(st, col);
+
+    return t ? strdup((const char *)t) : NULL;
+}
+
+/* The samples column: a JSON array of positive numbers. */
+static int parse_samples(rpl_tune_entry *e, const char *text)
+{
+    cJSON *doc = text ? cJSON_Parse(text) : NULL, *v;
+    size_t n = 0;
+
+    if (!cJSON_IsArray(doc) || cJSON_GetArraySize(doc) == 0 ||
+        (size_t)cJSON_GetArraySize(doc) > MAX_SAMPLES) {
+        cJSON_Delete(doc);
+        return RPL_EINPUT;
+    }
+    e->samples = malloc((size_t)cJSON_GetArraySize(doc) * sizeof(*e->samples));
+    if (!e->samples) {
+        cJSON_Delete(doc);
+        return rpl_error_oom();
+    }
+    cJSON_ArrayForEach(v, doc)
+    {
+        if (!cJSON_IsNumber(v) || !(v->valuedouble > 0) || !isfinite(v->valuedouble)) {
+            cJSON_Delete(doc);
+            return RPL_EINPUT;
+        }
+        e->samples[n++] = v->valuedouble;
+    }
+    e->nsamples = n;
+    cJSON_Delete(doc);
+    return RPL_OK;
+}
+
+int rpl_tune_cache_get(rpl_tune_cache *c, const char *key, rpl_tune_entry *out)
+{
+    sqlite3_stmt *st = NULL;
+    int rc;
+
+    memset(out, 0, sizeof(*out));
+    rc = sqlite3_prepare_v2(c->db,
+                            "SELECT samples, kernel, measured_device, unstable, runs FROM "
+                            "measurements WHERE key = ?",
+                            -1, &st, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(st);
+    if (rc == SQLITE_DONE) {
+        sqlite3_finalize(st);
+        return RPL_ENOTFOUND;
+    }
+    if (rc != SQLITE_ROW) {
+        rc = db_error(c, rc, "reading an entry");
+        sqlite3_finalize(st);
+        return rc;
+    }
+    rc = parse_samples(out, (const char *)sqlite3_column_text(st, 0));
+    if (rc == RPL_EINPUT)
+        rpl_error_set(RPL_EINPUT, "cache '%s': the entry %.12s has malformed samples", c->path,
+                      key);
+    out->kernel = column_dup(st, 1);
+    out->device = column_dup(st, 2);
+    out->unstable = sqlite3_column_int(st, 3) != 0;
+    out->runs = (unsigned)sqlite3_column_int(st, 4);
+    sqlite3_finalize(st);
+    if (rc != RPL_OK)
+        rpl_tune_entry_release(out);
+    return rc;
+}
+
+static int json_list(char **out, const char *const *v)
+{
+    cJSON *a = v ? cJSON_CreateArray() : NULL;
+
+    *out = NULL;
+    if (!v)
+        return RPL_OK;
+    if (!a)
+        return rpl_error_oom();
+    for (size_t i = 0; v[i]; i++) {
+        cJSON *s = cJSON_CreateString(v[i]);
+        if (!s) {
+            cJSON_Delete(a);
+            return rpl_error_oom();
+        }
+        cJSON_AddItemToArray(a, s);
+    }
+    *out = cJSON_PrintUnformatted(a);
+    cJSON_Delete(a);
+    return *out ? RPL_OK : rpl_error_oom();
+}
+
+static int samples_text(char **out, const rpl_tune_entry *e)
+{
+    rpl_strbuf sb = RPL_STRBUF_INIT;
+    int rc = rpl_strbuf_putc(&sb, '[');
+
+    for (size_t i = 0; rc == RPL_OK && i < e->nsamples; i++)
+        rc = rpl_strbuf_printf(&sb, "%s%.17g", i ? "," : "", e->samples[i]);
+    if (rc == RPL_OK)
+        rc = rpl_strbuf_putc(&sb, ']');
+    *out = rc == RPL_OK ? rpl_strbuf_detach(&sb) : NULL;
+    rpl_strbuf_release(&sb);
+    return rc;
+}
+
+int rpl_tune_cache_put(rpl_tune_cache *c, const char *key, const rpl_tune_key_parts *p,
+                       const rpl_tune_entry *e)
+{
+    char *argv = NULL, *build = NULL, *samples = NULL, now[32];
+    sqlite3_stmt *st = NULL;
+    time_t t = time(NULL);
+    struct tm tm;
+    int rc, col = 1;
+
+    gmtime_r(&t, &tm);
+    strftime(now, sizeof(now), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    if ((rc = json_list(&argv, p->argv)) != RPL_OK ||
+        (rc = json_list(&build, p->build_argv)) != RPL_OK ||
+        (rc = samples_text(&samples, e)) != RPL_OK)
+        goto out;
+    rc = sqlite3_exec(c->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_prepare_v2(c->db,
+                                "INSERT OR REPLACE INTO measurements(key, cmd_template, argv, "
+                                "build_argv, binary_sha256, device, driver, settings, kernel, "
+                                "measured_device, samples, runs, unstable, updated) VALUES "
+                                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                -1, &st, NULL);
+    if (rc == SQLITE_OK) {
+        const char *text[] = {key,       p->cmd_template, argv,        build,     p->binary_sha256,
+                              p->device, p->driver,       p->settings, e->kernel, e->device,
+                              samples};
+        for (size_t i = 0; rc == SQLITE_OK && i < sizeof(text) / sizeof(text[0]); i++)
+            rc = text[i] ? sqlite3_bind_text(st, col++, text[i], -1, SQLITE_STATIC)
+                         : sqlite3_bind_null(st, col++);
+        if (rc == SQLITE_OK)
+            rc = sqlite3_bind_int(st, col++, (int)e->runs);
+        if (rc == SQLITE_OK)
+            rc = sqlite3_bind_int(st, col++, e->unstable);
+        if (rc == SQLITE_OK)
+            rc = sqlite3_bind_text(st, col++, now, -1, SQLITE_STATIC);
+    }
+    if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_DONE)
+        rc = SQLITE_OK;
+    sqlite3_finalize(st);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_exec(c->db, "COMMIT", NULL, NULL, NULL);
+    if (rc != SQLITE_OK) {
+        int err = db_error(c, rc, "writing an entry");
+        sqlite3_exec(c->db, "ROLLBACK", NULL, NULL, NULL);
+        rc = err;
+    } else {
+        rc = RPL_OK;
+    }
+out:
+    free(argv);
+    free(build);
+    free(samples);
+    return rc;
+}

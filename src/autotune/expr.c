@@ -1,0 +1,478 @@
+/*
+ * Constraint expressions of a search space: a recursive-descent parser
+ * into a small tree, and its evaluation over one configuration.
+ *
+ *   or      := and ('||' and)*
+ *   and     := not ('&&' not)*
+ *   not     := '!' not | compare
+ *   compare := sum (('<' | '<=' | '>' | '>=' | '==' | '!=') sum)?
+ *   sum     := product (('+' | '-') product)*
+ *   product := unary (('*' | '/' | '%') unary)*
+ *   unary   := '-' unary | primary
+ *   primary := NUMBER | NAME | '(' or ')'
+ *
+ * Values are doubles; comparisons and logic give 1 or 0, and a non-zero
+ * value is true.  '/' divides exactly (7/2 is 3.5), '%' is fmod.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rpl/autotune.h"
+#include "rpl/error.h"
+
+#define MAX_DEPTH 64   /* nesting, so hostile input cannot exhaust the stack */
+#define MAX_TEXT  4096 /* characters; bounds the tree's depth in evaluation too */
+
+typedef enum node_kind {
+    N_NUM,
+    N_VAR,
+    N_NEG,
+    N_NOT,
+    N_ADD,
+    N_SUB,
+    N_MUL,
+    N_DIV,
+    N_MOD,
+    N_LT,
+    N_LE,
+    N_GT,
+    N_GE,
+    N_EQ,
+    N_NE,
+    N_AND,
+    N_OR
+} node_kind;
+
+typedef struct node {
+    node_kind kind;
+    double num;   /* N_NUM */
+    size_t var;   /* N_VAR */
+    int a, b;     /* operands: indices into the node array, -1 for none */
+    size_t where; /* position in the text, for messages */
+} node;
+
+struct rpl_expr {
+    node *nodes;
+    size_t count, cap;
+    int root;
+    char *text;
+};
+
+typedef struct parser {
+    rpl_expr *e;
+    const char *s;
+    size_t pos;
+    const char *const *names;
+    size_t nnames;
+    int depth;
+} parser;
+
+static void skip_space(parser *p)
+{
+    while (p->s[p->pos] == ' ' || p->s[p->pos] == '\t' || p->s[p->pos] == '\n' ||
+           p->s[p->pos] == '\r')
+        p->pos++;
+}
+
+/* What stands at the current position, for "found ..." in messages. */
+static void describe_here(char *buf, size_t size, const parser *p)
+{
+    const char *c = p->s + p->pos;
+    size_t n = 0;
+
+    if (!*c) {
+        snprintf(buf, size, "the end");
+        return;
+    }
+    while (c[n] && n < 12 && !(n > 0 && (c[n] == ' ' || c[n] == '\t')))
+        n++;
+    snprintf(buf, size, "'%.*s'", (int)n, c);
+}
+
+static int syntax_error(parser *p, const char *expected)
+{
+    char found[32];
+
+    describe_here(found, sizeof(found), p);
+    return rpl_error_set(RPL_EINPUT, "expression '%s': at position %zu: expected %s, found %s",
+                         p->e->text, p->pos + 1, expected, found);
+}
+
+static int add_node(parser *p, node_kind kind, int a, int b, size_t where)
+{
+    rpl_expr *e = p->e;
+
+    if (e->count == e->cap) {
+        size_t cap = e->cap ? 2 * e->cap : 16;
+        node *n = realloc(e->nodes, cap * sizeof(*n));
+        if (!n)
+            return rpl_error_oom();
+        e->nodes = n;
+        e->cap = cap;
+    }
+    e->nodes[e->count] = (node){kind, 0, 0, a, b, where};
+    return (int)e->count++;
+}
+
+/* Does the text at the current position start with `op`?  Consumes it if so. */
+static bool accept(parser *p, const char *op)
+{
+    size_t n = strlen(op);
+
+    skip_space(p);
+    if (strncmp(p->s + p->pos, op, n) != 0)
+        return false;
+    /* '<' is not the start of '<=', '!' not of '!=' and so on. */
+    if (n == 1 && (op[0] == '<' || op[0] == '>' || op[0] == '!') && p->s[p->pos + 1] == '=')
+        return false;
+    p->pos += n;
+    return true;
+}
+
+static int parse_or(parser *p);
+
+static int parse_number(parser *p)
+{
+    const char *start = p->s + p->pos;
+    char *end;
+    double v;
+    int id;
+
+    errno = 0;
+    v = strtod(start, &end);
+    /* strtod also reads "inf", "nan" and hexadecimal: only plain decimals are numbers here. */
+    if (end == start || errno == ERANGE || !isfinite(v) ||
+        (start[0] == '0' && (start[1] == 'x' || start[1] == 'X')))
+        return syntax_error(p, "a number");
+    id = add_node(p, N_NUM, -1, -1, p->pos);
+    if (id >= 0)
+        p->e->nodes[id].num = v;
+    p->pos += (size_t)(end - start);
+    return id;
+}
+
+static int parse_name(parser *p)
+{
+    size_t start = p->pos, len;
+    int id;
+
+    while (isalnum((unsigned char)p->s[p->pos]) || p->s[p->pos] == '_')
+        p->pos++;
+    len = p->pos - start;
+    for (size_t i = 0; i < p->nnames; i++) {
+        if (strlen(p->names[i]) == len && strncmp(p->names[i], p->s + start, len) == 0) {
+            id = add_node(p, N_VAR, -1, -1, start);
+            if (id >= 0)
+                p->e->nodes[id].var = i;
+            return id;
+        }
+    }
+    return rpl_error_set(RPL_EINPUT, "expression '%s': at position %zu: unknown parameter '%.*s'",
+                         p->e->text, start + 1, (int)len, p->s + start);
+}
+
+static int parse_primary(parser *p)
+{
+    char c;
+    int id;
+
+    skip_space(p);
+    c = p->s[p->pos];
+    if (isdigit((unsigned char)c) || (c == '.' && isdigit((unsigned char)p->s[p->pos + 1])))
+        return parse_number(p);
+    if (isalpha((unsigned char)c) || c == '_')
+        return parse_name(p);
+    if (c == '(') {
+        if (++p->depth > MAX_DEPTH)
+            return syntax_error(p, "fewer nested parentheses");
+        p->pos++;
+        id = parse_or(p);
+        if (id < 0)
+            return id;
+        if (!accept(p, ")"))
+            return syntax_error(p, "')'");
+        p->depth--;
+        return id;
+    }
+    return syntax_error(p, "a number, a parameter or '('");
+}
+
+static int parse_unary(parser *p)
+{
+    size_t where;
+    int a;
+
+    skip_space(p);
+    where = p->pos;
+    if (accept(p, "-")) {
+        if (++p->depth > MAX_DEPTH)
+            return syntax_error(p, "fewer nested signs");
+        a = parse_unary(p);
+        p->depth--;
+        return a < 0 ? a : add_node(p, N_NEG, a, -1, where);
+    }
+    return parse_primary(p);
+}
+
+static int parse_product(parser *p)
+{
+    int a = parse_unary(p);
+
+    while (a >= 0) {
+        node_kind k;
+        size_t where;
+        int b;
+        skip_space(p);
+        where = p->pos;
+        if (accept(p, "*"))
+            k = N_MUL;
+        else if (accept(p, "/"))
+            k = N_DIV;
+        else if (accept(p, "%"))
+            k = N_MOD;
+        else
+            break;
+        b = parse_unary(p);
+        if (b < 0)
+            return b;
+        a = add_node(p, k, a, b, where);
+    }
+    return a;
+}
+
+static int parse_sum(parser *p)
+{
+    int a = parse_product(p);
+
+    while (a >= 0) {
+        node_kind k;
+        size_t where;
+        int b;
+        skip_space(p);
+        where = p->pos;
+        if (accept(p, "+"))
+            k = N_ADD;
+        else if (accept(p, "-"))
+            k = N_SUB;
+        else
+            break;
+        b = parse_product(p);
+        if (b < 0)
+            return b;
+        a = add_node(p, k, a, b, where);
+    }
+    return a;
+}
+
+static int parse_compare(parser *p)
+{
+    static const struct {
+        const char *op;
+        node_kind kind;
+    } ops[] = {{"<=", N_LE}, {">=", N_GE}, {"==", N_EQ}, {"!=", N_NE}, {"<", N_LT}, {">", N_GT}};
+    int a = parse_sum(p), b;
+    size_t where;
+
+    if (a < 0)
+        return a;
+    skip_space(p);
+    where = p->pos;
+    for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+        if (accept(p, ops[i].op)) {
+            b = parse_sum(p);
+            return b < 0 ? b : add_node(p, ops[i].kind, a, b, where);
+        }
+    }
+    return a;
+}
+
+static int parse_not(parser *p)
+{
+    size_t where;
+    int a;
+
+    skip_space(p);
+    where = p->pos;
+    if (accept(p, "!")) {
+        if (++p->depth > MAX_DEPTH)
+            return syntax_error(p, "fewer nested '!'");
+        a = parse_not(p);
+        p->depth--;
+        return a < 0 ? a : add_node(p, N_NOT, a, -1, where);
+    }
+    return parse_compare(p);
+}
+
+static int parse_and(parser *p)
+{
+    int a = parse_not(p);
+
+    while (a >= 0) {
+        size_t where;
+        int b;
+        skip_space(p);
+        where = p->pos;
+        if (!accept(p, "&&"))
+            break;
+        b = parse_not(p);
+        if (b < 0)
+            return b;
+        a = add_node(p, N_AND, a, b, where);
+    }
+    return a;
+}
+
+static int parse_or(parser *p)
+{
+    int a = parse_and(p);
+
+    while (a >= 0) {
+        size_t where;
+        int b;
+        skip_space(p);
+        where = p->pos;
+        if (!accept(p, "||"))
+            break;
+        b = parse_and(p);
+        if (b < 0)
+            return b;
+        a = add_node(p, N_OR, a, b, where);
+    }
+    return a;
+}
+
+int rpl_expr_parse(rpl_expr **out, const char *text, const char *const *names, size_t nnames)
+{
+    rpl_expr *e = calloc(1, sizeof(*e));
+    parser p = {0};
+    int root;
+
+    *out = NULL;
+    if (strlen(text) > MAX_TEXT) {
+        free(e);
+        return rpl_error_set(RPL_EINPUT, "an expression of %zu characters is longer than %d",
+                             strlen(text), MAX_TEXT);
+    }
+    if (!e || !(e->text = strdup(text))) {
+        free(e);
+        return rpl_error_oom();
+    }
+    p = (parser){e, text, 0, names, nnames, 0};
+    root = parse_or(&p);
+    if (root >= 0) {
+        skip_space(&p);
+        if (p.s[p.pos] != '\0')
+            root = syntax_error(&p, "an operator or the end");
+    }
+    if (root < 0) {
+        rpl_expr_free(e);
+        return root;
+    }
+    e->root = root;
+    *out = e;
+    return RPL_OK;
+}
+
+void rpl_expr_free(rpl_expr *e)
+{
+    if (!e)
+        return;
+    free(e->nodes);
+    free(e->text);
+    free(e);
+}
+
+const char *rpl_expr_text(const rpl_expr *e)
+{
+    return e->text;
+}
+
+static int eval(const rpl_expr *e, int id, const double *v, double *out)
+{
+    const node *n = &e->nodes[id];
+    double a = 0, b = 0;
+    int rc;
+
+    switch (n->kind) {
+    case N_NUM:
+        *out = n->num;
+        return RPL_OK;
+    case N_VAR:
+        *out = v[n->var];
+        return RPL_OK;
+    case N_AND:
+    case N_OR:
+        /* Short-circuit, so "TM != 0 && BM % TM == 0" never divides by zero. */
+        if ((rc = eval(e, n->a, v, &a)) != RPL_OK)
+            return rc;
+        if ((n->kind == N_AND) == (a == 0)) {
+            *out = n->kind == N_OR;
+            return RPL_OK;
+        }
+        if ((rc = eval(e, n->b, v, &b)) != RPL_OK)
+            return rc;
+        *out = b != 0;
+        return RPL_OK;
+    default:
+        break;
+    }
+    if ((rc = eval(e, n->a, v, &a)) != RPL_OK)
+        return rc;
+    if (n->b >= 0 && (rc = eval(e, n->b, v, &b)) != RPL_OK)
+        return rc;
+    switch (n->kind) {
+    case N_NEG:
+        *out = -a;
+        break;
+    case N_NOT:
+        *out = a == 0;
+        break;
+    case N_ADD:
+        *out = a + b;
+        break;
+    case N_SUB:
+        *out = a - b;
+        break;
+    case N_MUL:
+        *out = a * b;
+        break;
+    case N_DIV:
+    case N_MOD:
+        if (b == 0)
+            return rpl_error_set(RPL_EINPUT, "expression '%s': at position %zu: %s by zero",
+                                 e->text, n->where + 1,
+                                 n->kind == N_DIV ? "division" : "remainder");
+        *out = n->kind == N_DIV ? a / b : fmod(a, b);
+        break;
+    case N_LT:
+        *out = a < b;
+        break;
+    case N_LE:
+        *out = a <= b;
+        break;
+    case N_GT:
+        *out = a > b;
+        break;
+    case N_GE:
+        *out = a >= b;
+        break;
+    case N_EQ:
+        *out = a == b;
+        break;
+    case N_NE:
+        *out = a != b;
+        break;
+    default:
+        return rpl_error_set(RPL_ERROR, "expression '%s': bad node", e->text);
+    }
+    return RPL_OK;
+}
+
+int rpl_expr_eval(const rpl_expr *e, const double *values, double *out)
+{
+    return eval(e, e->root, values, out);
+}

@@ -1,0 +1,630 @@
+/*
+ * rpl_tune_run: set up (space, templates, device identity, GPU slots,
+ * cache, work folder), build, then the seed, guided (or explore) and
+ * confirm phases; see rpl/autotune.h for the flow.
+ */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp, nftw */
+#define _XOPEN_SOURCE   700
+#include <ftw.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rpl/error.h"
+#include "rpl/fsutil.h"
+#include "rpl/profile_backend.h"
+#include "rpl/strbuf.h"
+#include "tune_int.h"
+
+void rpl_tune_opts_init(rpl_tune_opts *o)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+    memset(o, 0, sizeof(*o));
+    o->budget_fraction = RPL_TUNE_DEFAULT_BUDGET;
+    o->seed = RPL_TUNE_DEFAULT_SEED;
+    o->min_r2 = RPL_TUNE_DEFAULT_MIN_R2;
+    o->top_k = RPL_TUNE_DEFAULT_TOP_K;
+    o->repetitions = RPL_TUNE_DEFAULT_REPETITIONS;
+    o->warmup = 1;
+    o->jobs = 1;
+    o->build_jobs = cpus > 0 ? (unsigned)(cpus > 64 ? 64 : cpus) : 1;
+    o->confidence = RPL_GATE_DEFAULT_CONFIDENCE;
+}
+
+const char *rpl_tune_status_name(rpl_tune_status s)
+{
+    static const char *const names[] = {"not_run", "ok",         "build_failed",
+                                        "pruned",  "run_failed", "timeout"};
+
+    return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
+}
+
+void tune_values(const tuner *t, size_t c, double *vals, tune_text *text, const char **vp,
+                 const char *out)
+{
+    for (size_t j = 0; j < t->s->nparams; j++) {
+        vals[j] = rpl_tune_space_value(t->s, c, j);
+        rpl_tune_value_text(text[j], sizeof(text[j]), vals[j]);
+        vp[j] = text[j];
+    }
+    vp[t->s->nparams] = out;
+}
+
+void tune_warn(tuner *t, const char *fmt, ...)
+{
+    char line[1024], **w;
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof(line), fmt, ap);
+    va_end(ap);
+    rpl_log_warn("%s", line);
+    pthread_mutex_lock(&t->lock);
+    w = realloc(t->r->warnings, (t->r->nwarnings + 1) * sizeof(*w));
+    if (w) {
+        t->r->warnings = w;
+        if ((w[t->r->nwarnings] = strdup(line)) != NULL)
+            t->r->nwarnings++;
+    }
+    pthread_mutex_unlock(&t->lock);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void rpl_tune_result_free(rpl_tune_result *r)
+{
+    if (!r)
+        return;
+    for (size_t c = 0; r->configs && c < r->space->nconfigs; c++) {
+        rpl_tune_config *cfg = &r->configs[c];
+        free(cfg->message);
+        free(cfg->samples);
+        rpl_tune_features_release(&cfg->features);
+        free(cfg->binary);
+        free(cfg->binary_sha256);
+        free(cfg->kernel);
+    }
+    free(r->configs);
+    rpl_tune_space_free(r->space);
+    rpl_tune_model_free(r->model);
+    for (size_t i = 0; i < r->ninputs; i++)
+        free(r->input_names[i]);
+    free(r->input_names);
+    free(r->confirmed);
+    free(r->tied);
+    free(r->cmp);
+    free(r->device);
+    free(r->driver);
+    for (size_t i = 0; i < r->nwarnings; i++)
+        free(r->warnings[i]);
+    free(r->warnings);
+    free(r);
+}
+
+/* ---- set-up ---- */
+
+static int check_templates(tuner *t)
+{
+    const rpl_tune_opts *o = t->o;
+    size_t np = t->s->nparams;
+    uint64_t out_bit = (uint64_t)1 << np;
+    int rc;
+
+    if ((rc = rpl_template_parse(&t->cmd, o->cmd_template, "--cmd-template", t->names,
+                                 o->build_template ? t->nnames : np)) != RPL_OK)
+        return rc;
+    if (o->build_template) {
+        if ((rc = rpl_template_parse(&t->build, o->build_template, "--build-template", t->names,
+                                     t->nnames)) != RPL_OK)
+            return rc;
+        if (!(t->build->used & out_bit))
+            return rpl_error_set(RPL_EUSAGE, "--build-template must write the program to {OUT}");
+        if (!(t->cmd->used & out_bit))
+            return rpl_error_set(RPL_EUSAGE, "--cmd-template must run {OUT}, the program "
+                                             "--build-template makes");
+    }
+    for (size_t j = 0; j < np; j++) {
+        uint64_t bit = (uint64_t)1 << j;
+        if (!(t->cmd->used & bit) && !(t->build && (t->build->used & bit)))
+            return rpl_error_set(RPL_EUSAGE,
+                                 "parameter '%s' appears in no template, so its values would "
+                                 "run the same command; add {%s} to a template",
+                                 t->names[j], t->names[j]);
+    }
+    return RPL_OK;
+}
+
+/* The backend that will run: AUTO needs a GPU here, or --backend with a launcher. */
+static int resolve_backend(tuner *t)
+{
+    rpl_gpu_probe probe;
+    rpl_backend b;
+    int rc;
+
+    if (t->o->backend != RPL_BACKEND_AUTO) {
+        t->backend = t->o->backend;
+        return RPL_OK;
+    }
+    if ((rc = rpl_gpu_probe_run(&probe, "")) != RPL_OK)
+        return rc;
+    rc = rpl_backend_select(&b, RPL_BACKEND_AUTO, &probe);
+    if (rc == RPL_ENODEV && t->launcher)
+        return rpl_error_set(RPL_EUSAGE, "--launcher runs the measurements elsewhere and no GPU "
+                                         "is seen here: name the profiler with --backend "
+                                         "rocprofv3 or --backend cupti");
+    t->backend = (int)b;
+    return rc;
+}
+
+/*
+ * Device visibility of each slot.  ROCm applies ROCR_VISIBLE_DEVICES first
+ * and HIP's (and CUDA_VISIBLE_DEVICES, its alias) within what remains, so
+ * on AMD the slot's GPU goes to ROCR and HIP sees it as device 0; on NVIDIA
+ * CUDA_VISIBLE_DEVICES selects it (and the AMD variables are inert).
+ */
+static int make_slots(tuner *t)
+{
+    bool amd = t->backend == RPL_BACKEND_ROCPROFV3;
+    size_t per = TUNE_SLOT_VARS + 1;
+
+    if (t->jobs == 1 && !t->o->devices)
+        return RPL_OK;
+    if (!(t->slot_env = calloc(t->jobs * per, sizeof(*t->slot_env))))
+        return rpl_error_oom();
+    for (unsigned i = 0; i < t->jobs; i++) {
+        char dev[64], buf[128];
+        const char *names[] = {"CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES",
+                               "ROCR_VISIBLE_DEVICES"};
+        if (t->o->devices)
+            snprintf(dev, sizeof(dev), "%s", t->o->devices[i]);
+        else
+            snprintf(dev, sizeof(dev), "%u", i);
+        for (size_t k = 0; k < TUNE_SLOT_VARS; k++) {
+            snprintf(buf, sizeof(buf), "%s=%s", names[k], amd && k < 2 ? "0" : dev);
+            if (!(t->slot_env[i * per + k] = strdup(buf)))
+                return rpl_error_oom();
+        }
+    }
+    return RPL_OK;
+}
+
+static int identify(tuner *t)
+{
+    rpl_tune_device dev;
+    rpl_strbuf sb = RPL_STRBUF_INIT;
+    int rc = rpl_tune_device_probe(&dev);
+
+    if (rc != RPL_OK)
+        return rc;
+    if (t->launcher) {
+        /* The GPU is where the launcher puts the run: the launcher names it. */
+        rc = rpl_strbuf_printf(&sb, "launcher: %s", t->o->launcher);
+        free(dev.device);
+        free(dev.driver);
+        dev.device = rc == RPL_OK ? rpl_strbuf_detach(&sb) : NULL;
+        dev.driver = strdup("");
+        if (rc == RPL_OK && (!dev.device || !dev.driver))
+            rc = rpl_error_oom();
+    } else if (dev.count && t->jobs > dev.count && !t->o->devices) {
+        rc = rpl_error_set(RPL_EUSAGE, "--jobs %u needs %u GPUs; this machine has %u", t->jobs,
+                           t->jobs, dev.count);
+    }
+    rpl_strbuf_release(&sb);
+    t->r->device = dev.device;
+    t->r->driver = dev.driver;
+    if (rc == RPL_OK)
+        rc = rpl_strbuf_printf(&sb, "backend=%s kernel=%s warmup=%u timing=%s launcher=%s",
+                               rpl_backend_name((rpl_backend)t->backend),
+                               t->o->kernel_regex ? t->o->kernel_regex : "", t->o->warmup,
+                               t->o->kernel_timing ? "serial" : "concurrent",
+                               t->o->launcher ? t->o->launcher : "");
+    if (rc == RPL_OK && !(t->settings = rpl_strbuf_detach(&sb)))
+        rc = rpl_error_oom();
+    rpl_strbuf_release(&sb);
+    return rc;
+}
+
+static int make_work_dir(tuner *t)
+{
+    const char *tmp = getenv("TMPDIR");
+    char buf[4096];
+
+    if (t->o->work_dir) {
+        int rc = rpl_mkdir_p(t->o->work_dir);
+        if (rc != RPL_OK)
+            return rc;
+        /* Absolute, so {OUT} names the program wherever the command runs it from. */
+        if (!(t->work_dir = realpath(t->o->work_dir, NULL)))
+            return rpl_error_set(RPL_EIO, "cannot resolve the work folder '%s'", t->o->work_dir);
+        return RPL_OK;
+    }
+    snprintf(buf, sizeof(buf), "%s/rocm-perf-autotune.XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
+    if (!mkdtemp(buf))
+        return rpl_error_set(RPL_EENV, "cannot create a work folder in '%s'",
+                             tmp && tmp[0] ? tmp : "/tmp");
+    t->remove_work = true;
+    return (t->work_dir = strdup(buf)) ? RPL_OK : rpl_error_oom();
+}
+
+static int setup(tuner *t)
+{
+    const rpl_tune_opts *o = t->o;
+    size_t np, n;
+    size_t nl = 0;
+    int rc;
+
+    if (o->jobs < 1 || o->jobs > RPL_TUNE_MAX_JOBS || o->repetitions < 2 || o->top_k < 1 ||
+        !(o->min_r2 >= 0 && o->min_r2 <= 1))
+        return rpl_error_set(RPL_EUSAGE,
+                             "bad autotune options (jobs %u, repetitions %u, top-k "
+                             "%u, min R^2 %g)",
+                             o->jobs, o->repetitions, o->top_k, o->min_r2);
+    t->jobs = o->jobs;
+    if ((rc = rpl_tune_space_read(&t->r->space, o->space_path)) != RPL_OK)
+        return rc;
+    t->s = t->r->space;
+    np = t->s->nparams;
+    n = t->s->nconfigs;
+    if (!(t->names = calloc(np + 1, sizeof(*t->names))))
+        return rpl_error_oom();
+    for (size_t j = 0; j < np; j++)
+        t->names[j] = t->s->params[j].name;
+    t->names[np] = "OUT";
+    t->nnames = np + 1;
+    if ((rc = check_templates(t)) != RPL_OK)
+        return rc;
+    if (o->launcher &&
+        (rc = rpl_words_split(&t->launcher, &nl, o->launcher, "--launcher")) != RPL_OK)
+        return rc;
+    if (o->block_expr && (rc = rpl_expr_parse(&t->block, o->block_expr, t->names, np)) != RPL_OK) {
+        rpl_error_prefix("--block");
+        return rc;
+    }
+    if ((rc = resolve_backend(t)) != RPL_OK || (rc = identify(t)) != RPL_OK ||
+        (rc = make_slots(t)) != RPL_OK)
+        return rc;
+    if (!(t->r->configs = calloc(n, sizeof(*t->r->configs))) ||
+        !(t->argv = calloc(n, sizeof(*t->argv))) || !(t->keys = calloc(n, sizeof(*t->keys))) ||
+        (t->build && !(t->bargv = calloc(n, sizeof(*t->bargv)))))
+        return rpl_error_oom();
+    for (size_t c = 0; c < n; c++)
+        t->r->configs[c].predicted_ns = NAN;
+    if (o->cache_path && (rc = rpl_tune_cache_open(&t->cache, o->cache_path)) != RPL_OK)
+        return rc;
+    if (!t->build && (rc = tune_command_digest(t)) != RPL_OK)
+        return rc;
+    return make_work_dir(t);
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *f)
+{
+    (void)st;
+    (void)f;
+    return type == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+static void release(tuner *t)
+{
+    size_t n = t->s ? t->s->nconfigs : 0;
+
+    for (size_t c = 0; c < n; c++) {
+        if (t->argv)
+            rpl_argv_free(t->argv[c]);
+        if (t->bargv)
+            rpl_argv_free(t->bargv[c]);
+        if (t->keys)
+            free(t->keys[c]);
+    }
+    free(t->argv);
+    free(t->bargv);
+    free(t->keys);
+    for (size_t i = 0; t->slot_env && i < t->jobs * (TUNE_SLOT_VARS + 1); i++)
+        free(t->slot_env[i]);
+    free(t->slot_env);
+    if (t->remove_work && t->work_dir)
+        nftw(t->work_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    free(t->work_dir);
+    rpl_tune_cache_close(t->cache);
+    rpl_template_free(t->cmd);
+    rpl_template_free(t->build);
+    rpl_argv_free(t->launcher);
+    rpl_expr_free(t->block);
+    free(t->names);
+    free(t->settings);
+    free(t->cmd_sha);
+    free(t->measured_device);
+    free(t->fatal_msg);
+    pthread_mutex_destroy(&t->lock);
+}
+
+/* ---- phases ---- */
+
+/* Indices of the configs for which `pred` holds. */
+static size_t select_configs(size_t *out, const tuner *t, bool (*pred)(const rpl_tune_config *))
+{
+    size_t k = 0;
+
+    for (size_t c = 0; c < t->s->nconfigs; c++)
+        if (pred(&t->r->configs[c]))
+            out[k++] = c;
+    return k;
+}
+
+static bool untried(const rpl_tune_config *c)
+{
+    return tune_runnable(c) && c->status == RPL_TUNE_NOT_RUN;
+}
+
+static bool tried(const rpl_tune_config *c)
+{
+    return tune_runnable(c) && c->status != RPL_TUNE_NOT_RUN;
+}
+
+typedef struct ranked {
+    double key;
+    size_t cfg;
+} ranked;
+
+static int by_rank(const void *a, const void *b)
+{
+    const ranked *x = a, *y = b;
+
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return (x->cfg > y->cfg) - (x->cfg < y->cfg);
+}
+
+/*
+ * Sort the configs `idx` ascending by predicted runtime (limit 0) or by the
+ * median of their first `limit` samples; the index breaks ties.
+ */
+static int rank_configs(size_t *idx, size_t n, const tuner *t, size_t limit)
+{
+    ranked *r = malloc((n ? n : 1) * sizeof(*r));
+
+    if (!r)
+        return rpl_error_oom();
+    for (size_t i = 0; i < n; i++) {
+        const rpl_tune_config *c = &t->r->configs[idx[i]];
+        r[i].key = limit ? tune_median(c, limit) : c->predicted_ns;
+        r[i].cfg = idx[i];
+        if (isnan(r[i].key))
+            r[i].key = INFINITY;
+    }
+    qsort(r, n, sizeof(*r), by_rank);
+    for (size_t i = 0; i < n; i++)
+        idx[i] = r[i].cfg;
+    free(r);
+    return RPL_OK;
+}
+
+static int refit(tuner *t, const tune_inputs *in, bool *trusted, bool *warned)
+{
+    rpl_tune_model *m = NULL;
+    int rc = tune_fit(t, in, &m);
+
+    if (rc != RPL_OK)
+        return rc;
+    rpl_tune_model_free(t->r->model);
+    t->r->model = m;
+    *trusted = m && m->r2 >= t->o->min_r2;
+    if (m && !*trusted && !*warned) {
+        tune_warn(t,
+                  "low R\xc2\xb2 warning: the model explains R\xc2\xb2 = %.2f of the variance of "
+                  "ln runtime over %zu configs (below --min-r2 %.2f); its predictions are not "
+                  "trusted: sampling the space instead, and the confirm phase takes the best "
+                  "%u measured configs",
+                  m->r2, m->n, t->o->min_r2, 2 * t->o->top_k);
+        *warned = true;
+    }
+    return RPL_OK;
+}
+
+/* Seed, then guided or explore batches until the budget is spent. */
+static int search(tuner *t, const tune_inputs *in, size_t *pool, size_t *batch)
+{
+    size_t nrun = select_configs(pool, t, tune_runnable), nb = 0, budget = t->r->budget;
+    size_t nseed = in->d + 3;
+    bool trusted = false, warned = false;
+    int rc;
+
+    if (t->r->exhaustive)
+        nseed = nrun;
+    else if (nseed < (budget + 1) / 2)
+        nseed = (budget + 1) / 2;
+    if (nseed > budget)
+        nseed = budget;
+    if ((rc = rpl_tune_sample(batch, &nb, nseed, t->s, pool, nrun, NULL, 0, t->o->seed)) !=
+            RPL_OK ||
+        (rc = tune_measure(t, batch, nb, "seed", t->o->repetitions)) != RPL_OK)
+        return rc;
+    for (unsigned round = 1;; round++) {
+        size_t left = budget > t->r->measured ? budget - t->r->measured : 0;
+        size_t nu, ntried, step;
+        if ((rc = refit(t, in, &trusted, &warned)) != RPL_OK)
+            return rc;
+        nu = select_configs(pool, t, untried);
+        if (left == 0 || nu == 0)
+            break;
+        if (trusted) {
+            step = t->jobs < left ? t->jobs : left;
+            if ((rc = rank_configs(pool, nu, t, 0)) != RPL_OK)
+                return rc;
+            nb = step < nu ? step : nu;
+            memcpy(batch, pool, nb * sizeof(*batch));
+            rc = tune_measure(t, batch, nb, "guided", t->o->repetitions);
+        } else {
+            /* A few space-filling batches, so a model that becomes trusted can take over. */
+            step = (left + 2) / 3;
+            if (step < t->jobs)
+                step = t->jobs < left ? t->jobs : left;
+            ntried = select_configs(batch, t, tried);
+            {
+                size_t *taken = malloc((ntried ? ntried : 1) * sizeof(*taken));
+                if (!taken)
+                    return rpl_error_oom();
+                memcpy(taken, batch, ntried * sizeof(*taken));
+                rc = rpl_tune_sample(batch, &nb, step, t->s, pool, nu, taken, ntried,
+                                     t->o->seed + round);
+                free(taken);
+            }
+            if (rc == RPL_OK)
+                rc = tune_measure(t, batch, nb, "explore", t->o->repetitions);
+        }
+        if (rc != RPL_OK)
+            return rc;
+    }
+    t->r->model_trusted = trusted;
+    return RPL_OK;
+}
+
+/* The best measured configs again, with more samples; winner and ties. */
+static int confirm(tuner *t, size_t *pool)
+{
+    rpl_tune_result *r = t->r;
+    unsigned k = r->model_trusted ? t->o->top_k : 2 * t->o->top_k;
+    unsigned samples =
+        t->o->confirm_repetitions ? t->o->confirm_repetitions : 2 * t->o->repetitions;
+    size_t n = select_configs(pool, t, tune_measured), winner;
+    const double **samp;
+    size_t *ns;
+    rpl_gate_stat_opts so;
+    int rc;
+
+    r->best = SIZE_MAX;
+    if (n == 0)
+        return RPL_OK;
+    if ((rc = rank_configs(pool, n, t, t->o->repetitions)) != RPL_OK)
+        return rc;
+    r->nconfirmed = n < k ? n : k;
+    if (!(r->confirmed = malloc(r->nconfirmed * sizeof(*r->confirmed))) ||
+        !(r->tied = calloc(r->nconfirmed, sizeof(*r->tied))) ||
+        !(r->cmp = calloc(r->nconfirmed, sizeof(*r->cmp))))
+        return rpl_error_oom();
+    memcpy(r->confirmed, pool, r->nconfirmed * sizeof(*pool));
+    if ((rc = tune_measure(t, r->confirmed, r->nconfirmed, "confirm", samples)) != RPL_OK)
+        return rc;
+    samp = malloc(r->nconfirmed * sizeof(*samp));
+    ns = malloc(r->nconfirmed * sizeof(*ns));
+    if (!samp || !ns) {
+        free(samp);
+        free(ns);
+        return rpl_error_oom();
+    }
+    for (size_t i = 0; i < r->nconfirmed; i++) {
+        samp[i] = r->configs[r->confirmed[i]].samples;
+        ns[i] = r->configs[r->confirmed[i]].nsamples;
+    }
+    rpl_gate_stat_opts_init(&so);
+    so.confidence = t->o->confidence;
+    so.seed = t->o->seed;
+    rc = rpl_tune_decide(&winner, r->tied, r->cmp, samp, ns, r->nconfirmed, &so);
+    free(samp);
+    free(ns);
+    if (rc != RPL_OK)
+        return rc;
+    r->best = r->confirmed[winner];
+    for (size_t i = 0; i < r->nconfirmed; i++)
+        r->nties += i != winner && r->tied[i];
+    return RPL_OK;
+}
+
+static void count_outcomes(rpl_tune_result *r)
+{
+    for (size_t c = 0; c < r->space->nconfigs; c++) {
+        rpl_tune_status s = r->configs[c].status;
+        r->pruned += s == RPL_TUNE_PRUNED;
+        r->build_failed += s == RPL_TUNE_BUILD_FAILED;
+        r->run_failed += s == RPL_TUNE_RUN_FAILED || s == RPL_TUNE_TIMEOUT;
+    }
+}
+
+static int run(tuner *t)
+{
+    rpl_tune_result *r = t->r;
+    size_t nc = t->s->nconfigs, nrun;
+    size_t *pool = malloc(nc * sizeof(*pool)), *batch = malloc(nc * sizeof(*batch));
+    tune_inputs in = {0};
+    double t0 = now_s();
+    int rc;
+
+    if (!pool || !batch) {
+        free(pool);
+        free(batch);
+        return rpl_error_oom();
+    }
+    rc = tune_build_all(t);
+    r->build_s = now_s() - t0;
+    if (rc == RPL_OK) {
+        nrun = select_configs(pool, t, tune_runnable);
+        r->budget = t->o->budget_count ? t->o->budget_count
+                                       : (size_t)ceil(t->o->budget_fraction * (double)nc - 1e-9);
+        if (r->budget < 1)
+            r->budget = 1;
+        if (r->budget >= nrun)
+            r->budget = nrun;
+        r->exhaustive = r->budget == nrun;
+    }
+    if (rc == RPL_OK && r->budget > 0 && (rc = tune_inputs_make(&in, t)) == RPL_OK) {
+        r->ninputs = in.d;
+        r->input_names = in.names;
+        in.names = NULL;
+        t->progress =
+            rpl_progress_start("autotune: measuring", r->budget + 2 * (uint64_t)t->o->top_k);
+        rc = search(t, &in, pool, batch);
+        if (rc == RPL_OK)
+            rc = confirm(t, pool);
+        rpl_progress_finish(t->progress);
+        t->progress = NULL;
+    } else if (rc == RPL_OK) {
+        r->best = SIZE_MAX;
+    }
+    in.d = 0; /* the names moved to the result */
+    tune_inputs_release(&in);
+    count_outcomes(r);
+    if (rc == RPL_OK && r->budget == 0)
+        tune_warn(t, "no configuration can run: %zu failed to build, %zu were pruned",
+                  r->build_failed, r->pruned);
+    free(pool);
+    free(batch);
+    return rc;
+}
+
+int rpl_tune_run(rpl_tune_result **out, const rpl_tune_opts *o)
+{
+    tuner t = {0};
+    double t0 = now_s();
+    int rc;
+
+    *out = NULL;
+    if (!(t.r = calloc(1, sizeof(*t.r))))
+        return rpl_error_oom();
+    t.o = o;
+    t.r->best = SIZE_MAX;
+    t.r->min_r2 = o->min_r2;
+    t.r->jobs = o->jobs;
+    pthread_mutex_init(&t.lock, NULL);
+    rc = setup(&t);
+    if (rc == RPL_OK)
+        rc = run(&t);
+    t.r->wall_s = now_s() - t0;
+    release(&t);
+    if (rc != RPL_OK) {
+        rpl_tune_result_free(t.r);
+        return rc;
+    }
+    *out = t.r;
+    return RPL_OK;
+}

@@ -1,0 +1,386 @@
+/*
+ * The build step of the tuner: every configuration's build command
+ * expanded, identical ones (those that differ only in runtime parameters)
+ * built once, up to --build-jobs at a time; then the static features of the
+ * selected kernel in each built program, and the configs pruned by them.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rpl/error.h"
+#include "rpl/fsutil.h"
+#include "rpl/spawn.h"
+#include "rpl/strbuf.h"
+#include "tune_int.h"
+
+#define BUILD_CAPTURE ((size_t)64 << 10)
+#define MAX_BLOCK     (1u << 20)
+
+typedef struct group {
+    size_t *cfgs;
+    size_t n;
+    char *out; /* the program it builds */
+} group;
+
+typedef struct build_ctx {
+    tuner *t;
+    group *groups;
+    size_t ngroups, next, done;
+} build_ctx;
+
+static int join_words(char **out, char *const *words)
+{
+    rpl_strbuf sb = RPL_STRBUF_INIT;
+    int rc = RPL_OK;
+
+    for (size_t i = 0; rc == RPL_OK && words[i]; i++)
+        rc = rpl_strbuf_printf(&sb, "%s%s", i ? "\x1f" : "", words[i]);
+    if (rc == RPL_OK && rpl_strbuf_grow(&sb, 1) != RPL_OK)
+        rc = rpl_error_oom();
+    *out = rc == RPL_OK ? rpl_strbuf_detach(&sb) : NULL;
+    rpl_strbuf_release(&sb);
+    return rc;
+}
+
+/* Threads per block of config c from --block, 0 without. */
+static int block_of(tuner *t, size_t c, unsigned *out)
+{
+    double vals[RPL_TUNE_MAX_PARAMS], v;
+    tune_text text[RPL_TUNE_MAX_PARAMS];
+    const char *vp[RPL_TUNE_MAX_PARAMS + 1];
+    int rc;
+
+    *out = 0;
+    if (!t->block)
+        return RPL_OK;
+    tune_values(t, c, vals, text, vp, "");
+    if ((rc = rpl_expr_eval(t->block, vals, &v)) != RPL_OK)
+        return rc;
+    if (!(v >= 1 && v <= MAX_BLOCK && v == floor(v))) {
+        char cfg[512];
+        rpl_tune_space_describe(cfg, sizeof(cfg), t->s, vals);
+        return rpl_error_set(RPL_EINPUT,
+                             "--block '%s' is %g at %s, not a whole number of "
+                             "threads from 1 to %u",
+                             rpl_expr_text(t->block), v, cfg, MAX_BLOCK);
+    }
+    *out = (unsigned)v;
+    return RPL_OK;
+}
+
+static void set_failed(rpl_tune_config *c, rpl_tune_status st, const char *msg)
+{
+    c->status = st;
+    free(c->message);
+    c->message = strdup(msg);
+}
+
+/* Features of each config of a built group; pruning.  Errors here end the search. */
+static int group_features(tuner *t, group *g)
+{
+    for (size_t i = 0; i < g->n; i++) {
+        rpl_tune_config *c = &t->r->configs[g->cfgs[i]];
+        unsigned block;
+        int rc = block_of(t, g->cfgs[i], &block);
+        if (rc == RPL_OK)
+            rc =
+                rpl_tune_features_read(&c->features, g->out, t->o->kernel_regex, t->o->arch, block);
+        if (rc != RPL_OK)
+            return rc;
+        if (c->features.prune)
+            set_failed(c, RPL_TUNE_PRUNED, c->features.prune);
+    }
+    return RPL_OK;
+}
+
+/*
+ * The line of a compiler's output that says what went wrong: the first one
+ * with "error:" (gcc, clang, nvcc), else the last non-empty one.
+ */
+static void compiler_line(char *buf, size_t size, const char *text)
+{
+    const char *hit = strstr(text, "error:"), *start, *end;
+    size_t len;
+
+    if (hit) {
+        for (start = hit; start > text && start[-1] != '\n'; start--)
+            ;
+        end = start + strcspn(start, "\n");
+    } else {
+        end = text + strlen(text);
+        while (end > text && (end[-1] == '\n' || end[-1] == ' ' || end[-1] == '\r'))
+            end--;
+        for (start = end; start > text && start[-1] != '\n'; start--)
+            ;
+    }
+    len = (size_t)(end - start) < size - 1 ? (size_t)(end - start) : size - 1;
+    memcpy(buf, start, len);
+    buf[len] = '\0';
+}
+
+/* Build one group in its folder below the work folder. */
+static int build_group(tuner *t, group *g, size_t index)
+{
+    double vals[RPL_TUNE_MAX_PARAMS];
+    tune_text text[RPL_TUNE_MAX_PARAMS];
+    const char *vp[RPL_TUNE_MAX_PARAMS + 1];
+    rpl_spawn_opts so = {0};
+    rpl_spawn_result res = {0};
+    char **argv = NULL, dir[64], line[240], sha[65], *msg = NULL;
+    char *path = NULL;
+    struct stat st;
+    int rc;
+
+    snprintf(dir, sizeof(dir), "build-%zu", index);
+    if ((rc = rpl_path_join(&path, t->work_dir, dir)) != RPL_OK ||
+        (rc = rpl_mkdir_p(path)) != RPL_OK || (rc = rpl_path_join(&g->out, path, "prog")) != RPL_OK)
+        goto out;
+    tune_values(t, g->cfgs[0], vals, text, vp, g->out);
+    if ((rc = rpl_template_expand(&argv, t->build, t->names, vp, t->nnames)) != RPL_OK)
+        goto out;
+    so.argv = (const char *const *)argv;
+    so.timeout_ms = t->o->timeout_ms;
+    so.capture_stdout = so.capture_stderr = true;
+    so.capture_limit = BUILD_CAPTURE;
+    rc = rpl_spawn_run(&res, &so);
+    if (rc == RPL_ENOTFOUND) {
+        /* No compiler is no config's fault: the environment lacks it. */
+        char why[512];
+        snprintf(why, sizeof(why), "%s", rpl_error_last()->message);
+        rc = rpl_error_set(RPL_EENV, "--build-template: %s", why);
+    } else if (rc == RPL_ETIMEOUT) {
+        msg = strdup(rpl_error_last()->message);
+        rc = RPL_OK;
+    } else if (rc == RPL_OK && !(res.exited && res.exit_code == 0)) {
+        char buf[400];
+        const char *err = res.err && res.err[0] ? res.err : res.out;
+        line[0] = '\0';
+        if (err)
+            compiler_line(line, sizeof(line), err);
+        if (res.exited)
+            snprintf(buf, sizeof(buf), "the build exited with status %d%s%s", res.exit_code,
+                     line[0] ? ": " : "", line);
+        else
+            snprintf(buf, sizeof(buf), "the build was killed by signal %d", res.term_signal);
+        msg = strdup(buf);
+    } else if (rc == RPL_OK && stat(g->out, &st) != 0) {
+        msg = strdup("the build succeeded but wrote no {OUT} (does the template use {OUT}?)");
+    }
+    if (rc != RPL_OK)
+        goto out;
+    if (msg) {
+        for (size_t i = 0; i < g->n; i++)
+            set_failed(&t->r->configs[g->cfgs[i]], RPL_TUNE_BUILD_FAILED, msg);
+        goto out;
+    }
+    if ((rc = rpl_sha256_file(sha, g->out)) != RPL_OK)
+        goto out;
+    for (size_t i = 0; i < g->n && rc == RPL_OK; i++) {
+        rpl_tune_config *c = &t->r->configs[g->cfgs[i]];
+        if (!(c->binary = strdup(g->out)) || !(c->binary_sha256 = strdup(sha)))
+            rc = rpl_error_oom();
+    }
+    if (rc == RPL_OK)
+        rc = group_features(t, g);
+out:
+    rpl_spawn_result_release(&res);
+    rpl_argv_free(argv);
+    free(path);
+    free(msg);
+    return rc;
+}
+
+static void *build_worker(void *arg)
+{
+    build_ctx *b = arg;
+    tuner *t = b->t;
+
+    for (;;) {
+        size_t i;
+        int rc;
+        pthread_mutex_lock(&t->lock);
+        i = t->fatal ? b->ngroups : b->next++;
+        pthread_mutex_unlock(&t->lock);
+        if (i >= b->ngroups)
+            break;
+        rc = build_group(t, &b->groups[i], i);
+        pthread_mutex_lock(&t->lock);
+        if (rc != RPL_OK && !t->fatal) {
+            t->fatal = rc;
+            t->fatal_msg = strdup(rpl_error_last()->message);
+        }
+        rpl_progress_update(t->progress, ++b->done);
+        pthread_mutex_unlock(&t->lock);
+    }
+    return NULL;
+}
+
+typedef struct keyed {
+    const char *key;
+    size_t cfg;
+} keyed;
+
+/* By build argv, then by config index, so each group lists its configs in order. */
+static int by_key(const void *a, const void *b)
+{
+    const keyed *x = a, *y = b;
+    int c = strcmp(x->key, y->key);
+
+    return c ? c : (x->cfg > y->cfg) - (x->cfg < y->cfg);
+}
+
+/* Group the configs by their build argv. */
+static int make_groups(build_ctx *b, char **keys, size_t n)
+{
+    keyed *order = malloc(n * sizeof(*order));
+
+    if (!order)
+        return rpl_error_oom();
+    for (size_t i = 0; i < n; i++)
+        order[i] = (keyed){keys[i], i};
+    qsort(order, n, sizeof(*order), by_key);
+    b->groups = calloc(n, sizeof(*b->groups));
+    if (!b->groups) {
+        free(order);
+        return rpl_error_oom();
+    }
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        group *g = &b->groups[b->ngroups++];
+        while (j < n && strcmp(order[j].key, order[i].key) == 0)
+            j++;
+        if (!(g->cfgs = malloc((j - i) * sizeof(*g->cfgs)))) {
+            free(order);
+            return rpl_error_oom();
+        }
+        for (size_t k = i; k < j; k++)
+            g->cfgs[g->n++] = order[k].cfg;
+        i = j;
+    }
+    free(order);
+    return RPL_OK;
+}
+
+static int run_builds(tuner *t, build_ctx *b)
+{
+    unsigned n = t->o->build_jobs ? t->o->build_jobs : 1;
+    pthread_t th[64];
+    unsigned started = 0;
+    int rc = RPL_OK;
+
+    if (n > 64)
+        n = 64;
+    if (n > b->ngroups)
+        n = (unsigned)b->ngroups;
+    t->progress = rpl_progress_start("autotune: building", b->ngroups);
+    for (unsigned i = 0; i < n; i++) {
+        if (pthread_create(&th[i], NULL, build_worker, b) != 0) {
+            rc = rpl_error_set(RPL_ERROR, "cannot start a build thread");
+            break;
+        }
+        started++;
+    }
+    if (started == 0 && rc == RPL_OK)
+        build_worker(b);
+    for (unsigned i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    rpl_progress_finish(t->progress);
+    t->progress = NULL;
+    if (rc == RPL_OK && t->fatal)
+        rc = rpl_error_set(t->fatal, "%s", t->fatal_msg ? t->fatal_msg : "build failed");
+    return rc;
+}
+
+static int expand_commands(tuner *t)
+{
+    double vals[RPL_TUNE_MAX_PARAMS];
+    tune_text text[RPL_TUNE_MAX_PARAMS];
+    const char *vp[RPL_TUNE_MAX_PARAMS + 1];
+    int rc = RPL_OK;
+
+    for (size_t c = 0; c < t->s->nconfigs && rc == RPL_OK; c++) {
+        rpl_tune_config *cfg = &t->r->configs[c];
+        if (cfg->status == RPL_TUNE_BUILD_FAILED)
+            continue;
+        tune_values(t, c, vals, text, vp, cfg->binary ? cfg->binary : "");
+        rc = rpl_template_expand(&t->argv[c], t->cmd, t->names, vp, t->nnames);
+    }
+    return rc;
+}
+
+int tune_build_all(tuner *t)
+{
+    size_t n = t->s->nconfigs;
+    double vals[RPL_TUNE_MAX_PARAMS];
+    tune_text text[RPL_TUNE_MAX_PARAMS];
+    const char *vp[RPL_TUNE_MAX_PARAMS + 1];
+    char **keys;
+    build_ctx b = {t, NULL, 0, 0, 0};
+    int rc = RPL_OK;
+
+    if (!t->build)
+        return expand_commands(t);
+    if (!(keys = calloc(n, sizeof(*keys))))
+        return rpl_error_oom();
+    for (size_t c = 0; c < n && rc == RPL_OK; c++) {
+        tune_values(t, c, vals, text, vp, "{OUT}");
+        rc = rpl_template_expand(&t->bargv[c], t->build, t->names, vp, t->nnames);
+        if (rc == RPL_OK)
+            rc = join_words(&keys[c], t->bargv[c]);
+    }
+    if (rc == RPL_OK)
+        rc = make_groups(&b, keys, n);
+    if (rc == RPL_OK)
+        rc = run_builds(t, &b);
+    t->r->builds = b.ngroups;
+    for (size_t c = 0; c < n; c++)
+        free(keys[c]);
+    free(keys);
+    for (size_t g = 0; g < b.ngroups; g++) {
+        free(b.groups[g].cfgs);
+        free(b.groups[g].out);
+    }
+    free(b.groups);
+    if (rc == RPL_OK)
+        rc = expand_commands(t);
+    return rc;
+}
+
+/* argv[0] as posix_spawnp finds it: a path with '/', else the first PATH entry that runs. */
+int tune_command_digest(tuner *t)
+{
+    const char *prog = t->cmd->words[0], *path = getenv("PATH");
+    char sha[65];
+    rpl_strbuf sb = RPL_STRBUF_INIT;
+    int rc = RPL_ENOTFOUND;
+
+    if (strchr(prog, '{'))
+        return RPL_OK; /* the program itself is a parameter: no one digest */
+    if (strchr(prog, '/')) {
+        rc = rpl_sha256_file(sha, prog);
+    } else {
+        for (const char *p = path ? path : ""; *p && rc != RPL_OK;) {
+            size_t len = strcspn(p, ":");
+            rpl_strbuf_reset(&sb);
+            if (rpl_strbuf_printf(&sb, "%.*s/%s", (int)len, p, prog) != RPL_OK) {
+                rpl_strbuf_release(&sb);
+                return rpl_error_oom();
+            }
+            if (len && access(sb.ptr, X_OK) == 0)
+                rc = rpl_sha256_file(sha, sb.ptr);
+            p += len + (p[len] == ':');
+        }
+    }
+    rpl_strbuf_release(&sb);
+    if (rc != RPL_OK) {
+        /* Not readable here (a launcher may run it elsewhere): keyed by name only. */
+        rpl_error_clear();
+        return RPL_OK;
+    }
+    return (t->cmd_sha = strdup(sha)) ? RPL_OK : rpl_error_oom();
+}

@@ -1,0 +1,94 @@
+/* Library-internal state of one rpl_tune_run (src/autotune/tune*.c). */
+#ifndef RPL_TUNE_INT_H
+#define RPL_TUNE_INT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "rpl/autotune.h"
+#include "rpl/log.h"
+
+#define TUNE_SLOT_VARS 3 /* CUDA_, HIP_ and ROCR_VISIBLE_DEVICES */
+
+typedef struct tuner {
+    const rpl_tune_opts *o;
+    rpl_tune_result *r;
+    const rpl_tune_space *s;
+    const char **names; /* the parameters' names, then "OUT" */
+    size_t nnames;
+    rpl_template *cmd, *build;
+    char **launcher; /* split --launcher, or NULL */
+    rpl_expr *block; /* --block, or NULL */
+    char *work_dir;
+    bool remove_work;
+    rpl_tune_cache *cache;
+    int backend;           /* resolved rpl_backend */
+    char *settings;        /* the cache key's settings line */
+    char *cmd_sha;         /* digest of the command's program when nothing is built */
+    char *measured_device; /* the device the first trace names */
+    char ***argv;          /* per config: the expanded command (after the build) */
+    char ***bargv;         /* per config: the expanded build with {OUT} kept, or NULL */
+    char **keys;           /* per config: the cache key, or NULL */
+    char **slot_env;       /* jobs x (TUNE_SLOT_VARS + 1), NULL-terminated per slot; NULL: none */
+    unsigned jobs;
+    /* measurement batches */
+    pthread_mutex_t lock;
+    int fatal; /* a worker's error that ends the search (no GPU, no profiler...) */
+    char *fatal_msg;
+    rpl_progress *progress;
+    size_t progress_done;
+} tuner;
+
+/* Text of a value as templates get it. */
+typedef char tune_text[32];
+
+/*
+ * Config c's values: vals[j] and text[j] per parameter, vp[j] pointing at
+ * text[j] and vp[nparams] at `out` (the OUT placeholder).  vp holds nnames.
+ */
+void tune_values(const tuner *t, size_t c, double *vals, tune_text *text, const char **vp,
+                 const char *out);
+
+/* Build every configuration (identical builds once) and read its static features. */
+int tune_build_all(tuner *t);
+
+/* The digest of the command's program (argv[0] looked up in PATH) when nothing is built. */
+int tune_command_digest(tuner *t);
+
+/* Cache key of config c (t->keys[c]), computed once. */
+int tune_key(tuner *t, size_t c);
+
+/*
+ * Measure the configs (fresh ones on the GPU slots, the rest from the
+ * cache) with `phase`; each gets at least `samples` samples (a config that
+ * has some gets more).  Failures are recorded in the configs; the return is
+ * an error only for what ends the search.
+ */
+int tune_measure(tuner *t, const size_t *cfgs, size_t n, const char *phase, unsigned samples);
+
+/* The model inputs (standardised) of every config and their names. */
+typedef struct tune_inputs {
+    double *x; /* nconfigs x d */
+    size_t d;
+    size_t nparam_inputs;
+    bool *quadratic;
+    char **names;
+} tune_inputs;
+
+int tune_inputs_make(tune_inputs *in, const tuner *t);
+void tune_inputs_release(tune_inputs *in);
+
+/* Fit the model on the measured configs and predict every runnable one. */
+int tune_fit(tuner *t, const tune_inputs *in, rpl_tune_model **out);
+
+/* Median of the first `limit` samples (0: all) of a config. */
+double tune_median(const rpl_tune_config *c, size_t limit);
+
+bool tune_runnable(const rpl_tune_config *c);
+bool tune_measured(const rpl_tune_config *c);
+
+/* Add a warning line to the result and log it. */
+void tune_warn(tuner *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

@@ -482,7 +482,7 @@ static int describe(rpl_snapshot *meta, CUfunction f)
     return 0;
 }
 
-/* The alignment the parameter buffer needs: the largest that every offset keeps, up to 128. */
+/* kernarg.alignment: the largest power of two (4 to 128) that divides every parameter offset. */
 static uint32_t param_alignment(const rpl_snap_param *p, size_t n)
 {
     uint32_t align = 128;

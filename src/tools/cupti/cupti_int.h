@@ -56,6 +56,14 @@ void cr_counters_finish(void);
 int cr_counters_busy(void);
 
 /*
+ * The CUfunction behind a launch's handle.  The runtime launches through
+ * CUkernel handles (context-independent loading), which cuLaunchKernel takes
+ * in place of a CUfunction but cuFuncGetAttribute does not: on an H200 with
+ * CUDA 13.0 it gave no registers for them.
+ */
+CUfunction cr_launch_function(CUfunction f);
+
+/*
  * Counter runs: a launch or memset callback (enter or exit) of the runtime
  * or driver API becomes a dispatch or memset in cr_g, numbered in call
  * order, and drives the range profiler (launches.c).

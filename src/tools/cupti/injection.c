@@ -8,7 +8,9 @@
  * inherits the variable, is injected again and writes its own database.
  * With ROCM_PERF_CUPTI_COUNTERS set, no activity record is enabled: the
  * dispatches come from the launch callbacks (launches.c) and carry the
- * range profiler's counters (counters.c).
+ * range profiler's counters (counters.c).  With ROCM_PERF_CAPTURE_DIR set
+ * the library captures one dispatch into a replay snapshot instead
+ * (capture.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +20,9 @@
 
 #include <cupti.h>
 
+#include "capture_cuda.h"
 #include "cupti_int.h"
+#include "rpl/capture.h"
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
 #include "rpl/log.h"
@@ -355,6 +359,11 @@ int InitializeInjection(void)
 
     if (g.initialized)
         return 1;
+    /* Capture instead of tracing: CUPTI takes one subscriber (capture.c). */
+    if (getenv(RPL_CAPTURE_ENV_DIR)) {
+        g.initialized = cc_capture_start() == 0;
+        return g.initialized;
+    }
     rpl_log_init_from_env();
     if (cr_state_init(&cr_g) != 0) {
         rpl_log_error("cupti: %s", rpl_error_last()->message);

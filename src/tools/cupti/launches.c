@@ -62,13 +62,8 @@ static void set_shape(cr_kernel *k, const unsigned grid[3], const unsigned block
     k->dynamic_smem = (int32_t)smem;
 }
 
-/*
- * The CUfunction behind a launch's handle.  The runtime launches through
- * CUkernel handles (context-independent loading), which cuLaunchKernel takes
- * in place of a CUfunction but cuFuncGetAttribute does not: on an H200 with
- * CUDA 13.0 it gave no registers for them.
- */
-static CUfunction launch_function(CUfunction f)
+/* See cupti_int.h. */
+CUfunction cr_launch_function(CUfunction f)
 {
     CUfunction g = NULL;
     int v = 0;
@@ -91,7 +86,7 @@ static void set_function(op *o, CUfunction f)
 
     if (!f)
         return;
-    f = launch_function(f);
+    f = cr_launch_function(f);
     if (cuFuncGetName(&name, f) == CUDA_SUCCESS && name)
         o->name = name;
     if (cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_NUM_REGS, f) == CUDA_SUCCESS)

@@ -3,7 +3,7 @@
 # an exhaustive sweep of the same space, on an NVIDIA GPU (issue 16).
 #
 # On the CPU machine, bundle the CLI and the CUPTI recorder (bin/ and lib/):
-#   /work/shared/tools/device-bundle.sh .device-bundle \
+#   scripts/gpu-bundle.sh .device-bundle \
 #       build/<dir>/src/cli/rocm-perf build/<dir>/src/tools/cupti/librpl_cupti.so
 # On the GPU machine, from the repository root (needs nvcc, python3, nvidia-smi):
 #   OUT=DIR gpu/autotune/check.sh .device-bundle

@@ -2,7 +2,7 @@
 # gpu/gate/aa_check.sh BUNDLE: the gate's false-alarm rate and power on a real GPU.
 #
 # On the GPU machine, from the repository root, with a bundle made on the CPU
-# machine by /work/shared/tools/device-bundle.sh (rocm-perf in BUNDLE/bin,
+# machine by scripts/gpu-bundle.sh (rocm-perf in BUNDLE/bin,
 # librpl_cupti.so in BUNDLE/lib) and the test program built there:
 #   nvcc -O3 -arch=sm_90 -o BUNDLE/bin/gate_aa_kernel gpu/gate/gate_aa_kernel.cu
 #   OUT=DIR gpu/gate/aa_check.sh BUNDLE

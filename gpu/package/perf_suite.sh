@@ -2,7 +2,7 @@
 # gpu/package/perf_suite.sh: the perf suite (ctest/) on an NVIDIA GPU.
 #
 # On the CPU machine, bundle the CLI and the CUPTI recorder (bin/ and lib/):
-#   /work/shared/tools/device-bundle.sh .device-bundle \
+#   scripts/gpu-bundle.sh .device-bundle \
 #       build/<dir>/src/cli/rocm-perf build/<dir>/src/tools/cupti/librpl_cupti.so
 # On the GPU machine, from the repository root (needs cmake, nvcc, bash):
 #   gpu/package/perf_suite.sh          # writes into $OUT (default out/package)

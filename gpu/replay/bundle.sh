@@ -22,7 +22,7 @@ done
     "$root/gpu/replay/saxpy_variants.cu"
 cc -std=c11 -O2 -Wall -Wextra -shared -fPIC -o "$out/gpu/liboccupy_va.so" \
     "$root/gpu/replay/occupy_va.c"
-"${DEVICE_BUNDLE:-/work/shared/tools/device-bundle.sh}" "$out" "$build/src/cli/rocm-perf" \
+"$root/scripts/gpu-bundle.sh" "$out" "$build/src/cli/rocm-perf" \
     "$build/src/tools/cupti/librpl_cupti.so"
 cp "$root/gpu/replay/check.sh" "$root/gpu/replay/summary.py" "$out/"
 du -sh "$out"

@@ -69,15 +69,19 @@ extern "C" {
  * seed form named) is replaced by the built program.
  */
 typedef struct rpl_pipe_target {
-    char *name;        /* the test's name, or the source file's stem */
-    char *source;      /* the kernel source, absolute */
-    char *kernel;      /* the kernel to optimise, or NULL: ranked from the profile */
-    char **build_argv; /* builds {out} from {src}; NULL-terminated, NULL: the default compiler */
-    char **test_argv;  /* the program and its arguments (the same for original and candidate) */
-    char *seed_flag;   /* the option that sets the program's input seed ("--seed"), or NULL:
-                          the program's own check does not run on fresh seeds */
-    char *baseline;    /* stored baseline file, or NULL (reported, not required) */
-    char *build_dir;   /* where scratch trees and default artifacts go, or NULL */
+    char *name;          /* the test's name, or the source file's stem */
+    char *source;        /* the kernel source, absolute */
+    char *kernel;        /* the kernel to optimise, or NULL: ranked from the profile */
+    char **build_argv;   /* builds {out} from {src}; NULL-terminated, NULL: the default compiler */
+    char **test_argv;    /* the program and its arguments (the same for original and candidate) */
+    char *seed_flag;     /* the option that sets the program's input seed ("--seed"), or NULL:
+                            the program's own check does not run on fresh seeds */
+    char *baseline;      /* stored baseline file, or NULL (reported, not required) */
+    char *build_dir;     /* where scratch trees and default artifacts go, or NULL */
+    char **cflags;       /* extra words for the default compiler (-I DIR, -D X), NULL-terminated,
+                            or NULL */
+    char **codeobj_argv; /* builds the device code object {out} for {arch} from {src}; NULL:
+                            the default compiler's (hipcc --genco, nvcc -cubin) */
 } rpl_pipe_target;
 
 /*
@@ -260,6 +264,9 @@ const char *rpl_pipe_snapshot_digest(const rpl_pipe *p, const char *kernel);
 
 /* The artifacts directory. */
 const char *rpl_pipe_artifacts(const rpl_pipe *p);
+
+/* The wavefront size of the original's code object (32 or 64; 0 when unknown). */
+unsigned rpl_pipe_wave_size(const rpl_pipe *p);
 
 /*
  * Put one candidate through the pipeline.  A rejection is no error: 0 and

@@ -265,8 +265,16 @@ const char *rpl_pipe_snapshot_digest(const rpl_pipe *p, const char *kernel);
 /* The artifacts directory. */
 const char *rpl_pipe_artifacts(const rpl_pipe *p);
 
-/* The wavefront size of the original's code object (32 or 64; 0 when unknown). */
+/* The wavefront size of the original's code object (32 or 64; 0 before rpl_pipe_prepare). */
 unsigned rpl_pipe_wave_size(const rpl_pipe *p);
+
+/*
+ * Capture `kernel`'s snapshot from the original and build the original's
+ * code object for its architecture, unless done already (rpl_pipe_run does
+ * this on a kernel's first candidate).  RPL_ENOTFOUND for a kernel the
+ * source does not define, RPL_EINPUT when the original cannot be captured.
+ */
+int rpl_pipe_prepare(rpl_pipe *p, const char *kernel);
 
 /*
  * Put one candidate through the pipeline.  A rejection is no error: 0 and

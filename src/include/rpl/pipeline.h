@@ -206,6 +206,8 @@ typedef struct rpl_pipe_outcome {
     char *kernel; /* the kernel's display name */
     char *strategy;
     rpl_pipe_origin origin;
+    char *model;        /* the candidate's model, or NULL */
+    unsigned iteration; /* the candidate's iteration, 0 when none */
     rpl_pipe_decision decision;
     char *message; /* one line: why (the deciding step's evidence) */
     rpl_pipe_step_result steps[RPL_PIPE_STEPS];
@@ -252,6 +254,9 @@ size_t rpl_pipe_ranked(const rpl_pipe *p, const char *const **names, const doubl
 
 /* The original source text (HEAD's, or the working tree's under allow_dirty) and its size. */
 const char *rpl_pipe_original_source(const rpl_pipe *p, size_t *len);
+
+/* The original parsed with libclang (kernels, loops, signatures), as candidates are checked. */
+const struct rpl_kernel_source *rpl_pipe_original_parsed(const rpl_pipe *p);
 
 /* The source's path within the repository ('/'-separated). */
 const char *rpl_pipe_source_relpath(const rpl_pipe *p);

@@ -5,7 +5,7 @@ boundaries: the compiler (doubles/hipcc) and the rocm-perf children that need a 
 git repository; the user's HEAD, index and working tree are hashed before and after
 each and must not change.
 
-usage: optimize_cli_test.py ROCM_PERF OPTCHECK SOURCE_DIR SCENARIO
+usage: optimize_cli_test.py ROCM_PERF OPTCHECK SOURCE_DIR SCENARIO CMAKE
 """
 import hashlib
 import json
@@ -17,7 +17,8 @@ import sys
 import tempfile
 import xml.etree.ElementTree as ET
 
-ROCM_PERF, OPTCHECK, SRC_DIR, SCENARIO = sys.argv[1:5]
+ROCM_PERF, OPTCHECK, SRC_DIR, SCENARIO, CMAKE = sys.argv[1:6]
+TARGET_SCHEMA = os.path.join(SRC_DIR, "docs", "schemas", "target.schema.json")
 HERE = os.path.join(SRC_DIR, "tests", "optimize")
 DOUBLES = os.path.join(HERE, "doubles")
 SCHEMA = os.path.join(SRC_DIR, "docs", "schemas", "optimize-log.schema.json")
@@ -345,6 +346,41 @@ def test_target():
     env.done()
 
 
+def cmake_target():
+    """rocm_perf_add_kernel_test(SOURCES ...) writes target.json; optimize --test reads it."""
+    env = Env()
+    with open(os.path.join(env.repo, "src", "CMakeLists.txt"), "w") as f:
+        f.write("cmake_minimum_required(VERSION 3.25)\nproject(K LANGUAGES NONE)\n"
+                "include(\"${RPL_CMAKE_DIR}/RocmPerfLab.cmake\")\n"
+                "rocm_perf_add_kernel_test(kern SOURCES kern.hip ARCHITECTURES gfx90a "
+                "KERNEL scale)\n")
+    sh("git", "add", "src/CMakeLists.txt", cwd=env.repo)
+    sh("git", "-c", "user.name=U", "-c", "user.email=u@x", "commit", "-q", "-m", "cmake",
+       "--", "src/CMakeLists.txt", cwd=env.repo)
+    env.before = env.state()
+    build = os.path.join(env.tmp, "build")
+    sh(CMAKE, "-S", os.path.join(env.repo, "src"), "-B", build,
+       "-DRPL_CMAKE_DIR=" + os.path.join(SRC_DIR, "cmake"),
+       "-DROCM_PERF_HIPCC=" + os.path.join(DOUBLES, "hipcc"), "-DROCM_PERF_EXECUTABLE=" + ROCM_PERF)
+    target = os.path.join(build, "rocm-perf", "kern", "target.json")
+    r = subprocess.run([sys.executable, VALIDATE, TARGET_SCHEMA, target], capture_output=True,
+                       text=True)
+    check(r.returncode == 0, f"{SCENARIO}: target.json: {r.stderr}")
+    doc = json.load(open(target))
+    check(doc["kernel"] == "scale" and doc["sources"] == [env.source] and
+          "{src}" in doc["build_command"] and "--offload-arch={arch}" in doc["codeobj_command"],
+          f"{SCENARIO}: target.json {doc}")
+    argv = [ROCM_PERF, "optimize", "--test", "kern", "--build-dir", build, "--artifacts", env.art,
+            "--rounds", "3", "--iterations", "5", "--auto-approve"]
+    e = dict(os.environ, PATH=DOUBLES + ":" + os.environ["PATH"], TMPDIR=env.scratch_tmp,
+             ROCM_PERF_TOOL=os.path.join(DOUBLES, "fake-rocm-perf"))
+    p = subprocess.run(argv, env=e, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    check(p.returncode == 0 and "accepted" in p.stdout,
+          f"{SCENARIO}: exit {p.returncode}\n{p.stdout}\n{p.stderr}")
+    check(len(env.branches()) == 1, f"{SCENARIO}: branches {env.branches()}")
+    env.done()
+
+
 def sigint(step):
     """SIGINT to rocm-perf while `step` runs: nothing left, no branch, exit by SIGINT."""
     if step == "after-commit":
@@ -371,7 +407,7 @@ def main():
         sigint(SCENARIO[len("sigint_"):].replace("_", "-"))
     else:
         {"rules_accepted": rules_accepted, "dry_run": dry_run, "dirty": dirty, "push": push,
-         "test_target": test_target}[SCENARIO]()
+         "test_target": test_target, "cmake_target": cmake_target}[SCENARIO]()
     if failures:
         print(f"{len(failures)} failure(s)")
         return 1

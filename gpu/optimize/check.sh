@@ -18,7 +18,9 @@
 #              its times are those of a perf-suite kernel
 # The user's checkout is hashed before and after.  summary.py prints the table
 # (decisions, speedups, time per candidate split into build, correctness, measurement)
-# and writes $OUT/results.json; the artifacts' reports and logs go under $OUT.
+# and writes $OUT/results.json.  $OUT holds five files: machine.txt, branches.txt,
+# summary.txt, results.json and logs.tar.gz (every run's output, JUnit, summary, JSON log,
+# candidates' sources and build logs, snapshot manifests).
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 bundle=${RPL_BUNDLE:-$(cd "$(dirname "$0")" && pwd)}
@@ -83,11 +85,11 @@ run() {
     log "   exit $rc (expected $want) in $((SECONDS - t0)) s"
     tail -5 "$work/logs/$name.out" >&2
     [ "$rc" = 0 ] || [ "$rc" = 1 ] || tail -3 "$work/logs/$name.err" >&2
-    mkdir -p "$out/$name"
+    # The reports, not the snapshots (tens of MiB): into logs.tar.gz ($OUT keeps few files).
+    mkdir -p "$work/logs/$name"
     (cd "$work/art/$name" 2>/dev/null && cp -r junit.xml summary.md optimize-log.json \
-        original.build.log snapshots/*.manifest candidates "$out/$name/" 2>/dev/null)
-    find "$out/$name" -name profile -type d -prune -exec rm -rf {} + 2>/dev/null
-    cp "$work/logs/$name".* "$out/$name/" 2>/dev/null
+        original.build.log snapshots/*.manifest candidates "$work/logs/$name/" 2>/dev/null)
+    find "$work/logs/$name" -name profile -type d -prune -exec rm -rf {} + 2>/dev/null
 }
 
 run rules 0 "$repo/src/unroll_kernels.cu" "./unroll_kernels --reps 20" --auto-approve \
@@ -112,4 +114,4 @@ else
     echo "checkout untouched: NO" | tee -a "$out/branches.txt" >&2
 fi
 git -C "$repo" status --short >>"$out/branches.txt"
-python3 "$bundle/summary.py" "$out" | tee "$out/summary.txt"
+python3 "$bundle/summary.py" "$work/logs" "$out/results.json" | tee "$out/summary.txt"

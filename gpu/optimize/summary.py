@@ -2,15 +2,15 @@
 """Table of the optimize GPU check (gpu/optimize/check.sh): per run and candidate the
 decision, the speedup with its CI, and the time per candidate split into build,
 correctness (signature, static, replay, test), measurement and whole-app profile; then
-the acceptance list with PASS/FAIL.  Writes OUT/results.json.
+the acceptance list with PASS/FAIL.  Writes RESULTS (JSON).
 
-usage: summary.py OUT
+usage: summary.py LOGS_DIR RESULTS
 """
 import json
 import os
 import sys
 
-out = sys.argv[1]
+out, results_path = sys.argv[1:3]
 # run -> [(kernel, what is expected, predicate on the decision)]
 EXPECT = {
     "rules": [("gather_sum", "unroll accepted", lambda d: d == "accepted"),
@@ -62,6 +62,6 @@ for run, items in EXPECT.items():
         results["checks"].append({"run": run, "kernel": kernel, "expect": what,
                                   "decisions": decisions, "pass": ok})
         print(f"{'PASS' if ok else 'FAIL'}: {run}: {kernel}: {what} (decisions {decisions})")
-with open(os.path.join(out, "results.json"), "w") as f:
+with open(results_path, "w") as f:
     json.dump(results, f, indent=1)
 sys.exit(0 if ok_all else 1)

@@ -465,6 +465,30 @@ def case_fslimit():
     os.remove(live)
 
 
+def case_huge_end():
+    """A dispatch ending at INT64_MAX (the helper's, then a gated kernel's): analyze, baseline
+    update and gate reject the trace with one line naming the dispatch, never a span of
+    centuries or a negative total."""
+    for which, pick in (("helper", "MIN"), ("kernel", "MAX")):
+        out = f"huge_{which}.db"
+        run(A.fixture, os.path.join(A.fixtures, "trace_a.json"), out, "--sql",
+            'UPDATE rocpd_kernel_dispatch{{uuid}} SET "end" = 9223372036854775807 WHERE id = '
+            f"(SELECT {pick}(id) FROM rocpd_kernel_dispatch{{{{uuid}}}})", expect=0)
+        for args in ([], ["--include-helpers"], ["--json"], ["--out", "o"]):
+            p = run(A.rocm_perf, "analyze", out, *args, expect=2)
+            check(p.stderr.count("\n") == 1 and "lasts from" in p.stderr and
+                  "9223372036854775807 ns, more than a day" in p.stderr and p.stdout == "",
+                  f"{which}: analyze {' '.join(args)} rejects it in one line", p)
+        check(not [f for f in os.listdir("o") if f.endswith(".json")] if os.path.isdir("o")
+              else True, f"{which}: analyze --out wrote no half result")
+        p = update("--trace", out, expect=2)
+        check("more than a day" in p.stderr, f"{which}: baseline update rejects it", p)
+        check(not os.path.exists("bl"), f"{which}: no baseline written")
+    update("--trace", db("trace_a"), expect=0)
+    p = gate("--trace", "huge_kernel.db", expect=2)
+    check("more than a day" in p.stderr, "gate rejects it", p)
+
+
 def case_usage():
     """Bad usage exits 2 with one line; --help exits 0."""
     for args in (["--baseline-dir", "bl", "--trace", "x.db"],

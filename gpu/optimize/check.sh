@@ -53,6 +53,10 @@ trap finish EXIT
     echo "rocm-perf: $("$rp" version 2>&1)"
 } | tee "$work/logs/machine.txt" "$out/machine.txt" >&2
 [ -x "$rp" ] || { log "missing $rp"; exit 1; }
+if [ ! -e /dev/nvidia0 ] && [ ! -d /proc/driver/nvidia/gpus ]; then
+    log "no NVIDIA GPU: skipped"
+    exit 77
+fi
 
 repo=$work/repo
 mkdir -p "$repo/src"

@@ -15,13 +15,16 @@ CC=clang cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DRPL_BUILD_FUZZERS=ON -DRPL_SANITIZE=ON >/dev/null
 dir="$build/tests/fuzz"
 case $target in fuzz_commit_msg | fuzz_baseline)
-    maxlen=4096
-    [ "$target" = fuzz_baseline ] && maxlen=16384
+    maxlen=4096 dict=
+    if [ "$target" = fuzz_baseline ]; then
+        maxlen=16384
+        dict=-dict="$root/tests/fuzz/baseline.dict"
+    fi
     cmake --build "$build" -j2 --target "$target"
     mkdir -p "$dir/corpus-$target" "$dir/artifacts"
     exec "$dir/$target" -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 \
-        -max_len="$maxlen" -artifact_prefix="$dir/artifacts/" -print_final_stats=1 \
-        "$dir/corpus-$target" "$root/tests/fuzz/seeds/${target#fuzz_}"
+        -max_len="$maxlen" ${dict:+"$dict"} -artifact_prefix="$dir/artifacts/" \
+        -print_final_stats=1 "$dir/corpus-$target" "$root/tests/fuzz/seeds/${target#fuzz_}"
 esac
 cmake --build "$build" -j2 --target fuzz_rocpd_reader fuzz_rocpd_reader_seeds
 mkdir -p "$dir/corpus" "$dir/artifacts"

@@ -205,6 +205,29 @@ def case_cut():
           "the confirm phase was cut to fit" in p.stdout, "it says so", p)
 
 
+def case_unstable():
+    """Unstable configs are measured again within the budget; a cached re-run charges the same."""
+    args = ["--space", space("space_known.json"), "--cmd-template",
+            f"{A.objective} --jitter 0.5 {OBJ_ARGS}", "--budget", "20", "--cache", "u.db"]
+    p = autotune(*args, "--json", "first.json")
+    first = validate("first.json")
+    c = first["counts"]
+    check(c["unstable_remeasures"] > 0 and c["measurements"] <= 20, f"re-measures counted: {c}", p)
+    check(c["measurements"] == c["measured"] + c["confirm_remeasures"] + c["unstable_remeasures"],
+          f"measurements add up: {c}", p)
+    check(c["profiler_runs"] == c["measurements"], "one profiler run per measurement", p)
+    remeasured = [x for x in first["configs"] if x["remeasured"]]
+    check(len(remeasured) == c["unstable_remeasures"] and all(x["unstable"] for x in first["configs"]
+                                                             if x["status"] == "ok"),
+          "every config unstable; the re-measured ones marked", p)
+    p = autotune(*args, "--json", "second.json")
+    second = validate("second.json")
+    check(second["counts"]["profiler_runs"] == 0, "the cached re-run measures nothing", p)
+    for k in ("measured", "measurements", "confirm_remeasures", "unstable_remeasures"):
+        check(second["counts"][k] == c[k], f"{k}: {second['counts'][k]} again, not {c[k]}", p)
+    check(second["best"] == first["best"], "the same answer from the cache", p)
+
+
 def stamped_builds(build_template, cmd_template, check_log):
     """Two runs whose builds differ in their bytes only: the second measures nothing."""
     blog = os.path.abspath("builds.log")

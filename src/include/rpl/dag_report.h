@@ -12,7 +12,7 @@
 #include "rpl/kernel_filter.h"
 #include "rpl/trace.h"
 
-#define RPL_DAG_SCHEMA_VERSION "1.0"
+#define RPL_DAG_SCHEMA_VERSION "1.1"
 #define RPL_DAG_JSON_NAME      "dag.json"
 /* Critical-path segments listed in dag.json at most (the rest is summarised). */
 #define RPL_DAG_JSON_MAX_SEGMENTS 1000

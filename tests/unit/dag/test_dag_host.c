@@ -1,0 +1,375 @@
+/*
+ * Property tests of the host-side edges (dag_host.c) on thousands of random
+ * programs: one or two host threads launch kernels and copies on random
+ * streams, the legacy default stream (null stream launches and synchronous
+ * copies) or, in per-thread mode, the per-thread default stream, and call
+ * device, stream and event synchronisations and synchronous copies, in the
+ * HIP, CUDA runtime and CUDA driver spellings.  The test simulates the GPU
+ * (every operation starts after what it really waits for), then derives
+ * every dependency of the documented rules pair by pair, and checks that
+ * the DAG has the same transitive closure, the same earliest and latest
+ * starts and the same critical path length (Bellman-Ford style).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <gsl/gsl_rng.h>
+
+#include "dag_test_util.h"
+
+#define TRIALS    2000
+#define MAX_OPS   48
+#define MAX_CALLS 64
+#define MAX_Q     4 /* explicit streams; the default stream is lane MAX_Q */
+
+typedef struct spelling {
+    const char *launch, *copy, *device, *stream_sync, *record, *event_sync, *stream_arg, *event_arg,
+        *pt_launch, *pt_copy;
+} spelling;
+
+static const spelling spellings[] = {
+    {"hipLaunchKernel", "hipMemcpy", "hipDeviceSynchronize", "hipStreamSynchronize",
+     "hipEventRecord", "hipEventSynchronize", "stream", "event", "hipLaunchKernel_spt",
+     "hipMemcpy_spt"},
+    {"cudaLaunchKernel", "cudaMemcpy", "cudaDeviceSynchronize", "cudaStreamSynchronize",
+     "cudaEventRecord", "cudaEventSynchronize", "stream", "event", "cudaLaunchKernel_ptsz",
+     "cudaMemcpy_ptds"},
+    {"cuLaunchKernel", "cuMemcpyHtoD_v2", "cuCtxSynchronize", "cuStreamSynchronize",
+     "cuEventRecord", "cuEventSynchronize", "hStream", "hEvent", "cuLaunchKernel_ptsz",
+     "cuMemcpyHtoD_v2_ptds"},
+};
+
+typedef struct op {
+    int64_t issue, start, end;
+    int64_t tid;
+    uint32_t lane, ref;
+    int is_copy;
+} op;
+
+/* A blocking call: what it waited for as a bit set of ops. */
+typedef struct call {
+    int64_t tid, end;
+    uint64_t waited;
+} call;
+
+typedef struct trial {
+    rpl_trace *t;
+    op ops[MAX_OPS];
+    uint32_t n;
+    call calls[MAX_CALLS];
+    uint32_t ncalls;
+    uint64_t pred[MAX_OPS]; /* direct dependencies by the rules */
+    int per_thread;         /* default stream launches are per-thread */
+    int default_used;
+} trial;
+
+static void region(trial *tr, const char *name, int64_t tid, int64_t at, int64_t end, int64_t corr,
+                   const char *n0, const char *v0)
+{
+    rpl_region r = {.id = tr->t->regions.count + 1,
+                    .name = name,
+                    .category = "API",
+                    .pid = TPID,
+                    .tid = tid,
+                    .start = at,
+                    .end = end,
+                    .correlation_id = corr};
+    rpl_arg a = {n0, "void*", v0};
+
+    assert_int_equal(rpl_trace_add_region(tr->t, &r, &a, n0 ? 1 : 0, NULL), 0);
+}
+
+static void handle(char *buf, size_t size, uint32_t q)
+{
+    snprintf(buf, size, "0x7f00%04x", q + 1);
+}
+
+/* Ops of `lane` issued before `time`, as a bit set. */
+static uint64_t lane_before(const trial *tr, uint32_t lane, int64_t time)
+{
+    uint64_t m = 0;
+
+    for (uint32_t k = 0; k < tr->n; k++)
+        if (tr->ops[k].lane == lane && tr->ops[k].issue < time)
+            m |= 1ull << k;
+    return m;
+}
+
+/* The latest end among a bit set of ops (0 if empty). */
+static int64_t latest_end(const trial *tr, uint64_t set)
+{
+    int64_t e = 0;
+
+    for (uint32_t k = 0; k < tr->n; k++)
+        if (set >> k & 1 && tr->ops[k].end > e)
+            e = tr->ops[k].end;
+    return e;
+}
+
+/* Dependencies of a new op by the rules: program order, host calls, default stream. */
+static uint64_t rule_preds(const trial *tr, const op *v)
+{
+    uint64_t p = lane_before(tr, v->lane, v->issue);
+    int legacy = !tr->per_thread;
+
+    for (uint32_t c = 0; c < tr->ncalls; c++)
+        if (tr->calls[c].tid == v->tid && tr->calls[c].end <= v->issue)
+            p |= tr->calls[c].waited;
+    for (uint32_t k = 0; legacy && k < tr->n; k++) {
+        const op *u = &tr->ops[k];
+
+        if (u->issue < v->issue && u->lane != v->lane && (u->lane == MAX_Q || v->lane == MAX_Q))
+            p |= 1ull << k;
+    }
+    return p;
+}
+
+static void add_op(trial *tr, gsl_rng *r, const spelling *sp, int64_t tid, int64_t *now,
+                   uint32_t *stream, uint32_t kern, int64_t *corr)
+{
+    uint32_t q = (uint32_t)gsl_rng_uniform_int(r, MAX_Q + 1), k = tr->n;
+    int sync_copy = q == MAX_Q && gsl_rng_uniform(r) < 0.5;
+    op *o = &tr->ops[k];
+    int64_t dur = gsl_rng_uniform(r) < 0.1 ? 0 : (int64_t)gsl_rng_uniform_int(r, 400);
+    char h[32];
+    const char *name;
+
+    o->issue = *now;
+    o->tid = tid;
+    o->lane = q;
+    o->is_copy = sync_copy || gsl_rng_uniform(r) < 0.2;
+    tr->pred[k] = rule_preds(tr, o);
+    o->start = o->issue + 20 + (int64_t)gsl_rng_uniform_int(r, 40);
+    if (tr->pred[k] && latest_end(tr, tr->pred[k]) + 1 > o->start)
+        o->start = latest_end(tr, tr->pred[k]) + 1 + (int64_t)gsl_rng_uniform_int(r, 30);
+    o->end = o->start + dur;
+    if (o->is_copy)
+        o->ref = t_copy_p(tr->t, TPID, RPL_NONE, stream[q], o->start, o->end, *corr);
+    else
+        o->ref = t_dispatch_p(tr->t, TPID, RPL_NONE, stream[q], kern, o->start, o->end, *corr);
+    tr->n++;
+    tr->default_used |= q == MAX_Q;
+    if (sync_copy) {
+        /* A synchronous copy: returns when it ended, and waited for itself. */
+        int64_t end = o->end + 1 + (int64_t)gsl_rng_uniform_int(r, 10);
+
+        region(tr, tr->per_thread ? sp->pt_copy : sp->copy, tid, *now, end, *corr, NULL, NULL);
+        tr->calls[tr->ncalls++] = (call){tid, end, 1ull << k};
+        *now = end + 1;
+    } else {
+        if (q == MAX_Q)
+            snprintf(h, sizeof(h), "0");
+        else
+            handle(h, sizeof(h), q);
+        name = q == MAX_Q && tr->per_thread ? sp->pt_launch : sp->launch;
+        region(tr, name, tid, *now, *now + 5, *corr, sp->stream_arg, h);
+        *now += 6 + (int64_t)gsl_rng_uniform_int(r, 50);
+    }
+    (*corr)++;
+}
+
+/* A blocking call now on thread tid: device, stream or event (record + synchronise). */
+static void add_call(trial *tr, gsl_rng *r, const spelling *sp, int64_t tid, int64_t *now,
+                     int64_t *event_no)
+{
+    double x = gsl_rng_uniform(r);
+    uint32_t q = (uint32_t)gsl_rng_uniform_int(r, MAX_Q);
+    uint64_t waited;
+    int64_t end;
+    char h[32], ev[32];
+
+    handle(h, sizeof(h), q);
+    /* A stream that has had no launch yet is unknown to the trace: synchronise the device. */
+    if (lane_before(tr, q, *now) == 0)
+        x = 0;
+    if (x < 0.3) {
+        waited = 0;
+        for (uint32_t l = 0; l <= MAX_Q; l++)
+            waited |= lane_before(tr, l, *now);
+        end = latest_end(tr, waited) + 1 > *now + 2 ? latest_end(tr, waited) + 1 : *now + 2;
+        region(tr, sp->device, tid, *now, end, 0, NULL, NULL);
+    } else if (x < 0.65) {
+        waited = lane_before(tr, q, *now);
+        end = latest_end(tr, waited) + 1 > *now + 2 ? latest_end(tr, waited) + 1 : *now + 2;
+        region(tr, sp->stream_sync, tid, *now, end, 0, sp->stream_arg, h);
+    } else {
+        rpl_region rec = {.id = tr->t->regions.count + 1,
+                          .name = sp->record,
+                          .category = "API",
+                          .pid = TPID,
+                          .tid = tid,
+                          .start = *now,
+                          .end = *now + 1};
+        rpl_arg args[2] = {{sp->event_arg, "void*", ev}, {sp->stream_arg, "void*", h}};
+        uint64_t on_lane = lane_before(tr, q, *now);
+
+        snprintf(ev, sizeof(ev), "0xe%04lld", (long long)++*event_no);
+        assert_int_equal(rpl_trace_add_region(tr->t, &rec, args, 2, NULL), 0);
+        /* The event captures the last op of the lane. */
+        waited = on_lane ? 1ull << (63 - __builtin_clzll(on_lane)) : 0;
+        *now += 2 + (int64_t)gsl_rng_uniform_int(r, 30);
+        end = latest_end(tr, waited) + 1 > *now + 2 ? latest_end(tr, waited) + 1 : *now + 2;
+        region(tr, sp->event_sync, tid, *now, end, 0, sp->event_arg, ev);
+    }
+    tr->calls[tr->ncalls++] = (call){tid, end, waited};
+    *now = end + 1;
+}
+
+static void build(trial *tr, gsl_rng *r, const spelling *sp)
+{
+    uint32_t stream[MAX_Q + 1], kern = t_symbol(tr->t, "gemm"), nthreads;
+    int64_t now[2] = {1000, 1001 + 2 * (int64_t)gsl_rng_uniform_int(r, 100)}, corr = 1,
+            event_no = 0;
+    uint32_t target = 1 + (uint32_t)gsl_rng_uniform_int(r, MAX_OPS);
+
+    nthreads = 1 + (gsl_rng_uniform(r) < 0.3);
+    for (uint32_t q = 0; q <= MAX_Q; q++)
+        stream[q] = t_stream(tr->t, q == MAX_Q ? 7 : q + 11, TPID);
+    /* Host edges are drawn in traces with at least one blocking or sync region. */
+    add_call(tr, r, sp, TTID, &now[0], &event_no);
+    while (tr->n < target && tr->ncalls + 1 < MAX_CALLS) {
+        int64_t tid = nthreads == 2 && now[1] < now[0] ? TTID + 1 : TTID;
+        int64_t *clock = &now[tid != TTID];
+
+        if (gsl_rng_uniform(r) < 0.3)
+            add_call(tr, r, sp, tid, clock, &event_no);
+        else
+            add_op(tr, r, sp, tid, clock, stream, kern, &corr);
+        /* Threads act at even and odd times: no two operations are issued at once. */
+        if ((*clock & 1) != (tid != TTID))
+            (*clock)++;
+    }
+}
+
+static void check(trial *tr, const rpl_dag *dag)
+{
+    uint32_t node_of[MAX_OPS];
+    uint64_t want[MAX_OPS], got[MAX_OPS];
+    int64_t es[MAX_OPS], ls[MAX_OPS], dur[MAX_OPS], cp = 0;
+
+    if (getenv("DAG_HOST_DEBUG"))
+        for (uint32_t k = 0; k < tr->n; k++)
+            fprintf(stderr, "op %u lane %u tid %lld issue %lld start %lld end %lld pred %#llx\n", k,
+                    tr->ops[k].lane, (long long)tr->ops[k].tid, (long long)tr->ops[k].issue,
+                    (long long)tr->ops[k].start, (long long)tr->ops[k].end,
+                    (unsigned long long)tr->pred[k]);
+    for (uint32_t c = 0; getenv("DAG_HOST_DEBUG") && c < tr->ncalls; c++)
+        fprintf(stderr, "call tid %lld end %lld waited %#llx\n", (long long)tr->calls[c].tid,
+                (long long)tr->calls[c].end, (unsigned long long)tr->calls[c].waited);
+    assert_int_equal(dag->node_count, tr->n);
+    assert_int_equal(dag->host_edges_dropped, 0);
+    assert_int_equal(dag->nonblocking_lanes, 0);
+    assert_int_equal(dag->blocking_unresolved, 0);
+    assert_int_equal(dag->edge_counts[RPL_DAG_EDGE_INFERRED], 0);
+    assert_int_equal(dag->legacy_lanes, tr->default_used && !tr->per_thread);
+    if (tr->per_thread)
+        assert_int_equal(dag->edge_counts[RPL_DAG_EDGE_DEFAULT_STREAM], 0);
+    for (uint32_t k = 0; k < tr->n; k++) {
+        node_of[k] = t_node(dag, tr->ops[k].is_copy, tr->ops[k].ref);
+        dur[k] = tr->ops[k].end - tr->ops[k].start;
+        want[k] = tr->pred[k];
+        got[k] = 0;
+    }
+    /* Transitive closures: ops are created in dependency order. */
+    for (uint32_t v = 0; v < tr->n; v++)
+        for (uint32_t u = 0; u < v; u++)
+            if (want[v] >> u & 1)
+                want[v] |= want[u];
+    for (uint32_t v = 0; v < tr->n; v++)
+        for (uint32_t u = 0; u < tr->n; u++)
+            if (t_edges(dag, node_of[u], node_of[v], -1) > 0) {
+                if (u >= v) /* every edge follows the program's own order */
+                    fail_msg("edge %u -> %u (kind %d) points backward", u, v,
+                             dag->edges[dag->out_first[node_of[u]]].kind);
+                got[v] |= 1ull << u;
+            }
+    for (uint32_t v = 0; v < tr->n; v++)
+        for (uint32_t u = 0; u < v; u++)
+            if (got[v] >> u & 1)
+                got[v] |= got[u];
+    for (uint32_t v = 0; v < tr->n; v++)
+        if (got[v] != want[v])
+            fail_msg("op %u: depends on %#llx, the rules say %#llx", v, (unsigned long long)got[v],
+                     (unsigned long long)want[v]);
+    /* Longest path over the rules' direct dependencies, pair by pair. */
+    for (uint32_t v = 0; v < tr->n; v++) {
+        es[v] = 0;
+        for (uint32_t u = 0; u < v; u++)
+            if (tr->pred[v] >> u & 1 && es[u] + dur[u] > es[v])
+                es[v] = es[u] + dur[u];
+        cp = es[v] + dur[v] > cp ? es[v] + dur[v] : cp;
+    }
+    for (uint32_t k = tr->n; k > 0; k--) {
+        uint32_t u = k - 1;
+
+        ls[u] = cp - dur[u];
+        for (uint32_t v = u + 1; v < tr->n; v++)
+            if (tr->pred[v] >> u & 1 && ls[v] - dur[u] < ls[u])
+                ls[u] = ls[v] - dur[u];
+    }
+    assert_int_equal(dag->critical_path_ns, cp);
+    for (uint32_t k = 0; k < tr->n; k++) {
+        assert_int_equal(dag->nodes[node_of[k]].earliest_start, es[k]);
+        assert_int_equal(dag->nodes[node_of[k]].latest_start, ls[k]);
+    }
+}
+
+static void run_trials(int per_thread, unsigned long salt)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    trial *tr = calloc(1, sizeof(*tr));
+    uint64_t host = 0, barriers = 0, pt_lanes = 0;
+
+    for (unsigned long seed = 1; seed <= TRIALS; seed++) {
+        rpl_dag *dag;
+
+        gsl_rng_set(r, seed * 7919 + salt);
+        memset(tr, 0, sizeof(*tr));
+        tr->t = t_new();
+        tr->per_thread = per_thread;
+        build(tr, r, &spellings[seed % 3]);
+        dag = t_build(tr->t, RPL_DAG_INFER_NEVER, 100);
+        check(tr, dag);
+        host += dag->edge_counts[RPL_DAG_EDGE_HOST_SYNC];
+        barriers += dag->edge_counts[RPL_DAG_EDGE_DEFAULT_STREAM];
+        pt_lanes += dag->per_thread_lanes;
+        rpl_dag_free(dag);
+        rpl_trace_free(tr->t);
+    }
+    free(tr);
+    gsl_rng_free(r);
+    /* The trials exercise what they are meant to. */
+    assert_true(host > 2 * TRIALS);
+    if (per_thread) {
+        assert_int_equal(barriers, 0);
+        assert_true(pt_lanes > TRIALS / 2);
+    } else {
+        assert_true(barriers > TRIALS);
+        assert_int_equal(pt_lanes, 0);
+    }
+}
+
+static void test_legacy_default_stream(void **state)
+{
+    (void)state;
+    run_trials(0, 1);
+}
+
+static void test_per_thread_default_stream(void **state)
+{
+    (void)state;
+    run_trials(1, 2);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_legacy_default_stream),
+        cmocka_unit_test(test_per_thread_default_stream),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -8,7 +8,10 @@
  * (every operation starts after what it really waits for), then derives
  * every dependency of the documented rules pair by pair, and checks that
  * the DAG has the same transitive closure, the same earliest and latest
- * starts and the same critical path length (Bellman-Ford style).
+ * starts and the same critical path length (Bellman-Ford style).  Before
+ * them, the rules case by case: API names, legacy vs per-thread default
+ * stream, synchronous copies, stream/event synchronisation and threads,
+ * non-blocking streams, contradicted host edges.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +21,7 @@
 
 #include <gsl/gsl_rng.h>
 
+#include "dag_internal.h"
 #include "dag_test_util.h"
 
 #define TRIALS    2000
@@ -364,9 +368,256 @@ static void test_per_thread_default_stream(void **state)
     run_trials(1, 2);
 }
 
+/* ---- the rules case by case ---------------------------------------------- */
+
+/* A region on thread TTID lasting [start, end], with up to one argument. */
+static void h_region(rpl_trace *t, const char *name, int64_t start, int64_t end, int64_t corr,
+                     const char *n0, const char *v0)
+{
+    rpl_region r = {.id = t->regions.count + 1,
+                    .name = name,
+                    .category = "API",
+                    .pid = TPID,
+                    .tid = TTID,
+                    .start = start,
+                    .end = end,
+                    .correlation_id = corr};
+    rpl_arg a = {n0, "void*", v0};
+
+    assert_int_equal(rpl_trace_add_region(t, &r, &a, n0 ? 1 : 0, NULL), 0);
+}
+
+static void expect_api(const char *name, int kind, bool per_thread, bool implicit_stream)
+{
+    rpl_dag_api a;
+
+    rpl_dag_api_classify(name, &a);
+    if (a.kind != kind || a.per_thread != per_thread || a.implicit_stream != implicit_stream)
+        fail_msg("%s: kind %d per-thread %d implicit %d", name ? name : "(null)", a.kind,
+                 a.per_thread, a.implicit_stream);
+}
+
+static void test_api_names(void **state)
+{
+    (void)state;
+    expect_api("cudaMemcpy", RPL_DAG_API_BLOCKING_OP, false, true);
+    expect_api("cudaMemcpy_ptds", RPL_DAG_API_BLOCKING_OP, true, true);
+    expect_api("cudaMemcpy_ptds_v7000", RPL_DAG_API_BLOCKING_OP, true, true);
+    expect_api("cuMemcpyDtoH_v2", RPL_DAG_API_BLOCKING_OP, false, true);
+    expect_api("cuMemcpyDtoH_v2_ptds", RPL_DAG_API_BLOCKING_OP, true, true);
+    expect_api("hipMemcpy_spt", RPL_DAG_API_BLOCKING_OP, true, true);
+    expect_api("hipMemset", RPL_DAG_API_BLOCKING_OP, false, true);
+    expect_api("hipMemcpyWithStream", RPL_DAG_API_BLOCKING_OP, false, false);
+    expect_api("hipMemcpyAsync", RPL_DAG_API_OTHER, false, false);
+    expect_api("cudaMemcpyAsync_ptsz", RPL_DAG_API_OTHER, true, false);
+    expect_api("cudaLaunchKernel_ptsz", RPL_DAG_API_OTHER, true, false);
+    expect_api("hipDeviceSynchronize", RPL_DAG_API_DEVICE_SYNC, false, false);
+    expect_api("cuCtxSynchronize", RPL_DAG_API_DEVICE_SYNC, false, false);
+    expect_api("cudaFree", RPL_DAG_API_DEVICE_SYNC, false, false);
+    expect_api("cuMemFree_v2", RPL_DAG_API_DEVICE_SYNC, false, false);
+    expect_api("cudaStreamSynchronize_ptsz", RPL_DAG_API_STREAM_SYNC, true, false);
+    expect_api("hipStreamSynchronize_spt", RPL_DAG_API_STREAM_SYNC, true, false);
+    expect_api("cuEventSynchronize", RPL_DAG_API_EVENT_SYNC, false, false);
+    expect_api("cudaEventRecordWithFlags_ptsz", RPL_DAG_API_RECORD, true, false);
+    expect_api("hipStreamWaitEvent_spt", RPL_DAG_API_WAIT, true, false);
+    expect_api("cudaStreamQuery", RPL_DAG_API_OTHER, false, false);
+    expect_api("_v2", RPL_DAG_API_OTHER, false, false);
+    expect_api("", RPL_DAG_API_OTHER, false, false);
+    expect_api(NULL, RPL_DAG_API_OTHER, false, false);
+}
+
+/*
+ * k1 on stream A (issued at 10), then k2 on the default stream (issued at
+ * 20, launched by `launch` with stream `handle`), then a device synchronise.
+ */
+static rpl_dag *default_stream_case(const char *launch, const char *handle, uint32_t *k1,
+                                    uint32_t *k2, rpl_trace **out)
+{
+    rpl_trace *t = t_new();
+    uint32_t a = t_stream(t, 1, TPID), d = t_stream(t, 7, TPID), k = t_symbol(t, "gemm");
+
+    *k1 = t_dispatch(t, RPL_NONE, a, k, 100, 200, 1);
+    *k2 = t_dispatch(t, RPL_NONE, d, k, 210, 300, 2);
+    h_region(t, "hipLaunchKernel", 10, 15, 1, "stream", "0x55aa");
+    h_region(t, launch, 20, 25, 2, "stream", handle);
+    h_region(t, "hipDeviceSynchronize", 30, 301, 0, NULL, NULL);
+    *out = t;
+    return t_build(t, RPL_DAG_INFER_AUTO, 1000);
+}
+
+static void test_legacy_and_per_thread_default_stream(void **state)
+{
+    static const struct {
+        const char *launch, *handle;
+        int legacy;
+    } cases[] = {
+        {"hipLaunchKernel", "0", 1},
+        {"cudaLaunchKernel", "0x0", 1},
+        {"cuLaunchKernel", "(nil)", 1},
+        {"cudaLaunchKernel", "0x1", 1}, /* cudaStreamLegacy */
+        {"hipLaunchKernel_spt", "0", 0},
+        {"cudaLaunchKernel_ptsz", "0x0", 0},
+        {"cuLaunchKernel_ptsz", "NULL", 0},
+        {"cudaLaunchKernel", "0x2", 0}, /* cudaStreamPerThread */
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        uint32_t k1, k2;
+        rpl_trace *t;
+        rpl_dag *dag = default_stream_case(cases[i].launch, cases[i].handle, &k1, &k2, &t);
+        int edge =
+            t_edges(dag, t_node(dag, 0, k1), t_node(dag, 0, k2), RPL_DAG_EDGE_DEFAULT_STREAM);
+
+        if (edge != cases[i].legacy || (int)dag->legacy_lanes != cases[i].legacy ||
+            (int)dag->per_thread_lanes != !cases[i].legacy)
+            fail_msg("%s(%s): edge %d, %u legacy and %u per-thread lanes", cases[i].launch,
+                     cases[i].handle, edge, dag->legacy_lanes, dag->per_thread_lanes);
+        assert_int_equal(dag->critical_path_ns, cases[i].legacy ? 190 : 100);
+        assert_int_equal(dag->edge_counts[RPL_DAG_EDGE_INFERRED], 0);
+        rpl_dag_free(dag);
+        rpl_trace_free(t);
+    }
+}
+
+/* A synchronous copy runs on the default stream: legacy for hipMemcpy, per-thread for _spt. */
+static void test_sync_copy_default_stream(void **state)
+{
+    (void)state;
+    for (int pt = 0; pt < 2; pt++) {
+        rpl_trace *t = t_new();
+        uint32_t a = t_stream(t, 1, TPID), d = t_stream(t, 7, TPID), k = t_symbol(t, "gemm");
+        uint32_t k1 = t_dispatch(t, RPL_NONE, a, k, 100, 200, 1);
+        uint32_t c = t_copy(t, RPL_NONE, d, 210, 300, 2);
+        uint32_t k3 = t_dispatch(t, RPL_NONE, a, k, 320, 330, 3);
+        rpl_dag *dag;
+
+        h_region(t, "hipLaunchKernel", 10, 15, 1, "stream", "0x55aa");
+        h_region(t, pt ? "hipMemcpy_spt" : "hipMemcpy", 20, 305, 2, NULL, NULL);
+        h_region(t, "hipLaunchKernel", 310, 315, 3, "stream", "0x55aa");
+        dag = t_build(t, RPL_DAG_INFER_AUTO, 1000);
+        /* The copy waits for k1 only on the legacy stream; k3 waits for the copy (host). */
+        assert_int_equal(t_edges(dag, t_node(dag, 0, k1), t_node(dag, 1, c), -1), !pt);
+        assert_int_equal(
+            t_edges(dag, t_node(dag, 1, c), t_node(dag, 0, k3), RPL_DAG_EDGE_HOST_SYNC), 1);
+        assert_int_equal(dag->blocking_calls, 1);
+        assert_int_equal(dag->critical_path_ns, pt ? 110 : 200);
+        rpl_dag_free(dag);
+        rpl_trace_free(t);
+    }
+}
+
+/*
+ * Stream and event synchronisation: what the call waited for, the first
+ * operation of each lane issued after it, and only on the calling thread.
+ */
+static void test_stream_and_event_sync(void **state)
+{
+    rpl_trace *t = t_new();
+    uint32_t a = t_stream(t, 1, TPID), b = t_stream(t, 2, TPID), c = t_stream(t, 3, TPID);
+    uint32_t k = t_symbol(t, "gemm");
+    uint32_t a1 = t_dispatch(t, RPL_NONE, a, k, 100, 200, 1);
+    uint32_t a2 = t_dispatch(t, RPL_NONE, a, k, 210, 260, 2);
+    uint32_t b1 = t_dispatch(t, RPL_NONE, b, k, 270, 280, 3);
+    uint32_t b2 = t_dispatch(t, RPL_NONE, b, k, 290, 300, 4);
+    uint32_t c1 = t_dispatch(t, RPL_NONE, c, k, 280, 285, 5);
+    uint32_t c2 = t_dispatch(t, RPL_NONE, c, k, 300, 310, 6);
+    rpl_region other = {.id = 99,
+                        .name = "hipLaunchKernel",
+                        .pid = TPID,
+                        .tid = TTID + 1,
+                        .start = 265,
+                        .end = 266,
+                        .correlation_id = 5};
+    rpl_arg oa = {"stream", "void*", "0xcc"};
+    rpl_dag *dag;
+
+    (void)state;
+    h_region(t, "hipLaunchKernel", 10, 11, 1, "stream", "0xaa");
+    h_region(t, "hipEventRecord", 12, 13, 0, "event", "0xe1"); /* no stream: unresolved */
+    h_region(t, "hipLaunchKernel", 14, 15, 2, "stream", "0xaa");
+    h_region(t, "hipStreamSynchronize", 20, 261, 0, "stream", "0xaa");
+    h_region(t, "hipLaunchKernel", 262, 263, 3, "stream", "0xbb");
+    h_region(t, "hipLaunchKernel", 264, 265, 4, "stream", "0xbb");
+    assert_int_equal(rpl_trace_add_region(t, &other, &oa, 1, NULL), 0); /* c1, another thread */
+    h_region(t, "hipEventSynchronize", 270, 271, 0, "event", "0xe1");
+    h_region(t, "hipStreamSynchronize", 272, 273, 0, "stream", "0xdead");
+    h_region(t, "hipLaunchKernel", 290, 291, 6, "stream", "0xcc");
+    dag = t_build(t, RPL_DAG_INFER_AUTO, 1000);
+    /* b1 is the first of B issued after the sync of A: a2 -> b1, and not a1 (program order). */
+    assert_int_equal(t_edges(dag, t_node(dag, 0, a2), t_node(dag, 0, b1), RPL_DAG_EDGE_HOST_SYNC),
+                     1);
+    assert_int_equal(t_edges(dag, t_node(dag, 0, a1), t_node(dag, 0, b1), -1), 0);
+    assert_int_equal(t_edges(dag, t_node(dag, 0, a2), t_node(dag, 0, b2), -1), 0);
+    /* c1 came from another thread: no host edge; c2 is issued after the sync by this thread. */
+    assert_int_equal(t_edges(dag, t_node(dag, 0, a2), t_node(dag, 0, c1), -1), 0);
+    assert_int_equal(t_edges(dag, t_node(dag, 0, a2), t_node(dag, 0, c2), RPL_DAG_EDGE_HOST_SYNC),
+                     1);
+    assert_int_equal(dag->edge_counts[RPL_DAG_EDGE_HOST_SYNC], 2);
+    /* The event's record named no stream; 0xdead names no stream of the trace. */
+    assert_int_equal(dag->blocking_unresolved, 2);
+    assert_int_equal(dag->blocking_calls, 3);
+    assert_int_equal(dag->critical_path_ns, 100 + 50 + 10 + 10);
+    rpl_dag_free(dag);
+    rpl_trace_free(t);
+}
+
+/* A stream whose work overlaps the legacy stream's was non-blocking: no barriers for it. */
+static void test_nonblocking_stream_overlaps(void **state)
+{
+    rpl_trace *t = t_new();
+    uint32_t a = t_stream(t, 1, TPID), b = t_stream(t, 2, TPID), d = t_stream(t, 7, TPID);
+    uint32_t k = t_symbol(t, "gemm");
+    uint32_t a1 = t_dispatch(t, RPL_NONE, a, k, 100, 4000, 1); /* beyond the 1 us tolerance */
+    uint32_t b1 = t_dispatch(t, RPL_NONE, b, k, 100, 120, 2);
+    uint32_t d1 = t_dispatch(t, RPL_NONE, d, k, 150, 250, 3);
+    rpl_dag *dag;
+
+    (void)state;
+    h_region(t, "cudaLaunchKernel", 10, 11, 1, "stream", "1");
+    h_region(t, "cudaLaunchKernel", 12, 13, 2, "stream", "2");
+    h_region(t, "cudaLaunchKernel", 14, 15, 3, "stream", "0");
+    h_region(t, "cudaDeviceSynchronize", 16, 4001, 0, NULL, NULL);
+    dag = t_build(t, RPL_DAG_INFER_AUTO, 1000);
+    assert_int_equal(dag->nonblocking_lanes, 1);
+    assert_int_equal(t_edges(dag, t_node(dag, 0, a1), t_node(dag, 0, d1), -1), 0);
+    assert_int_equal(
+        t_edges(dag, t_node(dag, 0, b1), t_node(dag, 0, d1), RPL_DAG_EDGE_DEFAULT_STREAM), 1);
+    assert_int_equal(dag->critical_path_ns, 3900);
+    rpl_dag_free(dag);
+    rpl_trace_free(t);
+}
+
+/* A host edge the timestamps contradict is left out and counted, not fatal. */
+static void test_contradicted_host_edge_dropped(void **state)
+{
+    rpl_trace *t = t_new();
+    uint32_t a = t_stream(t, 1, TPID), b = t_stream(t, 2, TPID), k = t_symbol(t, "gemm");
+    uint32_t a1 = t_dispatch(t, RPL_NONE, a, k, 100, 5000, 1);
+    uint32_t b1 = t_dispatch(t, RPL_NONE, b, k, 200, 300, 2);
+    rpl_dag *dag;
+
+    (void)state;
+    h_region(t, "hipLaunchKernel", 10, 11, 1, "stream", "0xaa");
+    h_region(t, "hipStreamSynchronize", 20, 30, 0, "stream", "0xaa"); /* returned too early */
+    h_region(t, "hipLaunchKernel", 40, 41, 2, "stream", "0xbb");
+    dag = t_build(t, RPL_DAG_INFER_AUTO, 1000);
+    assert_int_equal(t_edges(dag, t_node(dag, 0, a1), t_node(dag, 0, b1), -1), 0);
+    assert_int_equal(dag->host_edges_dropped, 1);
+    assert_int_equal(dag->edge_counts[RPL_DAG_EDGE_INFERRED], 0);
+    rpl_dag_free(dag);
+    rpl_trace_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_api_names),
+        cmocka_unit_test(test_legacy_and_per_thread_default_stream),
+        cmocka_unit_test(test_sync_copy_default_stream),
+        cmocka_unit_test(test_stream_and_event_sync),
+        cmocka_unit_test(test_nonblocking_stream_overlaps),
+        cmocka_unit_test(test_contradicted_host_edge_dropped),
         cmocka_unit_test(test_legacy_default_stream),
         cmocka_unit_test(test_per_thread_default_stream),
     };

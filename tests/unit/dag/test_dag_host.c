@@ -609,6 +609,61 @@ static void test_contradicted_host_edge_dropped(void **state)
     rpl_trace_free(t);
 }
 
+/* The minimal example of docs/schemas/dag-dependencies.md §7, as written there. */
+static void test_documented_example(void **state)
+{
+    rpl_trace *t = t_new();
+    uint32_t s1 = t_stream(t, 1, TPID), s2 = t_stream(t, 2, TPID), s7 = t_stream(t, 7, TPID);
+    uint32_t k = t_symbol(t, "kernel");
+    uint32_t a = t_dispatch(t, RPL_NONE, s1, k, 1050, 1350, 10);
+    uint32_t b = t_dispatch(t, RPL_NONE, s2, k, 1360, 1900, 12);
+    uint32_t d = t_dispatch(t, RPL_NONE, s1, k, 2630, 2700, 15);
+    uint32_t c = t_copy(t, RPL_NONE, s7, 2020, 2590, 14);
+    static const struct {
+        const char *name;
+        int64_t tid, start, end, corr;
+        const char *n0, *v0, *n1, *v1;
+    } regions[] = {
+        {"cudaLaunchKernel", 4242, 1000, 1010, 10, "stream", "1", NULL, NULL},
+        {"cudaEventRecord", 4242, 1100, 1110, 11, "event", "0x7f01", "stream", "1"},
+        {"cudaStreamWaitEvent", 4242, 1200, 1210, 0, "stream", "2", "event", "0x7f01"},
+        {"cudaLaunchKernel", 4242, 1300, 1310, 12, "stream", "2", NULL, NULL},
+        {"cudaStreamSynchronize", 4243, 1400, 2000, 13, "stream", "2", NULL, NULL},
+        {"cudaMemcpy", 4243, 2010, 2600, 14, "stream", "7", NULL, NULL},
+        {"cudaLaunchKernel", 4243, 2610, 2620, 15, "stream", "1", NULL, NULL},
+    };
+    rpl_dag *dag;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(regions) / sizeof(regions[0]); i++) {
+        rpl_region r = {.id = (int64_t)i + 1,
+                        .name = regions[i].name,
+                        .pid = TPID,
+                        .tid = regions[i].tid,
+                        .start = regions[i].start,
+                        .end = regions[i].end,
+                        .correlation_id = regions[i].corr};
+        rpl_arg args[2] = {{regions[i].n0, "uint32_t", regions[i].v0},
+                           {regions[i].n1, "uint32_t", regions[i].v1}};
+
+        assert_int_equal(rpl_trace_add_region(t, &r, args, regions[i].n1 ? 2 : 1, NULL), 0);
+    }
+    dag = t_build(t, RPL_DAG_INFER_AUTO, 1000);
+    assert_int_equal(t_edges(dag, t_node(dag, 0, a), t_node(dag, 0, b), RPL_DAG_EDGE_EVENT_WAIT),
+                     1);
+    assert_int_equal(t_edges(dag, t_node(dag, 0, b), t_node(dag, 1, c), RPL_DAG_EDGE_HOST_SYNC), 1);
+    assert_int_equal(
+        t_edges(dag, t_node(dag, 0, a), t_node(dag, 1, c), RPL_DAG_EDGE_DEFAULT_STREAM), 1);
+    assert_int_equal(t_edges(dag, t_node(dag, 1, c), t_node(dag, 0, d), RPL_DAG_EDGE_HOST_SYNC), 1);
+    assert_int_equal(t_edges(dag, t_node(dag, 0, b), t_node(dag, 0, d), RPL_DAG_EDGE_HOST_SYNC), 1);
+    assert_int_equal(dag->legacy_lanes, 1);
+    assert_int_equal(dag->blocking_calls, 2);
+    assert_int_equal(dag->edge_count, 6); /* and the program order a -> d */
+    assert_int_equal(dag->critical_path_ns, 300 + 540 + 570 + 70);
+    rpl_dag_free(dag);
+    rpl_trace_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -618,6 +673,7 @@ int main(void)
         cmocka_unit_test(test_stream_and_event_sync),
         cmocka_unit_test(test_nonblocking_stream_overlaps),
         cmocka_unit_test(test_contradicted_host_edge_dropped),
+        cmocka_unit_test(test_documented_example),
         cmocka_unit_test(test_legacy_default_stream),
         cmocka_unit_test(test_per_thread_default_stream),
     };

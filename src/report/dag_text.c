@@ -57,6 +57,23 @@ static int dominant_text(rpl_strbuf *sb, const rpl_dag *dag)
                              dag->speedup_ceiling);
 }
 
+int rpl_dag_dominant_text(char **out, const rpl_dag *dag)
+{
+    rpl_strbuf sb = RPL_STRBUF_INIT;
+    char a[64];
+
+    *out = NULL;
+    if (rpl_strbuf_printf(&sb, "critical path: %s, %u of %u operations\n",
+                          rpl_format_ns(a, sizeof(a), (double)dag->critical_path_ns), dag->path_len,
+                          dag->node_count) ||
+        dominant_text(&sb, dag)) {
+        rpl_strbuf_release(&sb);
+        return rpl_error_oom();
+    }
+    *out = rpl_strbuf_detach(&sb);
+    return 0;
+}
+
 int rpl_dag_summary_text(char **out, const rpl_dag *dag, size_t top)
 {
     rpl_strbuf sb = RPL_STRBUF_INIT;

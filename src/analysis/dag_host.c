@@ -18,8 +18,12 @@
  * whose barrier edges the timestamps contradict was a non-blocking stream
  * (the trace does not record stream flags): it keeps none of them.
  *
- * An edge whose target starts more than tolerance_ns before its source ends
- * is not added and is counted (host_edges_dropped).  Both passes are linear
+ * A host edge that the barriers already imply (a blocking stream's operation
+ * before a legacy one, or the other way round) is not added again; nor are
+ * the operations a device synchronisation waited for that the legacy
+ * stream's last operation waited for already.  An edge whose target starts
+ * more than tolerance_ns before its source ends is not added and is counted
+ * (host_edges_dropped).  Both passes are linear
  * after one radix sort; edges are at most a lane count per blocking call.
  */
 #include <stdlib.h>
@@ -45,8 +49,33 @@ typedef struct host_ctx {
     uint32_t *proc_lane_count;
     uint32_t *wait; /* wait pool */
     uint32_t nwait, wait_cap;
-    uint32_t *op_next; /* blocking op lists, per node */
+    uint32_t *op_next;    /* blocking op lists, per node */
+    uint8_t *nonblocking; /* per lane: left out of the barriers */
 } host_ctx;
+
+/* A lane the legacy default stream's barriers order against (blocking stream or legacy). */
+static bool barrier_lane(const host_ctx *h, uint32_t lane)
+{
+    return h->dag->legacy_lanes > 0 && !h->nonblocking[lane];
+}
+
+/*
+ * Whether u -> v already follows from the default stream's barriers (so a
+ * host edge would only repeat it): u is on a blocking lane and v on a legacy
+ * one, or the other way round, and u was enqueued before v.
+ */
+static bool barrier_implies(const host_ctx *h, uint32_t u, uint32_t v)
+{
+    uint32_t lu = h->dag->nodes[u].lane, lv = h->dag->nodes[v].lane;
+    const uint8_t *role = h->d->lane_role;
+
+    if (lu == lv || !barrier_lane(h, lu) || !barrier_lane(h, lv) ||
+        h->dag->lanes[lu].pid != h->dag->lanes[lv].pid)
+        return false;
+    if ((role[lu] == RPL_DAG_ROLE_LEGACY) == (role[lv] == RPL_DAG_ROLE_LEGACY))
+        return false;
+    return h->d->enq[u] < h->d->enq[v];
+}
 
 static int pool_push(host_ctx *h, uint32_t node)
 {
@@ -102,7 +131,7 @@ static int collect_wait(host_ctx *h, uint32_t r, host_call *c)
 {
     const rpl_trace *t = h->d->b->trace;
     const rpl_region *reg = &t->regions.items[r];
-    uint32_t p = rpl_dag_process_index(h->d->b, reg->pid), node, lane;
+    uint32_t p = rpl_dag_process_index(h->d->b, reg->pid), node, lane, legacy_last = RPL_NONE;
     const char *arg;
     bool found;
     int rc = 0;
@@ -110,9 +139,19 @@ static int collect_wait(host_ctx *h, uint32_t r, host_call *c)
     c->first = h->nwait;
     switch (h->d->api[r].kind) {
     case RPL_DAG_API_DEVICE_SYNC:
+        /* The legacy stream's last operation, when there is one, stands for those before it. */
+        for (uint32_t l = 0; l < h->proc_lane_count[p]; l++) {
+            lane = h->proc_lane_first[p] + l;
+            node = h->d->lane_role[lane] == RPL_DAG_ROLE_LEGACY ? last_before(h, lane, reg->start)
+                                                                : RPL_NONE;
+            if (node != RPL_NONE &&
+                (legacy_last == RPL_NONE || h->d->enq[node] > h->d->enq[legacy_last]))
+                legacy_last = node;
+        }
         for (uint32_t l = 0; rc == 0 && l < h->proc_lane_count[p]; l++) {
             node = last_before(h, h->proc_lane_first[p] + l, reg->start);
-            if (node != RPL_NONE)
+            if (node != RPL_NONE && (legacy_last == RPL_NONE || node == legacy_last ||
+                                     !barrier_implies(h, node, legacy_last)))
                 rc = pool_push(h, node);
         }
         break;
@@ -213,7 +252,8 @@ static int apply_calls(host_ctx *h, const host_call *calls, uint32_t from, uint3
             consider(h, ls, stamp, touched, &ntouched, u);
     }
     for (uint32_t k = 0; rc == 0 && k < ntouched; k++)
-        rc = add_edge(h, ls[touched[k]].best, v, RPL_DAG_EDGE_HOST_SYNC);
+        if (!barrier_implies(h, ls[touched[k]].best, v))
+            rc = add_edge(h, ls[touched[k]].best, v, RPL_DAG_EDGE_HOST_SYNC);
     return rc;
 }
 
@@ -488,7 +528,7 @@ static int barrier_edges(host_ctx *h)
     uint32_t np = d->b->process_count, n = dag->node_count, m = 0;
     uint64_t *keys = NULL;
     uint32_t *order = NULL;
-    uint8_t *nonblocking = NULL;
+    uint8_t *nonblocking = h->nonblocking;
     proc_barriers *pbs = calloc((size_t)np + 1, sizeof(*pbs));
     barrier_ctx bc = {0};
     int64_t min_enq = INT64_MAX;
@@ -500,8 +540,7 @@ static int barrier_edges(host_ctx *h)
         goto done;
     keys = malloc(((size_t)n + 1) * sizeof(*keys));
     order = malloc(((size_t)n + 1) * sizeof(*order));
-    nonblocking = calloc((size_t)dag->lane_count + 1, 1);
-    if (!keys || !order || !nonblocking) {
+    if (!keys || !order) {
         rc = rpl_error_oom();
         goto done;
     }
@@ -536,7 +575,6 @@ done:
     free(pbs);
     free(keys);
     free(order);
-    free(nonblocking);
     free(bc.items);
     return rc;
 }
@@ -544,7 +582,7 @@ done:
 int rpl_dag_host_edges(rpl_dag_deps *d)
 {
     rpl_dag *dag = d->b->dag;
-    host_ctx h = {d, dag, NULL, NULL, NULL, NULL, 0, 0, NULL};
+    host_ctx h = {d, dag, NULL, NULL, NULL, NULL, 0, 0, NULL, NULL};
     uint32_t np = d->b->process_count;
     int rc = 0;
 
@@ -553,7 +591,8 @@ int rpl_dag_host_edges(rpl_dag_deps *d)
     h.pos = malloc(((size_t)dag->node_count + 1) * sizeof(*h.pos));
     h.proc_lane_first = calloc((size_t)np + 1, sizeof(*h.proc_lane_first));
     h.proc_lane_count = calloc((size_t)np + 1, sizeof(*h.proc_lane_count));
-    if (!h.pos || !h.proc_lane_first || !h.proc_lane_count) {
+    h.nonblocking = calloc((size_t)dag->lane_count + 1, 1);
+    if (!h.pos || !h.proc_lane_first || !h.proc_lane_count || !h.nonblocking) {
         rc = rpl_error_oom();
         goto done;
     }
@@ -568,15 +607,17 @@ int rpl_dag_host_edges(rpl_dag_deps *d)
         if (h.proc_lane_count[p]++ == 0)
             h.proc_lane_first[p] = l;
     }
-    if (dag->blocking_calls > 0)
-        rc = host_sync_edges(&h);
-    if (rc == 0 && dag->legacy_lanes > 0)
+    /* Barriers first: host edges that they imply are left out. */
+    if (dag->legacy_lanes > 0)
         rc = barrier_edges(&h);
+    if (rc == 0 && dag->blocking_calls > 0)
+        rc = host_sync_edges(&h);
 done:
     free(h.pos);
     free(h.proc_lane_first);
     free(h.proc_lane_count);
     free(h.wait);
     free(h.op_next);
+    free(h.nonblocking);
     return rc;
 }

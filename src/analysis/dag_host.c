@@ -32,6 +32,7 @@
 #include "dag_internal.h"
 #include "radix_sort.h"
 #include "rpl/error.h"
+#include "rpl/log.h"
 
 /* A blocking call: the nodes it waited for are wait[first .. first + count) or an op list. */
 typedef struct host_call {
@@ -49,9 +50,29 @@ typedef struct host_ctx {
     uint32_t *proc_lane_count;
     uint32_t *wait; /* wait pool */
     uint32_t nwait, wait_cap;
-    uint32_t *op_next;    /* blocking op lists, per node */
-    uint8_t *nonblocking; /* per lane: left out of the barriers */
+    uint32_t *op_next;     /* blocking op lists, per node */
+    uint8_t *nonblocking;  /* per lane: left out of the barriers */
+    uint64_t pool_budget;  /* steps left for the waited sets */
+    uint64_t apply_budget; /* steps left for applying them */
+    bool over_budget;
 } host_ctx;
+
+/*
+ * One step of the host rules' work; false once the budget is spent.  Real
+ * traces stay far below it (32 steps per operation and blocking call, for
+ * collecting and for applying the waited sets);
+ * a hostile one with a device synchronisation between operations on
+ * thousands of lanes would otherwise take time quadratic in its size.
+ */
+static bool spend(host_ctx *h, uint64_t *budget)
+{
+    if (*budget == 0) {
+        h->over_budget = true;
+        return false;
+    }
+    (*budget)--;
+    return true;
+}
 
 /* A lane the legacy default stream's barriers order against (blocking stream or legacy). */
 static bool barrier_lane(const host_ctx *h, uint32_t lane)
@@ -79,6 +100,8 @@ static bool barrier_implies(const host_ctx *h, uint32_t u, uint32_t v)
 
 static int pool_push(host_ctx *h, uint32_t node)
 {
+    if (!spend(h, &h->pool_budget))
+        return 0;
     if (h->nwait == h->wait_cap) {
         uint32_t ncap = h->wait_cap ? h->wait_cap * 2 : 256;
         uint32_t *p;
@@ -246,9 +269,10 @@ static int apply_calls(host_ctx *h, const host_call *calls, uint32_t from, uint3
     for (uint32_t k = from; k < to; k++) {
         const host_call *c = &calls[k];
 
-        for (uint32_t i = 0; i < c->count; i++)
+        for (uint32_t i = 0; i < c->count && spend(h, &h->apply_budget); i++)
             consider(h, ls, stamp, touched, &ntouched, h->wait[c->first + i]);
-        for (uint32_t u = c->op_head; u != RPL_NONE; u = h->op_next[u])
+        for (uint32_t u = c->op_head; u != RPL_NONE && spend(h, &h->apply_budget);
+             u = h->op_next[u])
             consider(h, ls, stamp, touched, &ntouched, u);
     }
     for (uint32_t k = 0; rc == 0 && k < ntouched; k++)
@@ -267,7 +291,8 @@ static int host_sync_edges(host_ctx *h)
     uint64_t *keys = malloc(((size_t)dag->node_count + 1) * sizeof(*keys));
     uint32_t *order = malloc(((size_t)dag->node_count + 1) * sizeof(*order));
     uint32_t *group = malloc(((size_t)dag->node_count + 1) * sizeof(*group));
-    uint32_t *gfirst = NULL, *byg = NULL, *touched = malloc(((size_t)dag->lane_count + 1) * 4);
+    uint32_t *gfirst = NULL, *byg = NULL;
+    uint32_t *touched = malloc(((size_t)dag->lane_count + 1) * sizeof(*touched));
     lane_state *ls = calloc((size_t)dag->lane_count + 1, sizeof(*ls));
     uint32_t nc = 0, nth = 0, m = 0, stamp = 0;
     int64_t min_issue = INT64_MAX;
@@ -497,6 +522,12 @@ static int proc_barriers_init(const host_ctx *h, proc_barriers *pb, uint32_t p)
     pb->nleg = (uint32_t)nleg;
     if (nleg == 0 || nl < 2)
         return 0;
+    /* Several legacy lanes are queues of one null stream: tens, not thousands. */
+    if (nleg * nl > (size_t)1 << 24)
+        return rpl_error_set(RPL_EINPUT,
+                             "process %lld has %zu lanes on the legacy default stream among %zu: "
+                             "too many to order",
+                             (long long)h->dag->lanes[pb->first_lane].pid, nleg, nl);
     pb->legacy = malloc(nleg * sizeof(*pb->legacy));
     pb->leg_index = malloc(nl * sizeof(*pb->leg_index));
     pb->last = malloc(nl * sizeof(*pb->last));
@@ -582,7 +613,7 @@ done:
 int rpl_dag_host_edges(rpl_dag_deps *d)
 {
     rpl_dag *dag = d->b->dag;
-    host_ctx h = {d, dag, NULL, NULL, NULL, NULL, 0, 0, NULL, NULL};
+    host_ctx h = {d, dag, NULL, NULL, NULL, NULL, 0, 0, NULL, NULL, 0, 0, false};
     uint32_t np = d->b->process_count;
     int rc = 0;
 
@@ -607,11 +638,20 @@ int rpl_dag_host_edges(rpl_dag_deps *d)
         if (h.proc_lane_count[p]++ == 0)
             h.proc_lane_first[p] = l;
     }
+    h.pool_budget = 32 * ((uint64_t)dag->node_count + dag->blocking_calls) + 4096;
+    h.apply_budget = h.pool_budget;
     /* Barriers first: host edges that they imply are left out. */
     if (dag->legacy_lanes > 0)
         rc = barrier_edges(&h);
     if (rc == 0 && dag->blocking_calls > 0)
         rc = host_sync_edges(&h);
+    if (rc == 0 && h.over_budget) {
+        dag->host_edges_dropped++;
+        rpl_log_warn(
+            "critical-path DAG: the host synchronisations of this trace need more than "
+            "%llu steps; the host_sync edges past them were left out",
+            (unsigned long long)(64 * ((uint64_t)dag->node_count + dag->blocking_calls) + 4096));
+    }
 done:
     free(h.pos);
     free(h.proc_lane_first);

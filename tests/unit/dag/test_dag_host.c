@@ -670,6 +670,35 @@ static void test_documented_example(void **state)
     rpl_trace_free(t);
 }
 
+/*
+ * A device synchronisation between operations on thousands of lanes: the
+ * host rules stop at their work budget, say so, and the build still ends.
+ */
+static void test_work_budget(void **state)
+{
+    rpl_trace *t = t_new();
+    uint32_t k = t_symbol(t, "gemm"), n = 3000;
+    rpl_dag *dag;
+
+    (void)state;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t s = t_stream(t, i + 1, TPID);
+        char h[32];
+        int64_t at = 10 + 10 * (int64_t)i;
+
+        snprintf(h, sizeof(h), "0x%x", i + 100);
+        t_dispatch(t, RPL_NONE, s, k, at + 3, at + 5, i + 1);
+        h_region(t, "hipLaunchKernel", at, at + 1, i + 1, "stream", h);
+        h_region(t, "hipDeviceSynchronize", at + 6, at + 7, 0, NULL, NULL);
+    }
+    dag = t_build(t, RPL_DAG_INFER_AUTO, 1000);
+    assert_int_equal(dag->node_count, n);
+    assert_true(dag->host_edges_dropped > 0);
+    assert_true(dag->edge_counts[RPL_DAG_EDGE_HOST_SYNC] > 0);
+    rpl_dag_free(dag);
+    rpl_trace_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -680,6 +709,7 @@ int main(void)
         cmocka_unit_test(test_nonblocking_stream_overlaps),
         cmocka_unit_test(test_contradicted_host_edge_dropped),
         cmocka_unit_test(test_documented_example),
+        cmocka_unit_test(test_work_budget),
         cmocka_unit_test(test_legacy_default_stream),
         cmocka_unit_test(test_per_thread_default_stream),
     };

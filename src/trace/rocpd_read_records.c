@@ -171,6 +171,13 @@ static int dispatch_row(rd_row *row)
             return rd_bad_range(row, D_WG_X + i, 0, "1..4294967295");
     }
     d.correlation_id = event_id; /* until rd_resolve_events */
+    if (r->top_items) {
+        /* The worker: the next slot down from the top of the shared slots. */
+        index = r->top_end - ++r->top_count;
+        r->top_items[index] = d;
+        r->top_flags[index] = has_event;
+        return 0;
+    }
     if ((rc = rd_grow(r, RD_DISPATCH, (void **)&r->dispatch_has_event, &r->dispatch_cap,
                       r->trace->dispatches.count - r->first_dispatch, 1)) != 0 ||
         (rc = rpl_trace_add_dispatch(r->trace, &d, &index)) != 0)
@@ -202,7 +209,8 @@ int rd_read_dispatches(rd_reader *r)
                                        "event_id"};
     _Static_assert(RD_COLUMNS(cols) == D_NCOLS, "columns and their enum differ");
 
-    r->first_dispatch = r->trace->dispatches.count;
+    if (!r->top_items)
+        r->first_dispatch = r->trace->dispatches.count;
     return rd_scan(r, RD_DISPATCH, cols, RD_COLUMNS(cols), "kernel dispatches",
                    rd_rowid_span(r, RD_DISPATCH, NULL, NULL), dispatch_row);
 }

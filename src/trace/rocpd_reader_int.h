@@ -138,6 +138,13 @@ typedef struct rd_reader {
     struct rd_claims *claims;
     int64_t claim_base; /* the lowest rowid; claims are offsets from it */
     uint64_t claimed;   /* this side's bound as last claimed (see rd_claims) */
+    /* Shared dispatch rows go straight into the trace's array, made room for the rowid
+     * span before the worker starts: the main thread appends from first_dispatch up,
+     * the worker fills top_items[top_end - top_count, top_end) from the top down (the
+     * slots after first_dispatch, and the dispatch_has_event flags in top_flags). */
+    rpl_dispatch *top_items;
+    uint8_t *top_flags;
+    uint32_t top_end, top_count;
 } rd_reader;
 
 /* One row of a query, for the checked getters and their messages. */

@@ -24,6 +24,20 @@
 
 enum { A_ID, A_EVENT, A_POSITION, A_TYPE, A_NAME, A_VALUE, A_NCOLS };
 
+/*
+ * The interned copy of s, which is often the previous row's text in the
+ * same column (argument types and names repeat row after row): a compare
+ * then saves the pool's hash.
+ */
+static const char *intern_repeated(rpl_trace *t, const char **last, const char *s)
+{
+    if (!s)
+        s = "";
+    if (!*last || strcmp(*last, s) != 0)
+        *last = rpl_trace_intern(t, s);
+    return *last;
+}
+
 static int arg_row(rd_row *row)
 {
     rd_reader *r = row->r;
@@ -42,9 +56,9 @@ static int arg_row(rd_row *row)
         (rc = rd_text(row, A_VALUE, true, RD_TEXT_MAX, &value, NULL)) != 0)
         return rc;
     a->row = row->id;
-    if (!(a->arg.type = rpl_trace_intern(r->trace, type)) ||
-        !(a->arg.name = rpl_trace_intern(r->trace, name)) ||
-        !(a->arg.value = rpl_trace_intern(r->trace, value)))
+    if (!(a->arg.type = intern_repeated(r->trace, &r->last_arg[0], type)) ||
+        !(a->arg.name = intern_repeated(r->trace, &r->last_arg[1], name)) ||
+        !(a->arg.value = intern_repeated(r->trace, &r->last_arg[2], value)))
         return rpl_error_oom();
     r->npending_args++;
     return 0;

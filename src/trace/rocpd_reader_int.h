@@ -124,6 +124,7 @@ typedef struct rd_reader {
     rpl_idmap pmc_ids;            /* -> trace counter index */
     rd_pending_arg *pending_args; /* as read; then by (event, position, table order) */
     uint32_t npending_args, pending_arg_cap;
+    const char *last_arg[3]; /* the last interned type, name and value of an argument */
     /* Regions hold their raw event_id in correlation_id until rd_resolve_regions. */
     uint8_t *region_has_event;
     uint32_t first_region, region_cap;

@@ -252,6 +252,39 @@ cupti)
     expect_rc 3
     expect_err "ROCM_PERF_CUPTI_LIB names"
     ;;
+seed_spellings)
+    # The seed tool's spellings: our long options after the program, --json, --quiet.
+    double_env
+    FAKE_ROCPROF_DIR=$TESTDATA/double
+    rp profile /bin/true --backend rocprofv3 --counters none --out D --json
+    expect_rc 0
+    "$PYTHON" "$VALIDATE" "$SCHEMA" out.txt || fail "--json after the program: no profile.json"
+    valid_profile D
+    rp profile --backend rocprofv3 --counters none -o Q /bin/true --quiet
+    expect_rc 0
+    [ -s err.txt ] && fail "--quiet after the program still logged"
+    [ -f Q/profile.json ] || fail "no Q/profile.json"
+    # The program's own options before ours: whose is --json is not clear.
+    rp profile --backend rocprofv3 /bin/sh -c true --json
+    expect_rc 2
+    expect_err "'--json' after the program could be the program's own option"
+    rp profile --backend rocprofv3 /bin/true --json extra
+    expect_rc 2
+    expect_err "'extra' follows rocm-perf's options after the program"
+    # Without our options after it, the program keeps its own.
+    rp profile --backend rocprofv3 --counters none -o S /bin/sh -c 'exit 0'
+    expect_rc 0
+    [ -f S/profile.json ] || fail "the program's own options were not passed on"
+    # --no-rocprof with a program: run it plainly, wall-clock only.
+    rp profile /bin/true --no-rocprof
+    expect_rc 0
+    grep -q "ran in .* without a profiler (--no-rocprof)" out.txt || fail "no plain-run line"
+    rp profile /bin/false --no-rocprof
+    expect_rc 3
+    expect_err "the program exited with status 1"
+    rp profile /bin/true --no-rocprof --json
+    expect_rc 2
+    ;;
 usage)
     rp profile --help
     expect_rc 0

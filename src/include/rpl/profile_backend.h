@@ -54,6 +54,13 @@ size_t rpl_kfd_node_list(long *nodes, size_t max, const char *nodes_dir);
 int rpl_gpu_probe_run(rpl_gpu_probe *out, const char *root);
 
 /*
+ * The CUDA architecture ("sm_90") of an NVIDIA GPU from its model name as
+ * the driver shows it ("NVIDIA H100 PCIe"): a product of the arch table, else
+ * the family the name belongs to.  NULL when the name is not known.
+ */
+const char *rpl_nvidia_model_arch(const char *model);
+
+/*
  * Resolve `requested`: AUTO becomes ROCPROFV3 with an AMD GPU, else CUPTI
  * with an NVIDIA GPU, else RPL_ENODEV ("no AMD or NVIDIA GPU found (...)").
  * An explicit backend is kept as asked (its tool then says what is missing).

@@ -311,8 +311,10 @@ static int load_traces(rpl_profile_result *r, const profile_args *a)
                 rc = rpl_error_set(RPL_EINPUT, "'%s' holds no profiler output", path);
             continue;
         }
-        rc = ends_with(path, ".csv") ? rpl_rocprofv3_csv_import(r->trace, path)
-                                     : rpl_rocpd_read(r->trace, path);
+        /* A CSV by its name or by its header row (kernel_trace_truncated.txt too). */
+        rc = ends_with(path, ".csv") || rpl_rocprofv3_csv_kind_of(path) != RPL_CSV_NOT_ROCPROFV3
+                 ? rpl_rocprofv3_csv_import(r->trace, path)
+                 : rpl_rocpd_read(r->trace, path);
     }
     return rc;
 }

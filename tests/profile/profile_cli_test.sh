@@ -217,6 +217,32 @@ no_rocprof_csv)
     expect_rc 2
     expect_err "quote inside an unquoted field"
     ;;
+csv_real_shapes)
+    # A folder with two runs' CSVs, 492,188 s apart: refused with the list, nothing written.
+    rp profile --no-rocprof --trace "$TESTDATA/csv/two_runs" -o D
+    expect_rc 2
+    expect_err "holds rocprofv3 CSVs of different runs"
+    expect_err "4100_kernel_trace.csv (from 0.000 s), .*9800_kernel_trace.csv (from 492188.000 s)"
+    [ -e D/profile.json ] && fail "a mixed folder was analysed"
+    # Counter rows without a dispatch: the rest is kept, one warning counts them.
+    rp profile --no-rocprof --trace "$TESTDATA/csv/partial/55_kernel_trace.csv" -o P
+    expect_rc 0
+    expect_err "2 counter rows left out: correlation ids such as 3 match no dispatch"
+    [ "$(grep -c 'counter rows left out' err.txt)" = 1 ] || fail "warned more than once"
+    [ "$(sql P/profile.db 'SELECT COUNT(*) FROM rocpd_pmc_event')" = 2 ] ||
+        fail "not the 2 matched counter values"
+    # Template instances stay apart in the table.
+    grep -q 'mul_mat_vec_q<(ggml_type)2, 1>(' out.txt || fail "instance 2 not shown: $(cat out.txt)"
+    grep -q 'mul_mat_vec_q<(ggml_type)8, 1>(' out.txt || fail "instance 8 not shown"
+    # A kernel trace under another name, found by its header row; no agent_info beside it.
+    rp profile --no-rocprof --trace "$TESTDATA/csv/renamed/kernel_trace_truncated.csv" -o R
+    expect_rc 0
+    grep -q '^device:     unknown device' out.txt || fail "device not 'unknown device': $(cat out.txt)"
+    grep -q '()' out.txt && fail "an empty device name printed"
+    rp profile --no-rocprof --trace "$TESTDATA/csv/rocm62/1234_agent_info.csv" -o R
+    expect_rc 2
+    expect_err "is a rocprofv3 agent_info CSV, not a kernel trace"
+    ;;
 cupti)
     : >fake_librpl_cupti.so
     export ROCM_PERF_CUPTI_LIB=$work/fake_librpl_cupti.so EXPECT_LIB=$work/fake_librpl_cupti.so

@@ -137,15 +137,29 @@ int rpl_rocprofv3_find(char **out);
  */
 int rpl_profile_read_dir(rpl_trace *trace, const char *dir, char ***files, uint32_t *nfiles);
 
+/* What a rocprofv3 CSV file holds, told by its header row (never by its name). */
+typedef enum rpl_rocprofv3_csv_kind {
+    RPL_CSV_NOT_ROCPROFV3 = 0, /* unreadable, empty, or another header */
+    RPL_CSV_KERNEL_TRACE,
+    RPL_CSV_AGENT_INFO,
+    RPL_CSV_MEMORY_COPY,
+    RPL_CSV_COUNTERS
+} rpl_rocprofv3_csv_kind;
+
+rpl_rocprofv3_csv_kind rpl_rocprofv3_csv_kind_of(const char *path);
+const char *rpl_rocprofv3_csv_kind_name(rpl_rocprofv3_csv_kind kind);
+
 /*
- * Import the rocprofv3 CSV files of one process: `kernel_trace_csv` names
- * "<prefix>kernel_trace.csv"; "<prefix>agent_info.csv",
+ * Import the rocprofv3 CSV files of one process: `kernel_trace_csv` is a
+ * file whose header row is a kernel trace's (whatever its name).  When its
+ * name is "<prefix>kernel_trace<rest>.csv", "<prefix>agent_info.csv",
  * "<prefix>memory_copy_trace.csv" and "<prefix>counter_collection.csv" are
- * read too when they exist.  Columns are found by header name (ROCm 6.2 to
- * 6.4 spellings), unknown columns are ignored; a missing required column,
- * a bad number, end < start, a record over the length limit or a broken
- * quote fail with RPL_EINPUT naming the file and line.  On failure `trace`
- * is left as it was.
+ * read too when they exist and their headers say so.  Columns are found by
+ * header name (ROCm 6.2 to 6.4 spellings), unknown columns are ignored; a
+ * missing required column, a bad number, end < start, a record over the
+ * length limit or a broken quote fail with RPL_EINPUT naming the file and
+ * line.  Counter rows whose correlation id has no dispatch are left out
+ * with one warning that counts them.  On failure `trace` is left as it was.
  */
 int rpl_rocprofv3_csv_import(rpl_trace *trace, const char *kernel_trace_csv);
 

@@ -5,7 +5,8 @@ usage: check_cli.py CASE ROCM_PERF DB SCHEMAS WORKDIR [XMLLINT]
 
 CASE is one of:
   outputs   analyze --out on roofline_cases: schemas, formulas, classes, priorities
-  att       the same with --att: features attached, bad folders skipped
+  att       the same with --att: features attached, bad folders skipped, another run's
+            folder and PC-sampling output refused
   ceilings  --ceilings FILE replaces the product table; a bad file exits 2
   missing   a trace without roofline counters: roofline null with a reason, exit 0
   svg       report DIR --roofline-svg FILE: well-formed (xmllint), every kernel labelled
@@ -115,6 +116,17 @@ def case_att(rocm_perf, db, work):
     gemm = by_kernel(ana, "gemm_bf16")
     check(gemm["att"]["instruction_mix"]["mfma"] > 0.4, "gemm MFMA share")
     check(by_kernel(ana, "vecCopy")["att"] is None, "no ATT folder: att null")
+    # Dispatch 4 of this trace is the l41 kernel: a softmax folder of dispatch 4 is another
+    # run's, and is refused, as is a folder of PC-sampling output; neither writes an analysis.
+    for folder, msg in (("att_other_run", "holds kernel '_Z14softmax_kernelPKfPfi' (code.json), "
+                         "but dispatch 4 of the trace is '__omp_offloading_32_6b6b__QQmain_l41'"),
+                        ("att_pc_sampling", "code.json is PC-sampling output")):
+        out = os.path.join(work, folder)
+        shutil.rmtree(out, ignore_errors=True)
+        p = run([rocm_perf, "analyze", db, "--out", out, "--att",
+                 os.path.join(HERE, "fixtures", folder)], expect=2)
+        check(msg in p.stderr, f"{folder}: stderr {p.stderr!r}")
+        check(not os.path.exists(os.path.join(out, "analysis.json")), f"{folder}: analysis written")
 
 
 def case_ceilings(rocm_perf, db, work):

@@ -335,46 +335,78 @@ static int read_run(rpl_trace *t, const char *dir, path_list *seen)
     return rc;
 }
 
-int rpl_profile_read_dir(rpl_trace *trace, const char *dir, char ***files, uint32_t *nfiles)
+/* Append the paths of `seen` to *files (taking them over). */
+static int hand_over(path_list *seen, char ***files, uint32_t *nfiles)
 {
-    path_list seen = {0};
-    pass_dir *passes = NULL;
+    char **grown = realloc(*files, (*nfiles + seen->count + 1) * sizeof(*grown));
+
+    if (!grown) {
+        list_release(seen);
+        return rpl_error_oom();
+    }
+    if (seen->count)
+        memcpy(grown + *nfiles, seen->items, seen->count * sizeof(*grown));
+    *files = grown;
+    *nfiles += seen->count;
+    free(seen->items);
+    return 0;
+}
+
+/*
+ * The passes of `dir` (the folder itself when it has no pass_N/): the first
+ * into `trace` unless `merge_all`, every other one's counters merged.
+ */
+static int read_passes(rpl_trace *trace, const char *dir, bool merge_all, path_list *seen)
+{
+    pass_dir *passes = NULL, whole = {0, (char *)dir};
     size_t npasses = 0;
     int rc = pass_dirs(&passes, &npasses, dir);
 
-    if (rc == 0 && npasses == 0)
-        rc = read_run(trace, dir, &seen);
-    for (size_t i = 0; rc == 0 && i < npasses; i++) {
+    for (size_t i = 0; rc == 0 && i < (npasses ? npasses : 1); i++) {
+        const pass_dir *p = npasses ? &passes[i] : &whole;
         rpl_trace *pass = NULL;
-        if (i == 0) {
-            rc = read_run(trace, passes[i].path, &seen);
+        if (i == 0 && !merge_all) {
+            rc = read_run(trace, p->path, seen);
             continue;
         }
         /* Every process of a pass together: the merge matches dispatches in run order. */
-        if ((rc = rpl_trace_new(&pass)) == 0 && (rc = read_run(pass, passes[i].path, &seen)) == 0)
+        if ((rc = rpl_trace_new(&pass)) == 0 && (rc = read_run(pass, p->path, seen)) == 0)
             rc = rpl_trace_merge_counter_pass(trace, pass);
         if (rc == RPL_ENOTFOUND)
-            rc = rpl_error_set(RPL_EINPUT, "counter pass '%s' holds no output", passes[i].path);
+            rc = rpl_error_set(RPL_EINPUT, "counter pass '%s' holds no output", p->path);
         rpl_trace_free(pass);
     }
     for (size_t i = 0; i < npasses; i++)
         free(passes[i].path);
     free(passes);
-    if (rc == 0) {
-        char **grown = realloc(*files, (*nfiles + seen.count + 1) * sizeof(*grown));
-        if (!grown) {
-            rc = rpl_error_oom();
-        } else {
-            if (seen.count)
-                memcpy(grown + *nfiles, seen.items, seen.count * sizeof(*grown));
-            *files = grown;
-            *nfiles += seen.count;
-            free(seen.items);
-            return 0;
-        }
-    }
-    list_release(&seen);
     return rc;
+}
+
+int rpl_profile_read_dir(rpl_trace *trace, const char *dir, char ***files, uint32_t *nfiles)
+{
+    path_list seen = {0};
+    int rc = read_passes(trace, dir, false, &seen);
+
+    if (rc) {
+        list_release(&seen);
+        return rc;
+    }
+    return hand_over(&seen, files, nfiles);
+}
+
+int rpl_profile_read_timed(rpl_trace *trace, const char *timing_dir, const char *counter_dir,
+                           char ***files, uint32_t *nfiles)
+{
+    path_list seen = {0};
+    int rc = read_run(trace, timing_dir, &seen);
+
+    if (rc == 0)
+        rc = read_passes(trace, counter_dir, true, &seen);
+    if (rc) {
+        list_release(&seen);
+        return rc;
+    }
+    return hand_over(&seen, files, nfiles);
 }
 
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)

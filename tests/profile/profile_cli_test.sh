@@ -87,6 +87,11 @@ roofline)
     done
     grep -q '"pmc"' D/rocprofv3-passes.json || fail "no passes file left in D"
     roofline_merged D
+    # Times from the run without counters (gemm 40 us there, 80 us under counter collection).
+    ls D/rocprofv3/trace_only/*/*_results.db >/dev/null 2>&1 || fail "no trace-only run"
+    longest=$(sql D/profile.db 'SELECT MAX(end - start) FROM rocpd_kernel_dispatch')
+    [ "$longest" -lt 60000 ] || fail "longest dispatch $longest ns: times of a counter pass"
+    grep -q '^times: from a run without counters' out.txt || fail "no word on where times come from"
     ;;
 list)
     double_env

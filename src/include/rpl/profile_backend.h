@@ -137,6 +137,15 @@ int rpl_rocprofv3_find(char **out);
  */
 int rpl_profile_read_dir(rpl_trace *trace, const char *dir, char ***files, uint32_t *nfiles);
 
+/*
+ * A counter run's output read for its counters only: the dispatches (and
+ * their times) from the run without counters in `timing_dir`, the counters
+ * of every pass below `counter_dir` merged into them by dispatch.  Counter
+ * collection serialises and slows dispatches, so its times are not used.
+ */
+int rpl_profile_read_timed(rpl_trace *trace, const char *timing_dir, const char *counter_dir,
+                           char ***files, uint32_t *nfiles);
+
 /* What a rocprofv3 CSV file holds, told by its header row (never by its name). */
 typedef enum rpl_rocprofv3_csv_kind {
     RPL_CSV_NOT_ROCPROFV3 = 0, /* unreadable, empty, or another header */
@@ -223,6 +232,8 @@ typedef struct rpl_profile_result {
     rpl_counter_plan *plan; /* rocprofv3's passes (npasses 0: none; cupti: none, the
                                recorder replays kernels itself) */
     bool csv_fallback;      /* rocprofv3 had no rocpd output: CSV was imported */
+    char *timing_dir;       /* rocprofv3 with counters: the run without counters that gave
+                               the dispatch times (counter collection distorts them), or NULL */
 } rpl_profile_result;
 
 /*

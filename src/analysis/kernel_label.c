@@ -109,7 +109,7 @@ static size_t template_at(const char *s, size_t end)
 
 /*
  * The label of one name, alone: the name; else without "void " and with
- * "(…)" for the parameters; else the qualified name with its template
+ * the parameters that fit ("f(int, flo…)"); else the qualified name with its template
  * arguments cut at their end ("f<int, 3…>(…)"); else the qualified name
  * elided in its middle, so that namespace and function name stay.
  */
@@ -128,8 +128,13 @@ static char *label_of(const char *name, size_t width)
     base = piece(name, params, params_text);
     if (!base)
         return NULL;
-    if (rpl_utf8_columns(base) <= width)
-        return base;
+    if (rpl_utf8_columns(base) <= width) {
+        /* The parameters that fit, cut at their end. */
+        free(base);
+        if (rpl_utf8_columns(name) <= width)
+            return strdup(name);
+        return piece(name, byte_at(name, width - 2), ELLIPSIS ")");
+    }
     free(base);
     lt = template_at(name, params);
     if (lt == params && !name[params]) /* a plain long name: keep more of its front */

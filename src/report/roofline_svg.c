@@ -430,14 +430,21 @@ static void draw_ceilings(rpl_strbuf *sb, chart *c, const cJSON *ceils, bool lab
     }
 }
 
-/* Label offsets from a point, tried in order: right, then left; above, then below. */
-static const struct {
+/* Label spots around a point, tried in order: right, then left; above, then below; then
+ * further away, one line height at a time (with a leader to the point). */
+#define SPOTS 40
+
+typedef struct spot {
     double dx, dy;
     char anchor;
-} label_spots[] = {
-    {8, -7, 's'}, {8, 15, 's'},   {-8, -7, 'e'}, {-8, 15, 'e'}, {8, -20, 's'},
-    {8, 28, 's'}, {-8, -20, 'e'}, {-8, 28, 'e'}, {0, -12, 'm'}, {0, 22, 'm'},
-};
+} spot;
+
+static spot label_spot(int i)
+{
+    int ring = i / 4, right = (i % 4) < 2, above = i % 2 == 0;
+
+    return (spot){right ? 8 : -8, above ? -7 - 13.0 * ring : 15 + 13.0 * ring, right ? 's' : 'e'};
+}
 
 static int draw_kernels(rpl_strbuf *sb, chart *c, const cJSON *kernels, double *unplaced_y)
 {
@@ -470,6 +477,7 @@ static int draw_kernels(rpl_strbuf *sb, chart *c, const cJSON *kernels, double *
         bool zero = get(k, "flops") == 0 && get(k, "bytes") > 0;
         char text[256];
         size_t s, pick = 0;
+        spot at;
 
         if (rc)
             break;
@@ -489,18 +497,22 @@ static int draw_kernels(rpl_strbuf *sb, chart *c, const cJSON *kernels, double *
         put_text(sb, get_str(k, "kernel"));
         rpl_strbuf_puts(sb, "</title></circle>\n");
         snprintf(text, sizeof(text), "%s%s", labels[i], zero ? " (0 FLOP)" : "");
-        for (s = 0; s < sizeof(label_spots) / sizeof(label_spots[0]); s++) {
-            box b = text_box(x + label_spots[s].dx, y + label_spots[s].dy, text, FONT_LABEL,
-                             label_spots[s].anchor);
+        for (s = 0; s < SPOTS; s++) {
+            spot p = label_spot((int)s);
+            box b = text_box(x + p.dx, y + p.dy, text, FONT_LABEL, p.anchor);
             if (within(b, plot_box()) && is_free(c, b)) {
                 pick = s;
                 break;
             }
         }
-        take(c, text_box(x + label_spots[pick].dx, y + label_spots[pick].dy, text, FONT_LABEL,
-                         label_spots[pick].anchor));
-        emit_text(sb, x + label_spots[pick].dx, y + label_spots[pick].dy, FONT_LABEL,
-                  label_spots[pick].anchor, NULL, text);
+        at = label_spot((int)pick);
+        take(c, text_box(x + at.dx, y + at.dy, text, FONT_LABEL, at.anchor));
+        if (pick >= 4) /* away from its point: a leader says whose label it is */
+            rpl_strbuf_printf(sb,
+                              "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+                              "stroke=\"#e07000\" stroke-width=\"0.6\"/>\n",
+                              x, y, x + at.dx, y + at.dy - (at.dy < 0 ? 0 : FONT_LABEL * 0.8));
+        emit_text(sb, x + at.dx, y + at.dy, FONT_LABEL, at.anchor, NULL, text);
         i++;
     }
     rpl_kernel_labels_free(labels, n);

@@ -270,7 +270,7 @@ static int apply_calls(host_ctx *h, const host_call *calls, uint32_t from, uint3
     uint32_t ntouched = 0;
     int rc = 0;
 
-    for (uint32_t k = from; k < to; k++) {
+    for (uint32_t k = from; k < to && spend(h, &h->apply_budget); k++) {
         const host_call *c = &calls[k];
 
         for (uint32_t i = 0; i < c->count && spend(h, &h->apply_budget); i++)

@@ -25,6 +25,10 @@ const char *rpl_dag_edge_kind_name(rpl_dag_edge_kind kind)
         return "event_wait";
     case RPL_DAG_EDGE_INFERRED:
         return "inferred";
+    case RPL_DAG_EDGE_HOST_SYNC:
+        return "host_sync";
+    case RPL_DAG_EDGE_DEFAULT_STREAM:
+        return "default_stream";
     }
     return "unknown";
 }
@@ -786,7 +790,9 @@ void rpl_dag_free(rpl_dag *dag)
 int rpl_dag_build(rpl_dag **out, const rpl_trace *trace, const rpl_dag_opts *opts)
 {
     rpl_dag_builder b = {0};
+    rpl_dag_deps deps = {0};
     rpl_kernel_filter own;
+    bool deps_needed = false;
     bool own_filter = false;
     uint8_t *flags = NULL;
     int rc;
@@ -819,9 +825,16 @@ int rpl_dag_build(rpl_dag **out, const rpl_trace *trace, const rpl_dag_opts *opt
     if (rc == 0 && !(flags = calloc((size_t)b.process_count + 1, 1)))
         rc = rpl_error_oom();
     if (rc == 0)
-        rc = rpl_dag_event_waits(&b, flags);
+        rc = rpl_dag_deps_scan(&deps, &b, flags, &deps_needed);
+    if (rc == 0 && deps_needed)
+        rc = rpl_dag_deps_index(&deps);
+    if (rc == 0 && deps_needed)
+        rc = rpl_dag_event_waits(&deps);
+    if (rc == 0 && deps_needed)
+        rc = rpl_dag_host_edges(&deps);
+    rpl_dag_deps_release(&deps);
     if (rc == 0) {
-        /* flags[p]: has sync regions -> becomes: gets inferred edges. */
+        /* flags[p]: has sync or blocking regions -> becomes: gets inferred edges. */
         for (uint32_t p = 0; p < b.process_count; p++) {
             rpl_dag_infer mode = b.dag->opts.infer;
 

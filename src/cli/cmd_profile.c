@@ -64,7 +64,7 @@ static void usage(FILE *out)
             "  --arch GFX           architecture whose counter set to use (default: the\n"
             "                       first AMD GPU of the KFD topology)\n"
             "  --att                rocprofv3 thread trace (files left in DIR/rocprofv3)\n"
-            "  --kernel-timing MODE cupti without counters: concurrent (default; CUPTI\n"
+            "  --kernel-timing MODE cupti trace-only runs: concurrent (default; CUPTI\n"
             "                       instruments kernels, several percent slower when made\n"
             "                       of many short blocks) or serial (as ncu measures them,\n"
             "                       but no two kernels overlap)\n"

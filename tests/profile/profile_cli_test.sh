@@ -291,9 +291,10 @@ seed_spellings)
     # The seed tool's spellings: our long options after the program, --json, --quiet.
     double_env
     FAKE_ROCPROF_DIR=$TESTDATA/double
-    rp profile /bin/true --backend rocprofv3 --counters none --out D --json
+    rp profile /bin/echo program output --backend rocprofv3 --counters none --out D --json
     expect_rc 0
     "$PYTHON" "$VALIDATE" "$SCHEMA" out.txt || fail "--json after the program: no profile.json"
+    grep -q '^program output$' err.txt || fail "with --json the program's output is not on stderr"
     valid_profile D
     rp profile --backend rocprofv3 --counters none -o Q /bin/true --quiet
     expect_rc 0

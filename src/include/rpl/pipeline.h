@@ -181,6 +181,8 @@ typedef enum rpl_pipe_decision {
     RPL_PIPE_REJECT_SLOWER,           /* "slower": the candidate is slower (the CI says so, or
                                          the whole application got slower) */
     RPL_PIPE_REJECT_NOT_SIGNIFICANT,  /* "not-significant": not proven min_gain faster */
+    RPL_PIPE_REJECT_PATCH,            /* "patch": llm-optimize rejected the model's reply itself
+                                         (no kernel in it, edits outside the kernel) */
     RPL_PIPE_DECISIONS
 } rpl_pipe_decision;
 

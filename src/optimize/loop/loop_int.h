@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "rpl/llm_loop.h"
+
 /* ---- the archive of correct candidates --------------------------------- */
 
 typedef struct rpl_archive_entry {
@@ -43,13 +45,6 @@ int rpl_reply_strategy(char **out, const char *reply);
 
 #define RPL_DOMINANCE_LOW_FRACTION 0.7 /* seed 003 section 7 */
 
-/* One kernel of the application's critical path. */
-typedef struct rpl_path_kernel {
-    const char *name; /* as the source defines it */
-    double share;     /* of the critical path, 0..1 */
-    bool in_source;   /* defined in the source being optimized (editable) */
-} rpl_path_kernel;
-
 typedef struct rpl_retarget {
     const char *target; /* the kernel to work on next (one of the input names), or NULL */
     bool shifted;       /* the dominant kernel is no longer the current target */
@@ -70,5 +65,14 @@ typedef struct rpl_retarget {
 int rpl_retarget_choose(rpl_retarget *out, const rpl_path_kernel *kernels, size_t n,
                         const char *current, bool pinned);
 void rpl_retarget_release(rpl_retarget *r);
+
+/* ---- feedback ------------------------------------------------------------ */
+
+/* The decision's JUnit name ("build", "patch" ...). */
+const char *rpl_loop_decision_name(int decision);
+/* Whether the model gets a repair turn in the same conversation (contract, build, signature). */
+bool rpl_loop_decision_repairable(int decision);
+/* What became of the model's answer of turn `turn`, for the next prompt (*out, free()). */
+int rpl_loop_feedback(char **out, const rpl_pipe_outcome *o, int turn);
 
 #endif

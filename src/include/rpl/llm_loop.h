@@ -144,6 +144,25 @@ void rpl_llm_loop_result_release(rpl_llm_loop_result *r);
 int rpl_llm_loop_run(rpl_llm_client *client, const rpl_llm_loop_backend *backend,
                      const rpl_llm_loop_opts *opts, rpl_llm_loop_result *r);
 
+/* ---- the pipeline as the backend ---------------------------------------- */
+
+struct rpl_optbranch;
+
+typedef struct rpl_llm_pipe_ctx {
+    rpl_pipe *pipe;
+    struct rpl_optbranch *branch; /* accepted candidates are committed here; NULL: dry run */
+} rpl_llm_pipe_ctx;
+
+/*
+ * Fill `be` with the pipeline: ranking (rpl_pipe_ranked), the facts it has
+ * (critical-path shares, wave size), rpl_pipe_run, rpl_pipe_record for the
+ * loop's own rejections, and for an accepted candidate the commit
+ * (rpl_pipe_commit_message, rpl_optbranch_commit, rpl_pipe_note_commit)
+ * and rpl_pipe_rebase; the reports with rpl_pipe_write_reports.  `ctx`
+ * must outlive the run.
+ */
+void rpl_llm_loop_pipe_backend(rpl_llm_loop_backend *be, rpl_llm_pipe_ctx *ctx);
+
 #ifdef __cplusplus
 }
 #endif

@@ -281,6 +281,25 @@ unsigned rpl_pipe_wave_size(const rpl_pipe *p);
 int rpl_pipe_run(rpl_pipe *p, const rpl_pipe_candidate *c, rpl_pipe_outcome **out);
 
 /*
+ * Record a candidate its caller rejected before the pipeline (llm-optimize:
+ * a reply that breaks the output contract, a changed signature found in the
+ * source) with `decision` and the one-line `message`, so that it appears in
+ * the reports like any other.  *out as for rpl_pipe_run.
+ */
+int rpl_pipe_record(rpl_pipe *p, const rpl_pipe_candidate *c, rpl_pipe_decision decision,
+                    const char *message, rpl_pipe_outcome **out);
+
+/*
+ * Make an accepted outcome the reference of the next candidates (llm-optimize
+ * goes on from its best): its source becomes the original text, its build
+ * and code objects what candidates are measured against, and its
+ * whole-application profile the one gated against and ranked
+ * (rpl_pipe_ranked).  The snapshots, and with them the correctness
+ * reference, stay those captured from the original.
+ */
+int rpl_pipe_rebase(rpl_pipe *p, const rpl_pipe_outcome *o);
+
+/*
  * The commit message of an accepted outcome (rpl_commit_msg_format): subject
  * with the time change, metrics table, trailers (speedup, CI, correctness,
  * baseline, snapshot digest, tool, model and iteration when known).

@@ -19,6 +19,8 @@ static const rpl_cli_cmd commands[] = {
     {"inspect", cmd_inspect, "registers, LDS, scratch and occupancy of compiled kernels"},
     {"kernels", cmd_kernels, "kernels, signatures, loops and unroll guardrails of a source"},
     {"new-test", cmd_new_test, "write a kernel-test scaffold (portable kernel + CMakeLists.txt)"},
+    {"optimize", cmd_optimize,
+     "guarded optimizer: unroll or a candidate, checked, measured, committed"},
     {"profile", cmd_profile, "run a program under rocprofv3 or CUPTI and analyse it"},
     {"replay", cmd_replay, "replay a captured dispatch at its addresses: time it, check results"},
     {"report", cmd_report, "critical path of traces: summary, Perfetto trace, SVG timeline"},

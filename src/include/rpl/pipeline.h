@@ -208,6 +208,8 @@ typedef struct rpl_pipe_outcome {
     char *kernel; /* the kernel's display name */
     char *strategy;
     rpl_pipe_origin origin;
+    char *model;        /* the candidate's model, or NULL */
+    unsigned iteration; /* the candidate's iteration, 0 when none */
     rpl_pipe_decision decision;
     char *message; /* one line: why (the deciding step's evidence) */
     rpl_pipe_step_result steps[RPL_PIPE_STEPS];
@@ -255,6 +257,9 @@ size_t rpl_pipe_ranked(const rpl_pipe *p, const char *const **names, const doubl
 /* The original source text (HEAD's, or the working tree's under allow_dirty) and its size. */
 const char *rpl_pipe_original_source(const rpl_pipe *p, size_t *len);
 
+/* The original parsed with libclang (kernels, loops, signatures), as candidates are checked. */
+const struct rpl_kernel_source *rpl_pipe_original_parsed(const rpl_pipe *p);
+
 /* The source's path within the repository ('/'-separated). */
 const char *rpl_pipe_source_relpath(const rpl_pipe *p);
 
@@ -267,8 +272,16 @@ const char *rpl_pipe_snapshot_digest(const rpl_pipe *p, const char *kernel);
 /* The artifacts directory. */
 const char *rpl_pipe_artifacts(const rpl_pipe *p);
 
-/* The wavefront size of the original's code object (32 or 64; 0 when unknown). */
+/* The wavefront size of the original's code object (32 or 64; 0 before rpl_pipe_prepare). */
 unsigned rpl_pipe_wave_size(const rpl_pipe *p);
+
+/*
+ * Capture `kernel`'s snapshot from the original and build the original's
+ * code object for its architecture, unless done already (rpl_pipe_run does
+ * this on a kernel's first candidate).  RPL_ENOTFOUND for a kernel the
+ * source does not define, RPL_EINPUT when the original cannot be captured.
+ */
+int rpl_pipe_prepare(rpl_pipe *p, const char *kernel);
 
 /*
  * Put one candidate through the pipeline.  A rejection is no error: 0 and

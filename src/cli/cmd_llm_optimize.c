@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "optimize_cli.h"
 #include "rpl/cleanup.h"
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
@@ -30,23 +31,17 @@
 #define MAX_INCLUDES 32
 
 typedef struct llmopt_opts {
-    const char *source, *app_args; /* the seed form */
-    const char *test, *build_dir;  /* --test NAME --build-dir D */
-    const char *kernel;
+    rpl_optimize_cli cli; /* target, pipeline and git options shared with `optimize` */
     const char *prompt_dir;
-    const char *push;
-    bool auto_approve;
     unsigned max_iters, max_repairs;
     bool has_max_repairs;
     int64_t budget_tokens;
     rpl_llm_config llm;
-    rpl_pipe_opts pipe;
 } llmopt_opts;
 
+/* Below RPL_OPTCLI_TEST: the codes of optimize_cli.h start there. */
 enum {
-    OPT_TEST = 256,
-    OPT_BUILD_DIR,
-    OPT_PROVIDER,
+    OPT_PROVIDER = 256,
     OPT_MODEL,
     OPT_BASE_URL,
     OPT_TEMPERATURE,
@@ -56,13 +51,6 @@ enum {
     OPT_MAX_ITERS,
     OPT_MAX_REPAIRS,
     OPT_BUDGET,
-    OPT_ARTIFACTS,
-    OPT_KERNEL,
-    OPT_MIN_GAIN,
-    OPT_PUSH,
-    OPT_AUTO_APPROVE,
-    OPT_ALLOW_DIRTY,
-    OPT_ROUNDS,
 };
 
 static void usage(FILE *out)
@@ -75,38 +63,33 @@ static void usage(FILE *out)
             "answer through the candidate pipeline (build, signature, static checks, replay\n"
             "comparison, the program's own check, interleaved timing, whole-application\n"
             "time) and feed the exact reason of each rejection back. Accepted changes are\n"
-            "committed to a branch rocm-perf/opt/<kernel>/<time>; your checkout is not\n"
-            "touched. When another kernel becomes dominant the loop retargets.\n"
+            "committed, one after the other, to a branch rocm-perf/opt/<kernel>/<time>; the\n"
+            "checkout is not touched. When another kernel becomes dominant the loop\n"
+            "retargets (not with --kernel).\n"
             "\n"
             "Model:\n"
-            "  --provider P         openai (any OpenAI-compatible server) or anthropic\n"
-            "  --model M            the model (default gpt-4.1 for openai, required otherwise)\n"
-            "  --base-url URL       the API's base URL (vLLM, llama.cpp, Ollama: .../v1)\n"
-            "  --temperature T      sent only when given (0-2)\n"
-            "  --max-tokens N       sent only when given (anthropic: 8192 when not)\n"
-            "  --api-key-file F     the key's file; default OPENAI_API_KEY / ANTHROPIC_API_KEY\n"
-            "  --prompt-dir DIR     templates that replace templates/llm/*.md, file by file\n"
+            "  --provider P           openai (any OpenAI-compatible server) or anthropic\n"
+            "  --model M              the model (default gpt-4.1 for openai; required for\n"
+            "                         anthropic)\n"
+            "  --base-url URL         the API's base URL (vLLM, llama.cpp, Ollama: .../v1)\n"
+            "  --temperature T        sent only when given (0-2)\n"
+            "  --max-tokens N         sent only when given (anthropic: 8192 when not)\n"
+            "  --api-key-file F       the key's file; default OPENAI_API_KEY / ANTHROPIC_API_KEY\n"
+            "  --prompt-dir DIR       templates replacing templates/llm/*.md, file by file\n"
             "Loop:\n"
-            "  --kernel K           work on K only (default: the critical path's dominant\n"
-            "                       kernel, retargeted when dominance shifts)\n"
-            "  --max-iters N        proposals (default %d)\n"
-            "  --max-repairs N      repair turns per proposal (default %d)\n"
-            "  --budget-tokens N    stop cleanly once N tokens (input + output) are used\n"
-            "Pipeline and git:\n"
-            "  --min-gain G         required speedup bound over 1 (default %.2f)\n"
-            "  --rounds N           interleaved timing rounds (default %d)\n"
-            "  --artifacts DIR      reports, candidates, transcript\n"
-            "  --auto-approve       commit accepted changes without asking (else asked on a\n"
-            "                       terminal; without one nothing is committed)\n"
-            "  --allow-dirty        optimise the working tree's modified SOURCE\n"
-            "  --push REMOTE        push the branch when something was committed\n"
-            "  -v, --verbose / -q, --quiet / -h, --help\n"
-            "\n"
-            "Exit codes: 0 the run ended (accepted or not), 2 bad usage or input (also an\n"
-            "unknown prompt placeholder or a request the model's API rejects), 3 environment\n"
-            "(no API key, model unreachable, no compiler), 130 interrupted.\n",
-            RPL_LLM_LOOP_DEFAULT_MAX_ITERS, RPL_LLM_LOOP_DEFAULT_MAX_REPAIRS,
-            RPL_PIPE_DEFAULT_MIN_GAIN, RPL_PIPE_DEFAULT_ROUNDS);
+            "  --max-iters N          proposals (default %d)\n"
+            "  --max-repairs N        repair turns per proposal (default %d)\n"
+            "  --budget-tokens N      stop cleanly once N tokens (input + output) are used\n"
+            "\n",
+            RPL_LLM_LOOP_DEFAULT_MAX_ITERS, RPL_LLM_LOOP_DEFAULT_MAX_REPAIRS);
+    rpl_optimize_cli_usage(out);
+    fputs("  -v, --verbose / -q, --quiet / -h, --help\n"
+          "\n"
+          "Exit codes: 0 the run ended (accepted or not: the last lines say), 2 bad usage or\n"
+          "input (an unknown prompt placeholder, a request the model's API rejects, a dirty\n"
+          "source), 3 environment (no API key, the model unreachable, no compiler or\n"
+          "libclang), 130 interrupted (nothing is left behind).\n",
+          out);
 }
 
 static int parse_uint(const char *opt, const char *text, unsigned min, unsigned *out)
@@ -117,8 +100,7 @@ static int parse_uint(const char *opt, const char *text, unsigned min, unsigned 
     errno = 0;
     v = strtoul(text, &end, 10);
     if (errno || end == text || *end || text[0] == '-' || v < min || v > 100000)
-        return rpl_error_set(RPL_EUSAGE, "%s needs a whole number from %u, not '%s'", opt, min,
-                             text);
+        return rpl_cli_usage_error("%s wants a whole number from %u, not '%s'", opt, min, text);
     *out = (unsigned)v;
     return 0;
 }
@@ -131,17 +113,61 @@ static int parse_double(const char *opt, const char *text, double lo, double hi,
     errno = 0;
     v = strtod(text, &end);
     if (errno || end == text || *end || !(v >= lo && v <= hi))
-        return rpl_error_set(RPL_EUSAGE, "%s needs a number from %g to %g, not '%s'", opt, lo, hi,
-                             text);
+        return rpl_cli_usage_error("%s wants a number from %g to %g, not '%s'", opt, lo, hi, text);
     *out = v;
     return 0;
 }
 
+/* One option of this command: 0 applied, an exit code for a bad value, -1 not ours. */
+static int own_option(llmopt_opts *o, int opt, const char *arg, bool *has_model)
+{
+    unsigned u;
+    double d;
+    int rc = 0;
+
+    switch (opt) {
+    case OPT_PROVIDER:
+        if (rpl_llm_provider_parse(&o->llm.provider, arg) != 0)
+            return rpl_cli_usage_error("--provider wants openai or anthropic, not '%s'", arg);
+        return 0;
+    case OPT_MODEL:
+        o->llm.model = arg;
+        *has_model = true;
+        return 0;
+    case OPT_BASE_URL:
+        o->llm.base_url = arg;
+        return 0;
+    case OPT_TEMPERATURE:
+        o->llm.has_temperature = true;
+        return parse_double("--temperature", arg, 0, 2, &o->llm.temperature);
+    case OPT_MAX_TOKENS:
+        if ((rc = parse_uint("--max-tokens", arg, 1, &u)) == 0)
+            o->llm.max_tokens = u;
+        return rc;
+    case OPT_API_KEY_FILE:
+        o->llm.api_key_file = arg;
+        return 0;
+    case OPT_PROMPT_DIR:
+        o->prompt_dir = arg;
+        return 0;
+    case OPT_MAX_ITERS:
+        return parse_uint("--max-iters", arg, 1, &o->max_iters);
+    case OPT_MAX_REPAIRS:
+        o->has_max_repairs = true;
+        return parse_uint("--max-repairs", arg, 0, &o->max_repairs);
+    case OPT_BUDGET:
+        if ((rc = parse_double("--budget-tokens", arg, 1, 1e15, &d)) == 0)
+            o->budget_tokens = (int64_t)d;
+        return rc;
+    default:
+        return -1;
+    }
+}
+
+/* 1: --help printed; 0: parsed; else an exit code (the message printed). */
 static int parse_args(llmopt_opts *o, int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"test", required_argument, NULL, OPT_TEST},
-        {"build-dir", required_argument, NULL, OPT_BUILD_DIR},
         {"provider", required_argument, NULL, OPT_PROVIDER},
         {"model", required_argument, NULL, OPT_MODEL},
         {"base-url", required_argument, NULL, OPT_BASE_URL},
@@ -152,116 +178,41 @@ static int parse_args(llmopt_opts *o, int argc, char **argv)
         {"max-iters", required_argument, NULL, OPT_MAX_ITERS},
         {"max-repairs", required_argument, NULL, OPT_MAX_REPAIRS},
         {"budget-tokens", required_argument, NULL, OPT_BUDGET},
-        {"artifacts", required_argument, NULL, OPT_ARTIFACTS},
-        {"kernel", required_argument, NULL, OPT_KERNEL},
-        {"min-gain", required_argument, NULL, OPT_MIN_GAIN},
-        {"rounds", required_argument, NULL, OPT_ROUNDS},
-        {"push", required_argument, NULL, OPT_PUSH},
-        {"auto-approve", no_argument, NULL, OPT_AUTO_APPROVE},
-        {"allow-dirty", no_argument, NULL, OPT_ALLOW_DIRTY},
+        RPL_OPTIMIZE_CLI_LONGOPTS,
         RPL_CLI_COMMON_LONGOPTS,
         {NULL, 0, NULL, 0}};
     bool has_model = false;
-    unsigned u;
-    int opt, rc = 0;
+    int opt, rc;
 
+    rpl_optimize_cli_init(&o->cli);
     optind = 1;
     opterr = 0;
-    while (rc == 0 &&
-           (opt = getopt_long(argc, argv, "+" RPL_CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, RPL_OPTIMIZE_CLI_SHORTOPTS RPL_CLI_COMMON_SHORTOPTS,
+                              longopts, NULL)) != -1) {
         if (rpl_cli_common_option(opt))
             continue;
-        switch (opt) {
-        case 'h':
+        if (opt == 'h') {
             usage(stdout);
             return 1;
-        case OPT_TEST:
-            o->test = optarg;
-            break;
-        case OPT_BUILD_DIR:
-            o->build_dir = optarg;
-            break;
-        case OPT_PROVIDER:
-            rc = rpl_llm_provider_parse(&o->llm.provider, optarg);
-            break;
-        case OPT_MODEL:
-            o->llm.model = optarg;
-            has_model = true;
-            break;
-        case OPT_BASE_URL:
-            o->llm.base_url = optarg;
-            break;
-        case OPT_TEMPERATURE:
-            o->llm.has_temperature = true;
-            rc = parse_double("--temperature", optarg, 0, 2, &o->llm.temperature);
-            break;
-        case OPT_MAX_TOKENS:
-            if ((rc = parse_uint("--max-tokens", optarg, 1, &u)) == 0)
-                o->llm.max_tokens = u;
-            break;
-        case OPT_API_KEY_FILE:
-            o->llm.api_key_file = optarg;
-            break;
-        case OPT_PROMPT_DIR:
-            o->prompt_dir = optarg;
-            break;
-        case OPT_MAX_ITERS:
-            rc = parse_uint("--max-iters", optarg, 1, &o->max_iters);
-            break;
-        case OPT_MAX_REPAIRS:
-            o->has_max_repairs = true;
-            rc = parse_uint("--max-repairs", optarg, 0, &o->max_repairs);
-            break;
-        case OPT_BUDGET: {
-            double b;
-            if ((rc = parse_double("--budget-tokens", optarg, 1, 1e15, &b)) == 0)
-                o->budget_tokens = (int64_t)b;
-            break;
         }
-        case OPT_ARTIFACTS:
-            o->pipe.artifacts = optarg;
-            break;
-        case OPT_KERNEL:
-            o->kernel = optarg;
-            break;
-        case OPT_MIN_GAIN:
-            rc = parse_double("--min-gain", optarg, 0, 10, &o->pipe.min_gain);
-            break;
-        case OPT_ROUNDS:
-            rc = parse_uint("--rounds", optarg, 2, &o->pipe.rounds);
-            break;
-        case OPT_PUSH:
-            o->push = optarg;
-            break;
-        case OPT_AUTO_APPROVE:
-            o->auto_approve = true;
-            break;
-        case OPT_ALLOW_DIRTY:
-            o->pipe.allow_dirty = true;
-            break;
-        default:
-            return rpl_error_set(RPL_EUSAGE, "unknown or incomplete option '%s'; see --help",
-                                 argv[optind - 1]);
+        if ((rc = own_option(o, opt, optarg, &has_model)) == 0)
+            continue;
+        if (rc > 0)
+            return rc;
+        if ((rc = rpl_optimize_cli_option(&o->cli, opt, optarg)) != 1) {
+            if (rc == 0)
+                return rpl_cli_usage_error("option '%s' is unknown or lacks its value; see "
+                                           "'rocm-perf llm-optimize --help'",
+                                           argv[optind - 1]);
+            return rc;
         }
     }
-    if (rc != 0)
+    if ((rc = rpl_optimize_cli_finish(&o->cli, "llm-optimize", argc - optind, argv + optind)))
         return rc;
-    if (o->test || o->build_dir) {
-        if (!o->test || !o->build_dir)
-            return rpl_error_set(RPL_EUSAGE, "--test and --build-dir go together");
-        if (optind != argc)
-            return rpl_error_set(RPL_EUSAGE, "--test takes no SOURCE \"APP ARGS\"");
-    } else {
-        if (argc - optind != 2)
-            return rpl_error_set(RPL_EUSAGE,
-                                 "give SOURCE \"APP ARGS\", or --test NAME --build-dir DIR");
-        o->source = argv[optind];
-        o->app_args = argv[optind + 1];
-    }
     if (!has_model) {
         if (o->llm.provider != RPL_LLM_OPENAI)
-            return rpl_error_set(RPL_EUSAGE, "--model is required with --provider %s",
-                                 rpl_llm_provider_name(o->llm.provider));
+            return rpl_cli_usage_error("--model is required with --provider %s",
+                                       rpl_llm_provider_name(o->llm.provider));
         o->llm.model = "gpt-4.1"; /* the seed tool's default */
     }
     return 0;
@@ -292,8 +243,8 @@ static void default_prompt_dir(char *out, size_t size)
         exe[len] = '\0';
         if ((slash = strrchr(exe, '/')) != NULL) {
             *slash = '\0';
-            snprintf(out, size, "%s/%s/llm", exe, RPL_TEMPLATES_FROM_BINDIR);
-            if (has_prompts(out))
+            int n = snprintf(out, size, "%s/%s/llm", exe, RPL_TEMPLATES_FROM_BINDIR);
+            if (n > 0 && (size_t)n < size && has_prompts(out))
                 return;
         }
     }
@@ -312,6 +263,15 @@ static bool ask_approval(void *ctx, const rpl_pipe_outcome *o)
     if (!fgets(line, sizeof(line), stdin))
         return false;
     return line[0] == 'y' || line[0] == 'Y';
+}
+
+/* One line per candidate as it is decided, like `optimize` prints them. */
+static void print_outcome(void *ctx, int turn, const rpl_pipe_outcome *o)
+{
+    (void)ctx;
+    printf("turn %d  %s  %s  %s: %s\n", turn, o->id, o->kernel, rpl_pipe_decision_name(o->decision),
+           o->message ? o->message : "");
+    fflush(stdout);
 }
 
 /* -I words of the target's compiler flags, for libclang. */
@@ -362,9 +322,10 @@ int cmd_llm_optimize(int argc, char **argv)
     int rc, loop_rc;
 
     memset(&o, 0, sizeof(o));
-    rpl_pipe_opts_init(&o.pipe);
     if ((rc = parse_args(&o, argc, argv)) != 0)
-        return rc > 0 ? RPL_EXIT_OK : rpl_cli_fail(rc);
+        return rc == 1 ? RPL_EXIT_OK : rc;
+    if (o.cli.check_args)
+        return RPL_EXIT_OK;
 
     default_prompt_dir(prompt_dir, sizeof(prompt_dir));
     if ((rc = rpl_prompt_set_load(&prompts, prompt_dir, o.prompt_dir)) != 0)
@@ -372,16 +333,15 @@ int cmd_llm_optimize(int argc, char **argv)
     if ((rc = rpl_cleanup_install_signals()) != 0 ||
         (rc = rpl_llm_client_new(&client, &o.llm)) != 0)
         goto done;
-    rc = o.test ? rpl_pipe_target_from_test(&target, o.build_dir, o.test)
-                : rpl_pipe_target_from_seed(&target, o.source, o.app_args);
-    if (rc != 0 || (rc = rpl_pipe_open(&pipe, target, &o.pipe)) != 0)
+    if ((rc = rpl_optimize_cli_target(&target, &o.cli)) != 0 ||
+        (rc = rpl_pipe_open(&pipe, target, &o.cli.pipe)) != 0)
         goto done;
     rpl_log_info("artifacts in %s", rpl_pipe_artifacts(pipe));
 
     /* The branch is named after the first target; it appears with the first commit. */
-    if (o.auto_approve || isatty(STDIN_FILENO)) {
+    if (o.cli.auto_approve || isatty(STDIN_FILENO)) {
         rpl_optbranch_opts bo = {rpl_pipe_baseline_commit(pipe), 0};
-        const char *name = o.kernel;
+        const char *name = o.cli.kernel;
         if (!name && rpl_pipe_ranked(pipe, &ranked, NULL) > 0)
             name = ranked[0];
         if ((rc = rpl_git_repo_open(&repo, target->source)) != 0 ||
@@ -405,7 +365,7 @@ int cmd_llm_optimize(int argc, char **argv)
             .source_name = target->source,
             .source = original,
             .source_len = original_len,
-            .kernel = o.kernel,
+            .kernel = o.cli.kernel,
             .model = o.llm.model,
             .max_iters = o.max_iters,
             .max_repairs = o.max_repairs,
@@ -414,7 +374,8 @@ int cmd_llm_optimize(int argc, char **argv)
             .transcript = transcript,
             .prompts = prompts,
             .parse = &ks,
-            .approve = o.auto_approve ? NULL : ask_approval,
+            .approve = o.cli.auto_approve ? NULL : ask_approval,
+            .on_outcome = print_outcome,
         };
         loop_rc = rpl_llm_loop_run(client, &be, &lo, &result);
     }
@@ -435,8 +396,8 @@ int cmd_llm_optimize(int argc, char **argv)
     print_summary(&result, branch_name, rpl_pipe_artifacts(pipe));
     if (rc != 0)
         rpl_error_set(rc, "%s", result.stop_message ? result.stop_message : "the model failed");
-    else if (branch_name && o.push && (rc = rpl_git_push(repo, o.push, branch_name)) == 0)
-        printf("pushed %s to %s\n", branch_name, o.push);
+    else if (branch_name && o.cli.push && (rc = rpl_git_push(repo, o.cli.push, branch_name)) == 0)
+        printf("pushed %s to %s\n", branch_name, o.cli.push);
 done:
     if (branch)
         rpl_optbranch_abort(branch);

@@ -103,6 +103,9 @@ typedef struct rpl_llm_loop_opts {
     const struct rpl_ks_options *parse; /* how to parse the source (libclang), or NULL */
     rpl_llm_loop_approve_fn approve;
     void *approve_ctx;
+    /* Told of every outcome as it comes (for a progress line); NULL: nothing. */
+    void (*on_outcome)(void *ctx, int turn, const rpl_pipe_outcome *o);
+    void *on_outcome_ctx;
 } rpl_llm_loop_opts;
 
 /* Why the run ended. */

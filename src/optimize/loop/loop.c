@@ -391,7 +391,11 @@ static int make_candidate(loop_state *st, const char *reply, char **text, size_t
         } else {
             *decision = strstr(msg, "changes the signature") ? RPL_PIPE_REJECT_SIGNATURE
                                                              : RPL_PIPE_REJECT_PATCH;
-            rc = (*why = strdup(msg)) ? 0 : rpl_error_oom();
+            if (!(*why = strdup(msg)))
+                rc = rpl_error_oom();
+            else /* what the reply would have made of the file, for the artifacts */
+                rc = raw_replace(text, len, st->best, k->definition.begin, k->definition.end,
+                                 region, region_len);
         }
     }
     rpl_kernel_source_free(spliced);
@@ -413,6 +417,8 @@ static int note_outcome(loop_state *st, const rpl_pipe_outcome *o, const char *s
     int rc = 0;
 
     st->r->candidates++;
+    if (st->opts->on_outcome)
+        st->opts->on_outcome(st->opts->on_outcome_ctx, st->turn, o);
     rpl_log_info("turn %d (%s): %s%s%s", st->turn, st->target,
                  rpl_loop_decision_name((int)o->decision), o->message ? ": " : "",
                  o->message ? o->message : "");
@@ -499,11 +505,11 @@ static int one_turn(loop_state *st, unsigned iteration, unsigned repair, bool *a
     if (rc == 0)
         rc = loop_printf(&label, "LLM: %s", strategy[0] ? strategy : "unnamed");
     if (rc == 0) {
-        /* A reply rejected here is recorded as it came. */
+        /* A reply rejected here: the file it would make, or the reply as it came. */
         rpl_pipe_candidate c = {
             st->target,          text ? text : reply, text ? len : strlen(reply), label,
             RPL_PIPE_ORIGIN_LLM, st->opts->model,     (unsigned)st->turn};
-        if (text)
+        if (!why)
             rc = st->be->run(st->be->ctx, &c, &o);
         else
             rc = st->be->reject(st->be->ctx, &c, decision, why, &o);

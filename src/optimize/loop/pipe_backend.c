@@ -102,7 +102,7 @@ static int pb_accept(void *ctx, const rpl_pipe_outcome *o, const rpl_pipe_candid
             sprintf(*where, "committed %s on %s", id.short_hex, rpl_optbranch_name(pc->branch));
     } else {
         const char *why = pc->branch ? "not committed: not approved" : "not committed: dry run";
-        rc = rpl_pipe_note_commit(pc->pipe, o, NULL, why);
+        rc = rpl_pipe_note_commit(pc->pipe, o, why, NULL);
         if (rc == 0 && !(*where = strdup(why)))
             rc = rpl_error_oom();
     }

@@ -199,10 +199,17 @@ static int run_rules(optimize_args *a, rpl_pipe *p, rpl_optimize_session *s)
     for (size_t i = 0; rc == 0 && i < nk; i++) {
         rpl_unroll_plan *plan = NULL;
         bool kept = false;
-        if ((rc = rpl_pipe_prepare(p, kernels[i])) != 0 ||
-            (rc = rpl_rules_unroll(&plan, rpl_pipe_original_parsed(p), kernels[i],
-                                   rpl_pipe_wave_size(p))) != 0)
+        /* A kernel with nothing to unroll is not captured; the wave size needs the capture. */
+        if ((rc = rpl_rules_unroll(&plan, rpl_pipe_original_parsed(p), kernels[i], 64)) != 0)
             break;
+        if (plan->count) {
+            rpl_unroll_plan_free(plan);
+            plan = NULL;
+            if ((rc = rpl_pipe_prepare(p, kernels[i])) != 0 ||
+                (rc = rpl_rules_unroll(&plan, rpl_pipe_original_parsed(p), kernels[i],
+                                       rpl_pipe_wave_size(p))) != 0)
+                break;
+        }
         for (size_t j = 0; j < plan->nskipped; j++)
             printf("%s: %s\n", kernels[i], plan->skipped[j]);
         if (plan->count == 0)

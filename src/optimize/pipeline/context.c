@@ -200,6 +200,21 @@ static int open_steps(rpl_pipe *p)
         (rc = rpl_kernel_source_parse_buffer(&p->orig_ks, p->target->source, p->orig_text,
                                              p->orig_len, &p->ks)) != 0)
         return rc;
+    if (p->orig_ks->n_errors && p->orig_ks->mode != RPL_KS_MODE_CUDA_PRELUDE) {
+        /* Without the vendor's headers installed, rocm-perf's prelude stands in for them. */
+        rpl_kernel_source *again = NULL;
+        p->ks.no_vendor_headers = true;
+        if (rpl_kernel_source_parse_buffer(&again, p->target->source, p->orig_text, p->orig_len,
+                                           &p->ks) == 0 &&
+            again->n_errors == 0) {
+            rpl_kernel_source_free(p->orig_ks);
+            p->orig_ks = again;
+        } else {
+            rpl_kernel_source_free(again);
+            p->ks.no_vendor_headers = false;
+        }
+        rpl_error_clear();
+    }
     if (p->orig_ks->n_errors)
         return rpl_error_set(RPL_EINPUT, "%s:%u: %s", p->target->source, p->orig_ks->diags[0].line,
                              p->orig_ks->diags[0].message);

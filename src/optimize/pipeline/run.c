@@ -612,7 +612,7 @@ int rpl_pipe_run(rpl_pipe *p, const rpl_pipe_candidate *c, rpl_pipe_outcome **ou
             goto fail;
     if (!s.decided) {
         s.o->decision = RPL_PIPE_ACCEPTED;
-        if ((rc = pipe_set(&s.o->message, "accepted: %.1f%% faster (speedup %.3fx, CI %.3f-%.3f)",
+        if ((rc = pipe_set(&s.o->message, "%.1f%% faster (speedup %.3fx, CI %.3f-%.3f)",
                            -s.o->time_change_pct, s.o->speedup, s.o->speedup_lo,
                            s.o->speedup_hi)) != 0)
             goto fail;

@@ -29,7 +29,11 @@ static int skip(rpl_unroll_plan *plan, const rpl_ks_loop *l, const char *why)
     if (!grown)
         return rpl_error_oom();
     plan->skipped = grown;
-    snprintf(line, sizeof(line), "loop %u (line %u): %s", l->index, l->range.line_begin, why);
+    /* The guardrails' reasons name the loop already ("loop 0 (line 15) calls ..."). */
+    if (strncmp(why, "loop ", 5) == 0)
+        snprintf(line, sizeof(line), "%s", why);
+    else
+        snprintf(line, sizeof(line), "loop %u (line %u): %s", l->index, l->range.line_begin, why);
     if (!(grown[plan->nskipped] = strdup(line)))
         return rpl_error_oom();
     plan->nskipped++;

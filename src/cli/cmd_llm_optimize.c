@@ -51,6 +51,7 @@ enum {
     OPT_MAX_ITERS,
     OPT_MAX_REPAIRS,
     OPT_BUDGET,
+    OPT_LLM_TIMEOUT,
 };
 
 static void usage(FILE *out)
@@ -76,6 +77,7 @@ static void usage(FILE *out)
             "  --max-tokens N         sent only when given (anthropic: 8192 when not)\n"
             "  --api-key-file F       the key's file; default OPENAI_API_KEY / ANTHROPIC_API_KEY\n"
             "  --prompt-dir DIR       templates replacing templates/llm/*.md, file by file\n"
+            "  --llm-timeout S        limit of one request, the reply included (default 600)\n"
             "Loop:\n"
             "  --max-iters N          proposals (default %d)\n"
             "  --max-repairs N        repair turns per proposal (default %d)\n"
@@ -155,6 +157,11 @@ static int own_option(llmopt_opts *o, int opt, const char *arg, bool *has_model)
     case OPT_MAX_REPAIRS:
         o->has_max_repairs = true;
         return parse_uint("--max-repairs", arg, 0, &o->max_repairs);
+    case OPT_LLM_TIMEOUT:
+        if ((rc = parse_double("--llm-timeout", arg, 1, 86400, &o->llm.timeout_s)) == 0 &&
+            o->llm.timeout_s < RPL_LLM_DEFAULT_CONNECT_TIMEOUT_S)
+            o->llm.connect_timeout_s = o->llm.timeout_s; /* the client wants connect <= total */
+        return rc;
     case OPT_BUDGET:
         if ((rc = parse_double("--budget-tokens", arg, 1, 1e15, &d)) == 0)
             o->budget_tokens = (int64_t)d;
@@ -178,6 +185,7 @@ static int parse_args(llmopt_opts *o, int argc, char **argv)
         {"max-iters", required_argument, NULL, OPT_MAX_ITERS},
         {"max-repairs", required_argument, NULL, OPT_MAX_REPAIRS},
         {"budget-tokens", required_argument, NULL, OPT_BUDGET},
+        {"llm-timeout", required_argument, NULL, OPT_LLM_TIMEOUT},
         RPL_OPTIMIZE_CLI_LONGOPTS,
         RPL_CLI_COMMON_LONGOPTS,
         {NULL, 0, NULL, 0}};
@@ -265,6 +273,13 @@ static bool ask_approval(void *ctx, const rpl_pipe_outcome *o)
     return line[0] == 'y' || line[0] == 'Y';
 }
 
+/* Ctrl-C stops a request or a retry wait at once (the cleanup handler only notes it). */
+static bool llm_interrupted(void *ctx)
+{
+    (void)ctx;
+    return rpl_interrupted() != 0;
+}
+
 /* One line per candidate as it is decided, like `optimize` prints them. */
 static void print_outcome(void *ctx, int turn, const rpl_pipe_outcome *o)
 {
@@ -330,6 +345,7 @@ int cmd_llm_optimize(int argc, char **argv)
     default_prompt_dir(prompt_dir, sizeof(prompt_dir));
     if ((rc = rpl_prompt_set_load(&prompts, prompt_dir, o.prompt_dir)) != 0)
         return rpl_cli_fail(rc);
+    o.llm.interrupted = llm_interrupted;
     if ((rc = rpl_cleanup_install_signals()) != 0 ||
         (rc = rpl_llm_client_new(&client, &o.llm)) != 0)
         goto done;

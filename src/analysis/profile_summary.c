@@ -128,44 +128,42 @@ static int count_dispatches(builder *b, bool *seen)
 
     for (uint32_t i = 0; i < t->dispatches.count; i++) {
         const rpl_dispatch *d = &t->dispatches.items[i];
-        int64_t dur = d->end - d->start;
+        int64_t dur;
         group *g;
         uint8_t flags;
+        int rc;
 
         if (d->kernel >= t->symbols.count)
             return rpl_error_set(RPL_EINPUT, "dispatch %lld names no kernel symbol",
                                  (long long)d->id);
-        if (d->end < d->start)
-            return rpl_error_set(RPL_EINPUT, "dispatch %lld ends before it starts",
-                                 (long long)d->id);
+        if ((rc = rpl_trace_interval_ns(&dur, d->start, d->end, "dispatch", d->id)) != 0 ||
+            (rc = rpl_add_ns(&tot->kernel_time_ns, dur)) != 0)
+            return rc;
         g = &b->groups[b->sym_group[d->kernel]];
         flags = b->sym_flags[d->kernel];
         g->dispatches++;
         tot->dispatches++;
-        tot->kernel_time_ns += dur;
         span_add(tot, seen, d->start, d->end);
-        if (flags & SYM_HELPER) {
-            g->helper_ns += dur;
-            tot->helper_dispatches++;
-            tot->helper_time_ns += dur;
-        }
-        if (flags & SYM_SELECTED) {
-            g->selected++;
-            g->selected_ns += dur;
-            tot->selected_dispatches++;
-            tot->selected_time_ns += dur;
-        }
+        if ((flags & SYM_HELPER) && ((rc = rpl_add_ns(&g->helper_ns, dur)) != 0 ||
+                                     (rc = rpl_add_ns(&tot->helper_time_ns, dur)) != 0))
+            return rc;
+        if ((flags & SYM_SELECTED) && ((rc = rpl_add_ns(&g->selected_ns, dur)) != 0 ||
+                                       (rc = rpl_add_ns(&tot->selected_time_ns, dur)) != 0))
+            return rc;
+        tot->helper_dispatches += (flags & SYM_HELPER) != 0;
+        g->selected += (flags & SYM_SELECTED) != 0;
+        tot->selected_dispatches += (flags & SYM_SELECTED) != 0;
         if (d->agent < t->agents.count && b->agent_device[d->agent] != RPL_NONE) {
             rpl_profile_device *dev = &b->p->devices[b->agent_device[d->agent]];
             dev->dispatches++;
-            if (flags & SYM_SELECTED)
-                dev->selected_time_ns += dur;
+            if ((flags & SYM_SELECTED) && (rc = rpl_add_ns(&dev->selected_time_ns, dur)) != 0)
+                return rc;
         }
     }
     return 0;
 }
 
-static void count_copies(builder *b, bool *seen)
+static int count_copies(builder *b, bool *seen)
 {
     const rpl_trace *t = b->trace;
     rpl_profile_totals *tot = &b->p->totals;
@@ -174,16 +172,21 @@ static void count_copies(builder *b, bool *seen)
         const rpl_memcpy *m = &t->memcpys.items[i];
         unsigned kind = (unsigned)m->kind <= RPL_COPY_DEVICE_TO_DEVICE ? m->kind : RPL_COPY_OTHER;
         rpl_copy_totals *k = &tot->copies_by_kind[kind];
-        int64_t dur = m->end > m->start ? m->end - m->start : 0;
+        int64_t end = m->end < m->start ? m->start : m->end, dur;
+        int rc;
 
+        /* A copy that ends before it starts counts as 0 ns, as it always did. */
+        if ((rc = rpl_trace_interval_ns(&dur, m->start, end, "copy", m->id)) != 0 ||
+            (rc = rpl_add_ns(&k->time_ns, dur)) != 0 ||
+            (rc = rpl_add_ns(&tot->copies.time_ns, dur)) != 0)
+            return rc;
         k->count++;
         k->bytes += m->size;
-        k->time_ns += dur;
         tot->copies.count++;
         tot->copies.bytes += m->size;
-        tot->copies.time_ns += dur;
-        span_add(tot, seen, m->start, m->end < m->start ? m->start : m->end);
+        span_add(tot, seen, m->start, end);
     }
+    return 0;
 }
 
 static int cmp_kernel(const void *a, const void *b)
@@ -293,8 +296,9 @@ int rpl_profile_build(rpl_profile **out, const rpl_trace *trace, const rpl_kerne
         rc = map_devices(&b);
     if (!rc)
         rc = count_dispatches(&b, &seen);
+    if (!rc)
+        rc = count_copies(&b, &seen);
     if (!rc) {
-        count_copies(&b, &seen);
         rc = rpl_busy_time(trace, b.sym_flags, SYM_SELECTED, &b.p->totals.busy_ns,
                            &b.p->totals.selected_busy_ns);
     }

@@ -1,12 +1,15 @@
 /*
  * The measurement cache: one SQLite table of samples keyed by the SHA-256 of
  * everything that makes a measurement what it is (command template and
- * expanded argv, build argv, binary digest, device, driver, settings).
- * Concurrent tuners share it safely: WAL journal, a 30 s busy timeout, and
- * every write in its own IMMEDIATE transaction.  The schema version is
- * PRAGMA user_version; application_id marks the file as ours.
+ * expanded argv, build argv, the digests of the program's GPU code and of
+ * the build's inputs, device, driver, settings).  Concurrent tuners share it
+ * safely: WAL journal, a 30 s busy timeout, and every write in its own
+ * IMMEDIATE transaction.  The schema version is PRAGMA user_version;
+ * application_id marks the file as ours.  Version 1 keyed by the whole
+ * program's digest, which changes with every rebuild; its rows cannot be
+ * re-keyed, so a version 1 file keeps them aside (measurements_v1).
  */
-#define _POSIX_C_SOURCE 200809L /* gmtime_r */
+#define _GNU_SOURCE /* asprintf, gmtime_r */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -30,16 +33,18 @@
 struct rpl_tune_cache {
     sqlite3 *db;
     char *path;
+    char *note;
 };
 
 static const char schema_sql[] =
     "CREATE TABLE IF NOT EXISTS measurements("
     " key TEXT PRIMARY KEY,"
     " cmd_template TEXT NOT NULL, argv TEXT NOT NULL, build_argv TEXT,"
-    " binary_sha256 TEXT NOT NULL, device TEXT NOT NULL, driver TEXT NOT NULL,"
+    " code_sha256 TEXT NOT NULL, code_kind TEXT NOT NULL, inputs_sha256 TEXT NOT NULL,"
+    " device TEXT NOT NULL, driver TEXT NOT NULL,"
     " settings TEXT NOT NULL, kernel TEXT, measured_device TEXT,"
     " samples TEXT NOT NULL, runs INTEGER NOT NULL, unstable INTEGER NOT NULL,"
-    " updated TEXT NOT NULL);";
+    " remeasured INTEGER NOT NULL, updated TEXT NOT NULL);";
 
 /* ---- SHA-256 ---- */
 
@@ -122,9 +127,10 @@ int rpl_tune_key(char out[65], const rpl_tune_key_parts *p)
 
     if (!ctx)
         return rpl_error_oom();
-    ok = EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) && key_part(ctx, "rocm-perf autotune v1") &&
+    ok = EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) && key_part(ctx, "rocm-perf autotune v2") &&
          key_part(ctx, p->cmd_template) && key_list(ctx, p->argv) && key_list(ctx, p->build_argv) &&
-         key_part(ctx, p->binary_sha256) && key_part(ctx, p->device) && key_part(ctx, p->driver) &&
+         key_part(ctx, p->code_sha256) && key_part(ctx, p->code_kind) &&
+         key_part(ctx, p->inputs_sha256) && key_part(ctx, p->device) && key_part(ctx, p->driver) &&
          key_part(ctx, p->settings) && EVP_DigestFinal_ex(ctx, md, &mdlen) && mdlen == 32;
     EVP_MD_CTX_free(ctx);
     if (!ok)
@@ -159,6 +165,30 @@ static int pragma_int(rpl_tune_cache *c, const char *sql, int *out)
     return rc == SQLITE_OK ? RPL_OK : db_error(c, rc, sql);
 }
 
+/* Version 1 to 2 (inside setup's transaction): the old rows aside, a new table. */
+static int migrate_v1(rpl_tune_cache *c)
+{
+    char sql[160];
+    int rows = 0, rc = pragma_int(c, "SELECT count(*) FROM measurements", &rows);
+
+    if (rc != RPL_OK)
+        return rc;
+    snprintf(sql, sizeof(sql),
+             "ALTER TABLE measurements RENAME TO measurements_v1; PRAGMA user_version=%d",
+             RPL_TUNE_CACHE_SCHEMA);
+    if ((rc = sqlite3_exec(c->db, sql, NULL, NULL, NULL)) != SQLITE_OK ||
+        (rc = sqlite3_exec(c->db, schema_sql, NULL, NULL, NULL)) != SQLITE_OK)
+        return db_error(c, rc, "migrating from schema version 1");
+    if (asprintf(&c->note,
+                 "cache '%s' had schema version 1, whose keys hold the whole program's digest "
+                 "(it changes with every rebuild); its %d entries are kept in the table "
+                 "measurements_v1 but not used, and measurements are cached anew under "
+                 "version %d",
+                 c->path, rows, RPL_TUNE_CACHE_SCHEMA) < 0)
+        c->note = NULL;
+    return RPL_OK;
+}
+
 /* Create or check the schema, inside one write transaction. */
 static int setup(rpl_tune_cache *c)
 {
@@ -182,6 +212,8 @@ static int setup(rpl_tune_cache *c)
                            "cache '%s' has schema version %d; this rocm-perf reads version %d "
                            "(use another --cache or --no-cache)",
                            c->path, version, RPL_TUNE_CACHE_SCHEMA);
+    if (rc == RPL_OK && app == APPLICATION_ID && version == 1)
+        rc = migrate_v1(c);
     if (rc == RPL_OK && app == 0) {
         sqlite3_stmt *st = NULL;
         /* A database with tables of its own is someone else's, even without an id. */
@@ -261,7 +293,13 @@ void rpl_tune_cache_close(rpl_tune_cache *c)
         return;
     sqlite3_close(c->db);
     free(c->path);
+    free(c->note);
     free(c);
+}
+
+const char *rpl_tune_cache_note(const rpl_tune_cache *c)
+{
+    return c ? c->note : NULL;
 }
 
 void rpl_tune_entry_release(rpl_tune_entry *e)
@@ -315,8 +353,8 @@ int rpl_tune_cache_get(rpl_tune_cache *c, const char *key, rpl_tune_entry *out)
 
     memset(out, 0, sizeof(*out));
     rc = sqlite3_prepare_v2(c->db,
-                            "SELECT samples, kernel, measured_device, unstable, runs FROM "
-                            "measurements WHERE key = ?",
+                            "SELECT samples, kernel, measured_device, unstable, runs, "
+                            "remeasured FROM measurements WHERE key = ?",
                             -1, &st, NULL);
     if (rc == SQLITE_OK)
         rc = sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
@@ -339,6 +377,7 @@ int rpl_tune_cache_get(rpl_tune_cache *c, const char *key, rpl_tune_entry *out)
     out->device = column_dup(st, 2);
     out->unstable = sqlite3_column_int(st, 3) != 0;
     out->runs = (unsigned)sqlite3_column_int(st, 4);
+    out->remeasured = sqlite3_column_int(st, 5) != 0;
     sqlite3_finalize(st);
     if (rc != RPL_OK)
         rpl_tune_entry_release(out);
@@ -400,13 +439,24 @@ int rpl_tune_cache_put(rpl_tune_cache *c, const char *key, const rpl_tune_key_pa
     if (rc == SQLITE_OK)
         rc = sqlite3_prepare_v2(c->db,
                                 "INSERT OR REPLACE INTO measurements(key, cmd_template, argv, "
-                                "build_argv, binary_sha256, device, driver, settings, kernel, "
-                                "measured_device, samples, runs, unstable, updated) VALUES "
-                                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                "build_argv, code_sha256, code_kind, inputs_sha256, device, "
+                                "driver, settings, kernel, measured_device, samples, runs, "
+                                "unstable, remeasured, updated) VALUES "
+                                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                                 -1, &st, NULL);
     if (rc == SQLITE_OK) {
-        const char *text[] = {key,       p->cmd_template, argv,        build,     p->binary_sha256,
-                              p->device, p->driver,       p->settings, e->kernel, e->device,
+        const char *text[] = {key,
+                              p->cmd_template,
+                              argv,
+                              build,
+                              p->code_sha256 ? p->code_sha256 : "",
+                              p->code_kind ? p->code_kind : "",
+                              p->inputs_sha256 ? p->inputs_sha256 : "",
+                              p->device ? p->device : "",
+                              p->driver ? p->driver : "",
+                              p->settings ? p->settings : "",
+                              e->kernel,
+                              e->device,
                               samples};
         for (size_t i = 0; rc == SQLITE_OK && i < sizeof(text) / sizeof(text[0]); i++)
             rc = text[i] ? sqlite3_bind_text(st, col++, text[i], -1, SQLITE_STATIC)
@@ -415,6 +465,8 @@ int rpl_tune_cache_put(rpl_tune_cache *c, const char *key, const rpl_tune_key_pa
             rc = sqlite3_bind_int(st, col++, (int)e->runs);
         if (rc == SQLITE_OK)
             rc = sqlite3_bind_int(st, col++, e->unstable);
+        if (rc == SQLITE_OK)
+            rc = sqlite3_bind_int(st, col++, e->remeasured);
         if (rc == SQLITE_OK)
             rc = sqlite3_bind_text(st, col++, now, -1, SQLITE_STATIC);
     }

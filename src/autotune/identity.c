@@ -53,22 +53,17 @@ static void read_field(char *buf, size_t size, const char *path, const char *key
     fclose(f);
 }
 
-/* "580.159.04" from "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Tue ...". */
+/* "580.159.04" from the first line of /proc/driver/nvidia/version (rpl_tune_driver_version). */
 static void nvidia_driver(char *buf, size_t size)
 {
     char line[512];
     FILE *f = fopen(NV_VERSION, "r");
-    const char *mark;
 
     buf[0] = '\0';
     if (!f)
         return;
-    if (fgets(line, sizeof(line), f) && (mark = strstr(line, "Kernel Module")) != NULL) {
-        mark += strlen("Kernel Module");
-        while (*mark == ' ' || *mark == '\t')
-            mark++;
-        snprintf(buf, size, "%.*s", (int)strcspn(mark, " \t\n"), mark);
-    }
+    if (fgets(line, sizeof(line), f) && rpl_tune_driver_version(buf, size, line) != RPL_OK)
+        rpl_error_clear();
     fclose(f);
 }
 
@@ -152,9 +147,11 @@ static int probe_amd(rpl_tune_device *out, rpl_strbuf *models, rpl_strbuf *drive
     {
         /* Present for the packaged (DKMS) driver; the in-tree one goes with the kernel. */
         FILE *f = fopen("/sys/module/amdgpu/version", "r");
+        char line[128];
         if (f) {
-            if (fgets(ver, sizeof(ver), f))
-                ver[strcspn(ver, "\n")] = '\0';
+            if (fgets(line, sizeof(line), f) &&
+                rpl_tune_driver_version(ver, sizeof(ver), line) != RPL_OK)
+                rpl_error_clear();
             fclose(f);
         }
     }

@@ -1,8 +1,11 @@
 /*
  * The response-surface model of the tuner: ordinary least squares
- * (gsl_multifit_linear, an SVD, so collinear columns are harmless) of the
- * response on an intercept, linear and square terms and, when k-fold
- * cross-validation says they predict better, pairwise interactions.
+ * (gsl_multifit_linear) of the response on an intercept, linear and square
+ * terms and, when k-fold cross-validation says they predict better,
+ * pairwise interactions; every column standardised over the points fitted,
+ * constant and collinear ones left out (an SVD of a near-singular design
+ * still gives huge, meaningless coefficients that predict nonsense away
+ * from the points).
  *
  * Ordinary rather than robust least squares: every point is the median of
  * many kernel durations already, so single outliers are gone before the
@@ -29,6 +32,7 @@ void rpl_tune_model_free(rpl_tune_model *m)
         return;
     free(m->terms);
     free(m->coef);
+    free(m->active);
     free(m);
 }
 
@@ -48,43 +52,118 @@ double rpl_tune_model_predict(const rpl_tune_model *m, const double *x)
     return y;
 }
 
+/* Residual fraction of a standardised column's norm below which it is collinear (VIF > 1000). */
+#define COLLINEAR_TOL 1e-3
+
 /*
- * Least squares on the rows with mask[i] == keep (mask NULL: every row);
- * coefficients into c (p + 1).  The rows must number at least p + 1.
+ * Least squares on the rows with mask[i] != skip (mask NULL: every row);
+ * coefficients into c (p + 1), on the scale of the raw terms.  Each term's
+ * column is standardised over those rows; a constant column, and one that
+ * the columns before it explain to within COLLINEAR_TOL of its norm
+ * (Gram-Schmidt in term order: linear terms before squares and products),
+ * is left out with a zero coefficient, so a near-singular design cannot
+ * blow coefficients up.  active[t] (may be NULL) says which terms stayed.
  */
 static int solve(double *c, const double *x, const double *y, size_t n, size_t d,
-                 const rpl_tune_term *terms, size_t p, const unsigned *mask, unsigned skip)
+                 const rpl_tune_term *terms, size_t p, const unsigned *mask, unsigned skip,
+                 bool *active)
 {
-    size_t rows = 0, r = 0;
-    gsl_matrix *X, *cov;
-    gsl_vector *Y, *C;
-    gsl_multifit_linear_workspace *w;
-    double chisq;
-    int status;
+    size_t rows = 0, r, kept = 0, *col = NULL;
+    double *z = NULL, *q = NULL, *mean = NULL, *sd = NULL, chisq;
+    gsl_matrix *X = NULL, *cov = NULL;
+    gsl_vector *Y = NULL, *C = NULL;
+    gsl_multifit_linear_workspace *w = NULL;
+    int status = GSL_SUCCESS;
 
     for (size_t i = 0; i < n; i++)
         rows += !mask || mask[i] != skip;
-    X = gsl_matrix_alloc(rows, p + 1);
-    cov = gsl_matrix_alloc(p + 1, p + 1);
+    z = malloc((rows * (p ? p : 1)) * sizeof(*z));
+    q = malloc((rows * (p ? p : 1)) * sizeof(*q));
+    mean = calloc(p + 1, sizeof(*mean));
+    sd = calloc(p + 1, sizeof(*sd));
+    col = malloc((p + 1) * sizeof(*col));
+    if (!z || !q || !mean || !sd || !col) {
+        status = GSL_ENOMEM;
+        goto out;
+    }
+    /* Columns of the terms over the rows, then their means and spreads. */
+    r = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (mask && mask[i] == skip)
+            continue;
+        for (size_t t = 0; t < p; t++)
+            z[t * rows + r] = term_value(&terms[t], x + i * d);
+        r++;
+    }
+    for (size_t t = 0; t < p; t++) {
+        double *v = z + t * rows, ss = 0, scale = 0, norm2 = 0;
+        for (size_t i = 0; i < rows; i++)
+            mean[t] += v[i] / (double)rows;
+        for (size_t i = 0; i < rows; i++) {
+            ss += (v[i] - mean[t]) * (v[i] - mean[t]);
+            scale = fmax(scale, fabs(v[i]));
+        }
+        sd[t] = sqrt(ss / (double)rows);
+        if (active)
+            active[t] = false;
+        if (!(sd[t] > 1e-12 * fmax(scale, 1e-300)))
+            continue; /* constant over these rows */
+        for (size_t i = 0; i < rows; i++)
+            v[i] = (v[i] - mean[t]) / sd[t];
+        /* Its part that the kept columns (orthonormal in q) do not explain; twice for accuracy. */
+        {
+            double *u = q + kept * rows;
+            memcpy(u, v, rows * sizeof(*u));
+            for (int pass = 0; pass < 2; pass++) {
+                for (size_t k = 0; k < kept; k++) {
+                    double dot = 0;
+                    for (size_t i = 0; i < rows; i++)
+                        dot += q[k * rows + i] * u[i];
+                    for (size_t i = 0; i < rows; i++)
+                        u[i] -= dot * q[k * rows + i];
+                }
+            }
+            for (size_t i = 0; i < rows; i++)
+                norm2 += u[i] * u[i];
+            if (norm2 < COLLINEAR_TOL * (double)rows)
+                continue;
+            for (size_t i = 0; i < rows; i++)
+                u[i] /= sqrt(norm2);
+        }
+        col[kept++] = t;
+        if (active)
+            active[t] = true;
+    }
+    X = gsl_matrix_alloc(rows, kept + 1);
+    cov = gsl_matrix_alloc(kept + 1, kept + 1);
     Y = gsl_vector_alloc(rows);
-    C = gsl_vector_alloc(p + 1);
-    w = gsl_multifit_linear_alloc(rows, p + 1);
+    C = gsl_vector_alloc(kept + 1);
+    w = gsl_multifit_linear_alloc(rows, kept + 1);
     if (!X || !cov || !Y || !C || !w) {
         status = GSL_ENOMEM;
         goto out;
     }
+    r = 0;
     for (size_t i = 0; i < n; i++) {
         if (mask && mask[i] == skip)
             continue;
         gsl_matrix_set(X, r, 0, 1.0);
-        for (size_t t = 0; t < p; t++)
-            gsl_matrix_set(X, r, t + 1, term_value(&terms[t], x + i * d));
+        for (size_t k = 0; k < kept; k++)
+            gsl_matrix_set(X, r, k + 1, z[col[k] * rows + r]);
         gsl_vector_set(Y, r, y[i]);
         r++;
     }
     status = gsl_multifit_linear(X, Y, C, cov, &chisq, w);
-    for (size_t t = 0; status == GSL_SUCCESS && t <= p; t++)
-        c[t] = gsl_vector_get(C, t);
+    if (status == GSL_SUCCESS) {
+        /* Back to the raw terms: b (t - mean) / sd. */
+        memset(c, 0, (p + 1) * sizeof(*c));
+        c[0] = gsl_vector_get(C, 0);
+        for (size_t k = 0; k < kept; k++) {
+            double b = gsl_vector_get(C, k + 1) / sd[col[k]];
+            c[col[k] + 1] = b;
+            c[0] -= b * mean[col[k]];
+        }
+    }
 out:
     if (w)
         gsl_multifit_linear_free(w);
@@ -96,6 +175,11 @@ out:
         gsl_matrix_free(cov);
     if (X)
         gsl_matrix_free(X);
+    free(z);
+    free(q);
+    free(mean);
+    free(sd);
+    free(col);
     if (status == GSL_ENOMEM)
         return rpl_error_oom();
     if (status != GSL_SUCCESS)
@@ -112,27 +196,47 @@ static double predict_with(const double *c, const rpl_tune_term *terms, size_t p
     return v;
 }
 
-/* k-fold cross-validated RMSE of the term set; folds from a seeded shuffle. */
-static int cross_validate(double *rmse, const double *x, const double *y, size_t n, size_t d,
-                          const rpl_tune_term *terms, size_t p, const unsigned *fold,
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return (x > y) - (x < y);
+}
+
+/*
+ * k-fold cross-validation of the term set (folds from a seeded shuffle):
+ * the RMSE of the held-out residuals of the response and, the response
+ * being a logarithm, the median held-out |pred/meas - 1|.
+ */
+static int cross_validate(double *rmse, double *rel, const double *x, const double *y, size_t n,
+                          size_t d, const rpl_tune_term *terms, size_t p, const unsigned *fold,
                           unsigned folds)
 {
-    double *c = malloc((p + 1) * sizeof(*c)), sse = 0;
+    double *c = malloc((p + 1) * sizeof(*c)), *err = malloc(n * sizeof(*err)), sse = 0;
     int rc = RPL_OK;
 
-    if (!c)
+    if (!c || !err) {
+        free(c);
+        free(err);
         return rpl_error_oom();
+    }
     for (unsigned f = 0; f < folds && rc == RPL_OK; f++) {
-        rc = solve(c, x, y, n, d, terms, p, fold, f);
+        rc = solve(c, x, y, n, d, terms, p, fold, f, NULL);
         for (size_t i = 0; rc == RPL_OK && i < n; i++) {
             if (fold[i] == f) {
                 double e = predict_with(c, terms, p, x + i * d) - y[i];
                 sse += e * e;
+                err[i] = fabs(expm1(e));
             }
         }
     }
-    free(c);
     *rmse = sqrt(sse / (double)n);
+    if (rc == RPL_OK) {
+        qsort(err, n, sizeof(*err), cmp_double);
+        *rel = n % 2 ? err[n / 2] : (err[n / 2 - 1] + err[n / 2]) / 2;
+    }
+    free(c);
+    free(err);
     return rc;
 }
 
@@ -217,33 +321,39 @@ static int fit(rpl_tune_model *m, const double *x, size_t n, size_t d, const dou
     pmax = train_min >= 2 ? train_min - 2 : 0;
     m->dropped = nbase > pmax ? nbase - pmax : 0;
     m->nterms = nbase - m->dropped;
-    m->cv_rmse = m->cv_rmse_base = m->cv_rmse_interactions = NAN;
+    m->cv_rmse = m->cv_rmse_base = m->cv_rmse_interactions = m->cv_error = NAN;
     if (folds >= 2 && !(fold = malloc(n * sizeof(*fold))))
         rc = rpl_error_oom();
     if (rc == RPL_OK && fold)
         rc = assign_folds(fold, n, folds, o->seed);
     if (rc == RPL_OK && fold) {
         m->folds = folds;
-        rc = cross_validate(&m->cv_rmse_base, x, y, n, d, terms, m->nterms, fold, folds);
+        rc = cross_validate(&m->cv_rmse_base, &m->cv_error, x, y, n, d, terms, m->nterms, fold,
+                            folds);
         m->cv_rmse = m->cv_rmse_base;
     }
     /* Interactions only when every base term fits beside them and they predict better. */
     if (rc == RPL_OK && fold && o->try_interactions && ninter > 0 && m->dropped == 0 &&
         nbase + ninter <= pmax) {
-        rc = cross_validate(&m->cv_rmse_interactions, x, y, n, d, terms, nbase + ninter, fold,
+        double rel = NAN;
+        rc = cross_validate(&m->cv_rmse_interactions, &rel, x, y, n, d, terms, nbase + ninter, fold,
                             folds);
         if (rc == RPL_OK && m->cv_rmse_interactions < m->cv_rmse_base) {
             m->interactions = true;
             m->nterms = nbase + ninter;
             m->cv_rmse = m->cv_rmse_interactions;
+            m->cv_error = rel;
         }
     }
     m->terms = terms;
     terms = NULL;
-    if (rc == RPL_OK && !(m->coef = calloc(m->nterms + 1, sizeof(*m->coef))))
+    if (rc == RPL_OK && (!(m->coef = calloc(m->nterms + 1, sizeof(*m->coef))) ||
+                         !(m->active = calloc(m->nterms ? m->nterms : 1, sizeof(*m->active)))))
         rc = rpl_error_oom();
     if (rc == RPL_OK)
-        rc = solve(m->coef, x, y, n, d, m->terms, m->nterms, NULL, 0);
+        rc = solve(m->coef, x, y, n, d, m->terms, m->nterms, NULL, 0, m->active);
+    for (size_t t = 0; rc == RPL_OK && t < m->nterms; t++)
+        m->inactive += !m->active[t];
     if (rc == RPL_OK)
         m->r2 = r_squared(m, x, y, n, d);
     free(fold);

@@ -74,12 +74,19 @@ static cJSON *config_json(const rpl_tune_result *r, size_t c)
     add_num(o, "cv", cfg->nsamples ? cfg->cv : NAN);
     cJSON_AddBoolToObject(o, "unstable", cfg->unstable);
     cJSON_AddBoolToObject(o, "remeasured", cfg->remeasured);
+    cJSON_AddBoolToObject(o, "confirmed", cfg->confirmed);
     if (cfg->kernel)
         cJSON_AddStringToObject(o, "kernel", cfg->kernel);
     if (cfg->message)
         cJSON_AddStringToObject(o, "message", cfg->message);
     if (cfg->binary_sha256)
         cJSON_AddStringToObject(o, "binary_sha256", cfg->binary_sha256);
+    if (cfg->code_sha256) {
+        cJSON_AddStringToObject(o, "code_sha256", cfg->code_sha256);
+        cJSON_AddStringToObject(o, "code_kind", cfg->code_kind);
+    }
+    if (cfg->inputs_sha256)
+        cJSON_AddStringToObject(o, "inputs_sha256", cfg->inputs_sha256);
     if (cfg->features.known || cfg->features.note)
         cJSON_AddItemToObject(o, "features", features_json(&cfg->features));
     return o;
@@ -116,6 +123,7 @@ static cJSON *model_json(const rpl_tune_result *r)
             term_name(name, sizeof(name), r, &m->terms[t - 1]);
         cJSON_AddStringToObject(e, "term", name);
         add_num(e, "coefficient", m->coef[t]);
+        cJSON_AddBoolToObject(e, "active", t == 0 || m->active[t - 1]);
         cJSON_AddItemToArray(terms, e);
     }
     cJSON_AddNumberToObject(o, "points", (double)m->n);
@@ -124,11 +132,15 @@ static cJSON *model_json(const rpl_tune_result *r)
     cJSON_AddBoolToObject(o, "trusted", r->model_trusted);
     cJSON_AddNumberToObject(o, "folds", m->folds);
     add_num(o, "cv_rmse", m->cv_rmse);
-    add_num(o, "cv_error", isfinite(m->cv_rmse) ? exp(m->cv_rmse) - 1 : NAN);
+    add_num(o, "cv_error", r->cv_error);
+    cJSON_AddNumberToObject(o, "cv_points", (double)r->cv_points);
+    cJSON_AddNumberToObject(o, "cv_folds", r->cv_folds);
+    add_num(o, "cv_error_all_points", m->cv_error);
     cJSON_AddBoolToObject(o, "interactions", m->interactions);
     add_num(o, "cv_rmse_without_interactions", m->cv_rmse_base);
     add_num(o, "cv_rmse_with_interactions", m->cv_rmse_interactions);
     cJSON_AddNumberToObject(o, "dropped_terms", (double)m->dropped);
+    cJSON_AddNumberToObject(o, "inactive_terms", (double)m->inactive);
     return o;
 }
 
@@ -215,6 +227,9 @@ int rpl_tune_result_json(cJSON **out, const rpl_tune_result *r)
         cJSON_AddNumberToObject(counts, "space", (double)r->space->nconfigs);
         cJSON_AddNumberToObject(counts, "runnable", (double)runnable);
         cJSON_AddNumberToObject(counts, "measured", (double)r->measured);
+        cJSON_AddNumberToObject(counts, "measurements", (double)r->measurements);
+        cJSON_AddNumberToObject(counts, "confirm_remeasures", (double)r->confirm_remeasures);
+        cJSON_AddNumberToObject(counts, "unstable_remeasures", (double)r->unstable_remeasures);
         cJSON_AddNumberToObject(counts, "cache_hits", (double)r->cache_hits);
         cJSON_AddNumberToObject(counts, "profiler_runs", (double)r->profiler_runs);
         cJSON_AddNumberToObject(counts, "builds", (double)r->builds);
@@ -235,6 +250,8 @@ int rpl_tune_result_json(cJSON **out, const rpl_tune_result *r)
         for (size_t i = 0; idx && i < r->nconfirmed; i++)
             cJSON_AddItemToArray(idx, cJSON_CreateNumber((double)r->confirmed[i]));
         cJSON_AddBoolToObject(conf, "widened", !r->model_trusted);
+        cJSON_AddNumberToObject(conf, "wanted", (double)r->confirm_wanted);
+        cJSON_AddBoolToObject(conf, "cut", r->confirm_cut);
         cJSON_AddNumberToObject(conf, "ties", (double)r->nties);
     }
     if (r->best != SIZE_MAX)

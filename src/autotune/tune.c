@@ -94,6 +94,8 @@ void rpl_tune_result_free(rpl_tune_result *r)
         rpl_tune_features_release(&cfg->features);
         free(cfg->binary);
         free(cfg->binary_sha256);
+        free(cfg->code_sha256);
+        free(cfg->inputs_sha256);
         free(cfg->kernel);
     }
     free(r->configs);
@@ -303,6 +305,8 @@ static int setup(tuner *t)
         t->r->configs[c].predicted_ns = NAN;
     if (o->cache_path && (rc = rpl_tune_cache_open(&t->cache, o->cache_path)) != RPL_OK)
         return rc;
+    if (rpl_tune_cache_note(t->cache))
+        tune_warn(t, "%s", rpl_tune_cache_note(t->cache));
     if (!t->build && (rc = tune_command_digest(t)) != RPL_OK)
         return rc;
     return make_work_dir(t);
@@ -432,29 +436,53 @@ static int refit(tuner *t, const tune_inputs *in, bool *trusted, bool *warned)
     return RPL_OK;
 }
 
-/* Seed, then guided or explore batches until the budget is spent. */
+/* Configs the confirm phase takes: top-k, twice as many when the model is not trusted. */
+static size_t confirm_size(const tuner *t, bool trusted)
+{
+    return trusted ? t->o->top_k : 2 * (size_t)t->o->top_k;
+}
+
+/* Measurements left to the search: the budget less what is spent and the confirm phase. */
+static size_t search_left(const tuner *t, bool trusted)
+{
+    size_t spent = t->r->measurements + confirm_size(t, trusted);
+
+    return t->r->budget > spent ? t->r->budget - spent : 0;
+}
+
+/*
+ * Seed, then guided or explore batches until the budget, less what the
+ * confirm phase will take, is spent.  An exhaustive search measures every
+ * runnable config and leaves the confirm phase what remains.
+ */
 static int search(tuner *t, const tune_inputs *in, size_t *pool, size_t *batch)
 {
-    size_t nrun = select_configs(pool, t, tune_runnable), nb = 0, budget = t->r->budget;
-    size_t nseed = in->d + 3;
+    size_t nrun = select_configs(pool, t, tune_runnable), nb = 0;
+    size_t nseed = in->d + 3, room = search_left(t, true);
     bool trusted = false, warned = false;
     int rc;
 
     if (t->r->exhaustive)
         nseed = nrun;
-    else if (nseed < (budget + 1) / 2)
-        nseed = (budget + 1) / 2;
-    if (nseed > budget)
-        nseed = budget;
+    else if (nseed < (room + 1) / 2)
+        nseed = (room + 1) / 2;
+    if (!t->r->exhaustive && nseed > room)
+        nseed = room > 0 ? room : 1;
     if ((rc = rpl_tune_sample(batch, &nb, nseed, t->s, pool, nrun, NULL, 0, t->o->seed)) !=
             RPL_OK ||
         (rc = tune_measure(t, batch, nb, "seed", t->o->repetitions)) != RPL_OK)
         return rc;
     for (unsigned round = 1;; round++) {
-        size_t left = budget > t->r->measured ? budget - t->r->measured : 0;
-        size_t nu, ntried, step;
+        size_t left, nu, ntried, step;
         if ((rc = refit(t, in, &trusted, &warned)) != RPL_OK)
             return rc;
+        if (round == 1 && t->r->model) {
+            /* The seed is a space-filling sample: its cross-validation speaks for the space. */
+            t->r->cv_error = t->r->model->cv_error;
+            t->r->cv_points = t->r->model->n;
+            t->r->cv_folds = t->r->model->folds;
+        }
+        left = search_left(t, trusted);
         nu = select_configs(pool, t, untried);
         if (left == 0 || nu == 0)
             break;
@@ -494,7 +522,8 @@ static int search(tuner *t, const tune_inputs *in, size_t *pool, size_t *batch)
 static int confirm(tuner *t, size_t *pool)
 {
     rpl_tune_result *r = t->r;
-    unsigned k = r->model_trusted ? t->o->top_k : 2 * t->o->top_k;
+    size_t k = confirm_size(t, r->model_trusted);
+    size_t room = r->budget > r->measurements ? r->budget - r->measurements : 0;
     unsigned samples =
         t->o->confirm_repetitions ? t->o->confirm_repetitions : 2 * t->o->repetitions;
     size_t n = select_configs(pool, t, tune_measured), winner;
@@ -508,12 +537,31 @@ static int confirm(tuner *t, size_t *pool)
         return RPL_OK;
     if ((rc = rank_configs(pool, n, t, t->o->repetitions)) != RPL_OK)
         return rc;
-    r->nconfirmed = n < k ? n : k;
+    r->confirm_wanted = n < k ? n : k;
+    r->nconfirmed = r->confirm_wanted < room ? r->confirm_wanted : room;
+    if (r->nconfirmed < r->confirm_wanted) {
+        r->confirm_cut = true;
+        tune_warn(t,
+                  "confirm phase cut to %zu of %zu configs: the budget of %zu measurements is "
+                  "spent%s",
+                  r->nconfirmed, r->confirm_wanted, r->budget,
+                  r->nconfirmed ? "" : " (the best measured config wins without a comparison)");
+    }
+    if (r->nconfirmed == 0) {
+        r->best = pool[0];
+        return RPL_OK;
+    }
     if (!(r->confirmed = malloc(r->nconfirmed * sizeof(*r->confirmed))) ||
         !(r->tied = calloc(r->nconfirmed, sizeof(*r->tied))) ||
         !(r->cmp = calloc(r->nconfirmed, sizeof(*r->cmp))))
         return rpl_error_oom();
     memcpy(r->confirmed, pool, r->nconfirmed * sizeof(*pool));
+    /* Each confirmed config is one measurement of the budget, whether or not the cache has
+     * its samples already, so a cached re-run makes the same choices. */
+    r->measurements += r->nconfirmed;
+    r->confirm_remeasures = r->nconfirmed;
+    for (size_t i = 0; i < r->nconfirmed; i++)
+        r->configs[r->confirmed[i]].confirmed = true;
     if ((rc = tune_measure(t, r->confirmed, r->nconfirmed, "confirm", samples)) != RPL_OK)
         return rc;
     samp = malloc(r->nconfirmed * sizeof(*samp));
@@ -554,7 +602,7 @@ static void count_outcomes(rpl_tune_result *r)
 static int run(tuner *t)
 {
     rpl_tune_result *r = t->r;
-    size_t nc = t->s->nconfigs, nrun;
+    size_t nc = t->s->nconfigs, nrun = 0;
     size_t *pool = malloc(nc * sizeof(*pool)), *batch = malloc(nc * sizeof(*batch));
     tune_inputs in = {0};
     double t0 = now_s();
@@ -569,20 +617,18 @@ static int run(tuner *t)
     r->build_s = now_s() - t0;
     if (rc == RPL_OK) {
         nrun = select_configs(pool, t, tune_runnable);
+        /* Every measurement counts: configs, confirm and unstable re-measures (at least one). */
         r->budget = t->o->budget_count ? t->o->budget_count
-                                       : (size_t)ceil(t->o->budget_fraction * (double)nc - 1e-9);
+                                       : (size_t)floor(t->o->budget_fraction * (double)nc + 1e-9);
         if (r->budget < 1)
             r->budget = 1;
-        if (r->budget >= nrun)
-            r->budget = nrun;
-        r->exhaustive = r->budget == nrun;
+        r->exhaustive = r->budget >= nrun;
     }
-    if (rc == RPL_OK && r->budget > 0 && (rc = tune_inputs_make(&in, t)) == RPL_OK) {
+    if (rc == RPL_OK && nrun > 0 && (rc = tune_inputs_make(&in, t)) == RPL_OK) {
         r->ninputs = in.d;
         r->input_names = in.names;
         in.names = NULL;
-        t->progress =
-            rpl_progress_start("autotune: measuring", r->budget + 2 * (uint64_t)t->o->top_k);
+        t->progress = rpl_progress_start("autotune: measuring", r->budget);
         rc = search(t, &in, pool, batch);
         if (rc == RPL_OK)
             rc = confirm(t, pool);
@@ -594,7 +640,7 @@ static int run(tuner *t)
     in.d = 0; /* the names moved to the result */
     tune_inputs_release(&in);
     count_outcomes(r);
-    if (rc == RPL_OK && r->budget == 0)
+    if (rc == RPL_OK && nrun == 0)
         tune_warn(t, "no configuration can run: %zu failed to build, %zu were pruned",
                   r->build_failed, r->pruned);
     free(pool);
@@ -613,6 +659,7 @@ int rpl_tune_run(rpl_tune_result **out, const rpl_tune_opts *o)
         return rpl_error_oom();
     t.o = o;
     t.r->best = SIZE_MAX;
+    t.r->cv_error = NAN;
     t.r->min_r2 = o->min_r2;
     t.r->jobs = o->jobs;
     pthread_mutex_init(&t.lock, NULL);

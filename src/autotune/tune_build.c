@@ -131,7 +131,8 @@ static int build_group(tuner *t, group *g, size_t index)
     const char *vp[RPL_TUNE_MAX_PARAMS + 1];
     rpl_spawn_opts so = {0};
     rpl_spawn_result res = {0};
-    char **argv = NULL, dir[64], line[240], sha[65], *msg = NULL;
+    char **argv = NULL, dir[64], line[240], sha[65], code[65], inputs[65], *msg = NULL;
+    const char *kind = NULL;
     char *path = NULL;
     struct stat st;
     int rc;
@@ -178,11 +179,17 @@ static int build_group(tuner *t, group *g, size_t index)
             set_failed(&t->r->configs[g->cfgs[i]], RPL_TUNE_BUILD_FAILED, msg);
         goto out;
     }
-    if ((rc = rpl_sha256_file(sha, g->out)) != RPL_OK)
+    /* The program's own digest changes with every build (nvcc and hipcc embed temporary
+     * names); the cache keys on its GPU code and the build's inputs instead. */
+    if ((rc = rpl_sha256_file(sha, g->out)) != RPL_OK ||
+        (rc = rpl_tune_code_digest(code, &kind, g->out)) != RPL_OK ||
+        (rc = rpl_tune_inputs_digest(inputs, (const char *const *)t->bargv[g->cfgs[0]])) != RPL_OK)
         goto out;
     for (size_t i = 0; i < g->n && rc == RPL_OK; i++) {
         rpl_tune_config *c = &t->r->configs[g->cfgs[i]];
-        if (!(c->binary = strdup(g->out)) || !(c->binary_sha256 = strdup(sha)))
+        c->code_kind = kind;
+        if (!(c->binary = strdup(g->out)) || !(c->binary_sha256 = strdup(sha)) ||
+            !(c->code_sha256 = strdup(code)) || !(c->inputs_sha256 = strdup(inputs)))
             rc = rpl_error_oom();
     }
     if (rc == RPL_OK)

@@ -58,23 +58,58 @@ static double cv_of(const double *x, size_t n)
     return mean > 0 ? gsl_stats_sd_m(x, 1, n, mean) / mean : 0;
 }
 
-int tune_key(tuner *t, size_t c)
+/*
+ * The cache key's parts of config c.  The command names the built program
+ * as "{OUT}": its path is in a work folder that differs from run to run,
+ * and the digests say what the program is.  *kargv is the command so
+ * expanded (NULL without a build: the argv itself), for rpl_argv_free.
+ */
+static int key_parts(tuner *t, size_t c, rpl_tune_key_parts *p, char ***kargv)
 {
     rpl_tune_config *cfg = &t->r->configs[c];
-    rpl_tune_key_parts p = {0};
-    char key[65];
+    int rc = RPL_OK;
+
+    memset(p, 0, sizeof(*p));
+    *kargv = NULL;
+    if (t->build) {
+        double vals[RPL_TUNE_MAX_PARAMS];
+        tune_text text[RPL_TUNE_MAX_PARAMS];
+        const char *vp[RPL_TUNE_MAX_PARAMS + 1];
+        tune_values(t, c, vals, text, vp, "{OUT}");
+        if ((rc = rpl_template_expand(kargv, t->cmd, t->names, vp, t->nnames)) != RPL_OK)
+            return rc;
+    }
+    p->cmd_template = t->cmd->text;
+    p->argv = (const char *const *)(*kargv ? *kargv : t->argv[c]);
+    p->build_argv = t->bargv ? (const char *const *)t->bargv[c] : NULL;
+    if (cfg->code_sha256) {
+        p->code_sha256 = cfg->code_sha256;
+        p->code_kind = cfg->code_kind;
+        p->inputs_sha256 = cfg->inputs_sha256;
+    } else {
+        /* Not built here: the program's whole digest (how it was built is unknown). */
+        p->code_sha256 = t->cmd_sha ? t->cmd_sha : "";
+        p->code_kind = t->cmd_sha ? "binary" : "";
+        p->inputs_sha256 = "";
+    }
+    p->device = t->r->device;
+    p->driver = t->r->driver;
+    p->settings = t->settings;
+    return RPL_OK;
+}
+
+int tune_key(tuner *t, size_t c)
+{
+    rpl_tune_key_parts p;
+    char key[65], **kargv = NULL;
     int rc;
 
     if (t->keys[c])
         return RPL_OK;
-    p.cmd_template = t->cmd->text;
-    p.argv = (const char *const *)t->argv[c];
-    p.build_argv = t->bargv ? (const char *const *)t->bargv[c] : NULL;
-    p.binary_sha256 = cfg->binary_sha256 ? cfg->binary_sha256 : t->cmd_sha ? t->cmd_sha : "";
-    p.device = t->r->device;
-    p.driver = t->r->driver;
-    p.settings = t->settings;
-    if ((rc = rpl_tune_key(key, &p)) != RPL_OK)
+    if ((rc = key_parts(t, c, &p, &kargv)) == RPL_OK)
+        rc = rpl_tune_key(key, &p);
+    rpl_argv_free(kargv);
+    if (rc != RPL_OK)
         return rc;
     return (t->keys[c] = strdup(key)) ? RPL_OK : rpl_error_oom();
 }
@@ -148,6 +183,21 @@ static void note_device(tuner *t, const rpl_gate_measurement *m)
     pthread_mutex_unlock(&t->lock);
 }
 
+/* One more measurement of the budget for an unstable config, when one is left. */
+static bool charge_remeasure(tuner *t)
+{
+    bool ok;
+
+    pthread_mutex_lock(&t->lock);
+    ok = t->r->measurements < t->r->budget;
+    if (ok) {
+        t->r->measurements++;
+        t->r->unstable_remeasures++;
+    }
+    pthread_mutex_unlock(&t->lock);
+    return ok;
+}
+
 /* The first measurement of a config, re-measured once when unstable. */
 static int measure_fresh(tuner *t, size_t c, unsigned slot, unsigned want)
 {
@@ -168,6 +218,11 @@ static int measure_fresh(tuner *t, size_t c, unsigned slot, unsigned want)
     rpl_gate_measurement_release(&m);
     if (rc != RPL_OK || cfg->cv <= RPL_TUNE_CV_UNSTABLE)
         return rc;
+    if (!charge_remeasure(t)) {
+        /* No measurement of the budget is left for it: it stays, marked unstable. */
+        cfg->unstable = true;
+        return RPL_OK;
+    }
     cfg->remeasured = true;
     rc = measure_once(t, c, slot, want, &m);
     if (config_error(rc)) {
@@ -263,8 +318,10 @@ static int run_pool(tuner *t, job *jobs, size_t n)
 }
 
 /* Fill a config from its cache entry. */
-static int take_entry(rpl_tune_config *cfg, rpl_tune_entry *e)
+static int take_entry(tuner *t, rpl_tune_config *cfg, rpl_tune_entry *e)
 {
+    /* Charged as the run that stored it was, so a cached re-run makes the same choices. */
+    cfg->remeasured = e->remeasured && charge_remeasure(t);
     cfg->samples = e->samples;
     cfg->nsamples = e->nsamples;
     cfg->kernel = e->kernel;
@@ -281,23 +338,22 @@ static int take_entry(rpl_tune_config *cfg, rpl_tune_entry *e)
 static int store(tuner *t, size_t c)
 {
     rpl_tune_config *cfg = &t->r->configs[c];
-    rpl_tune_key_parts p = {0};
+    rpl_tune_key_parts p;
     rpl_tune_entry e = {0};
+    char **kargv = NULL;
+    int rc = key_parts(t, c, &p, &kargv);
 
-    p.cmd_template = t->cmd->text;
-    p.argv = (const char *const *)t->argv[c];
-    p.build_argv = t->bargv ? (const char *const *)t->bargv[c] : NULL;
-    p.binary_sha256 = cfg->binary_sha256 ? cfg->binary_sha256 : t->cmd_sha ? t->cmd_sha : "";
-    p.device = t->r->device;
-    p.driver = t->r->driver;
-    p.settings = t->settings;
     e.samples = cfg->samples;
     e.nsamples = cfg->nsamples;
     e.kernel = cfg->kernel;
     e.device = t->measured_device;
     e.unstable = cfg->unstable;
+    e.remeasured = cfg->remeasured;
     e.runs = cfg->runs;
-    return rpl_tune_cache_put(t->cache, t->keys[c], &p, &e);
+    if (rc == RPL_OK)
+        rc = rpl_tune_cache_put(t->cache, t->keys[c], &p, &e);
+    rpl_argv_free(kargv);
+    return rc;
 }
 
 int tune_measure(tuner *t, const size_t *cfgs, size_t n, const char *phase, unsigned samples)
@@ -317,9 +373,10 @@ int tune_measure(tuner *t, const size_t *cfgs, size_t n, const char *phase, unsi
             rpl_tune_entry e;
             cfg->phase = phase;
             t->r->measured++;
+            t->r->measurements++; /* no worker runs yet: no lock needed */
             if (t->cache && (rc = tune_key(t, c)) == RPL_OK &&
                 (rc = rpl_tune_cache_get(t->cache, t->keys[c], &e)) == RPL_OK) {
-                take_entry(cfg, &e);
+                take_entry(t, cfg, &e);
                 rpl_tune_entry_release(&e);
                 t->r->cache_hits++;
                 rpl_progress_update(t->progress, ++t->progress_done);

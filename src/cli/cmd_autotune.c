@@ -87,8 +87,10 @@ static void usage(FILE *out)
             "  --arch A, --block EXPR   static features: target in the built code, and the\n"
             "                       threads per block as an expression of the parameters\n"
             "                       (default: the kernel's maximum)\n"
-            "  --budget B           configs measured at most: a fraction (30%%, 0.3) of the\n"
-            "                       space or a count (60); default 30%%\n"
+            "  --budget B           measurements at most: a fraction (30%%, 0.3) of the space\n"
+            "                       (rounded down) or a count (60); default 30%%.  Configs,\n"
+            "                       confirm and unstable re-measures all count; the confirm\n"
+            "                       phase shrinks to fit\n"
             "  --seed S             sampling and cross-validation seed (default %u)\n"
             "  --min-r2 R           below it the model is not trusted (default %.2f)\n"
             "  --top-k K            configs confirmed (default %u; doubled at low R^2)\n"
@@ -410,25 +412,36 @@ static void print_summary(const rpl_tune_result *r)
     size_t fresh = r->measured - r->cache_hits;
 
     printf("autotune%s%s: %zu configs (%zu combinations), %zu build%s, %zu pruned, %zu failed to "
-           "build; budget %zu%s\n",
+           "build; budget %zu measurement%s%s\n",
            r->space->name ? ": " : "", r->space->name ? r->space->name : "", r->space->nconfigs,
            r->space->total, r->builds, r->builds == 1 ? "" : "s", r->pruned, r->build_failed,
-           r->budget, r->exhaustive ? " (every runnable config)" : "");
+           r->budget, r->budget == 1 ? "" : "s", r->exhaustive ? " (every runnable config)" : "");
     if (r->model) {
-        char cv[32] = "n/a (too few configs)";
-        if (isfinite(r->model->cv_rmse))
-            snprintf(cv, sizeof(cv), "%.1f %%", 100 * (exp(r->model->cv_rmse) - 1));
-        printf("model: R\xc2\xb2 %.3f (%s, --min-r2 %.2f), CV error %s over %zu configs, %zu "
-               "terms%s\n",
-               r->model->r2, r->model_trusted ? "trusted" : "LOW, not trusted", r->min_r2, cv,
-               r->model->n, r->model->nterms + 1,
+        char cv[160] = "CV error n/a (too few seed configs)";
+        if (isfinite(r->cv_error))
+            snprintf(cv, sizeof(cv),
+                     "CV error %.1f %% (median held-out |pred/meas - 1|, %u-fold over the %zu "
+                     "seed configs)",
+                     100 * r->cv_error, r->cv_folds, r->cv_points);
+        printf("model: R\xc2\xb2 %.3f over %zu configs (%s, --min-r2 %.2f), %s, %zu terms%s",
+               r->model->r2, r->model->n, r->model_trusted ? "trusted" : "LOW, not trusted",
+               r->min_r2, cv, r->model->nterms + 1 - r->model->inactive,
                r->model->interactions ? " with pairwise interactions" : "");
+        if (r->model->inactive)
+            printf(" (%zu constant or collinear left out)", r->model->inactive);
+        printf("\n");
     }
     printf("measured %zu of %zu configs (%.1f %%): %zu fresh, %zu from the cache; %zu profiler "
            "run%s; %zu failed or timed out\n",
            r->measured, r->space->nconfigs,
            100.0 * (double)r->measured / (double)r->space->nconfigs, fresh, r->cache_hits,
            r->profiler_runs, r->profiler_runs == 1 ? "" : "s", r->run_failed);
+    printf("measurements %zu of the budget's %zu (%.1f %% of the space): %zu configs, %zu confirm "
+           "and %zu unstable re-measure%s%s\n",
+           r->measurements, r->budget, 100.0 * (double)r->measurements / (double)r->space->nconfigs,
+           r->measured, r->confirm_remeasures, r->unstable_remeasures,
+           r->unstable_remeasures == 1 ? "" : "s",
+           r->confirm_cut ? "; the confirm phase was cut to fit" : "");
     if (r->best != SIZE_MAX) {
         const rpl_tune_config *b = &r->configs[r->best];
         describe(cfg, sizeof(cfg), r, r->best);

@@ -40,7 +40,8 @@ enum {
     OPT_ALLOW,
     OPT_STATIC,
     OPT_BLOCK,
-    OPT_TRACE
+    OPT_TRACE,
+    OPT_SKIP_EMPTY
 };
 
 static void usage(FILE *out)
@@ -50,7 +51,7 @@ static void usage(FILE *out)
         "usage: rocm-perf gate --test NAME --baseline-dir DIR [--arch A] [--tolerance 3%%]\n"
         "                      [--repetitions N] [--warmup W] [--kernel REGEX] [--seed S]\n"
         "                      [--confidence 0.95] [--junit F] [--json F] [--markdown F]\n"
-        "                      [--allow-missing-baseline]\n"
+        "                      [--allow-missing-baseline] [--skip-if-no-checks]\n"
         "                      (--static FILE... [--block N] | --trace DB... | -- APP ARGS...)\n"
         "\n"
         "Compare a kernel test with its baseline DIR/<arch>/<test>.json.\n"
@@ -80,6 +81,9 @@ static void usage(FILE *out)
         "  --seed S           bootstrap seed (default %u)\n"
         "  --junit F, --json F, --markdown F   write the reports\n"
         "  --allow-missing-baseline            no baseline is a pass, not a failure\n"
+        "  --skip-if-no-checks  a gate that compares nothing (the baseline lists no\n"
+        "                     kernels, or --kernel selects none of them) is skipped\n"
+        "                     (exit 77, JUnit <skipped>) instead of failing\n"
         "\n"
         "ROCM_PERF_BACKEND=rocprofv3|cupti picks the profiler of APP runs (default:\n"
         "auto, the GPU found).  ROCM_PERF_KERNEL_TIMING=concurrent|serial is how CUPTI\n"
@@ -88,8 +92,9 @@ static void usage(FILE *out)
         "instead of comparing (as 'rocm-perf baseline update').  A runtime FAIL of an\n"
         "APP run is measured once more before it stands (confirmation).\n"
         "\n"
-        "Exit codes: 0 pass, warn or improved, 1 fail (or no baseline), 2 bad usage or\n"
-        "input (a corrupt baseline is left untouched), 3 environment, 77 no GPU.\n",
+        "Exit codes: 0 pass, warn or improved, 1 fail (or no baseline, or nothing\n"
+        "checked), 2 bad usage or input (a corrupt baseline is left untouched),\n"
+        "3 environment, 77 no GPU or nothing checked with --skip-if-no-checks.\n",
         DEFAULT_REPETITIONS, DEFAULT_WARMUP, RPL_GATE_DEFAULT_SEED);
 }
 
@@ -180,6 +185,7 @@ int gate_args_parse(gate_args *a, int argc, char **argv, bool update, void (*usa
         {"json", required_argument, NULL, OPT_JSON},
         {"markdown", required_argument, NULL, OPT_MD},
         {"allow-missing-baseline", no_argument, NULL, OPT_ALLOW},
+        {"skip-if-no-checks", no_argument, NULL, OPT_SKIP_EMPTY},
         {"static", required_argument, NULL, OPT_STATIC},
         {"block", required_argument, NULL, OPT_BLOCK},
         {"trace", required_argument, NULL, OPT_TRACE},
@@ -225,7 +231,7 @@ int gate_args_parse(gate_args *a, int argc, char **argv, bool update, void (*usa
         if (rpl_cli_common_option(opt))
             continue;
         if (update && (opt == OPT_JUNIT || opt == OPT_JSON || opt == OPT_MD || opt == OPT_ALLOW ||
-                       opt == OPT_SEED || opt == OPT_CONF))
+                       opt == OPT_SKIP_EMPTY || opt == OPT_SEED || opt == OPT_CONF))
             return rpl_cli_usage_error("'%s' is an option of 'rocm-perf gate', not of 'baseline "
                                        "update'",
                                        argv[optind - 1]);
@@ -284,6 +290,9 @@ int gate_args_parse(gate_args *a, int argc, char **argv, bool update, void (*usa
             break;
         case OPT_ALLOW:
             a->allow_missing = true;
+            break;
+        case OPT_SKIP_EMPTY:
+            a->skip_if_no_checks = true;
             break;
         case OPT_STATIC:
             take_list(a->statics, &a->in.nstatic, argc, argv, dashes);
@@ -374,8 +383,12 @@ int gate_update_baseline(const gate_args *a, const char *path, rpl_gate_measurem
 {
     rpl_baseline *b = NULL;
     rpl_strbuf changes = RPL_STRBUF_INIT;
-    int rc = rpl_baseline_read(&b, path);
+    int lock, rc = rpl_baseline_lock(&lock, path);
 
+    if (rc != RPL_OK)
+        return rc;
+    /* Read, change and write under the lock, so that concurrent updates lose nothing. */
+    rc = rpl_baseline_read(&b, path);
     if (rc == RPL_ENOTFOUND) {
         rpl_error_clear();
         rc = rpl_baseline_new(&b, a->test, m->arch);
@@ -385,6 +398,7 @@ int gate_update_baseline(const gate_args *a, const char *path, rpl_gate_measurem
     }
     if (rc != RPL_OK) {
         rpl_baseline_free(b);
+        rpl_dir_unlock(lock);
         return rc;
     }
     if (m->device) {
@@ -423,6 +437,7 @@ int gate_update_baseline(const gate_args *a, const char *path, rpl_gate_measurem
                changes.len ? rpl_strbuf_cstr(&changes) : "  no change\n");
     rpl_strbuf_release(&changes);
     rpl_baseline_free(b);
+    rpl_dir_unlock(lock);
     return rc;
 }
 
@@ -442,6 +457,25 @@ static double now_s(void)
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* No baseline kernel was compared: say why (the result fails, or is skipped). */
+static int nothing_checked(gate_run *g, size_t nbase)
+{
+    const char *section = g->args.in.nstatic ? "static" : "runtime";
+    rpl_strbuf why = RPL_STRBUF_INIT;
+    int rc;
+
+    if (nbase == 0)
+        rpl_strbuf_printf(&why, "the %s section of baseline '%s' lists no kernels", section,
+                          g->path);
+    else
+        rpl_strbuf_printf(&why, "--kernel '%s' selects no kernel of baseline '%s' (it has %zu)",
+                          g->args.in.kernel_regex, g->path, nbase);
+    rc = why.ptr ? rpl_gate_result_nothing_checked(g->res, why.ptr, g->args.skip_if_no_checks)
+                 : rpl_error_oom();
+    rpl_strbuf_release(&why);
+    return rc;
 }
 
 /*
@@ -478,6 +512,8 @@ static int compare(gate_run *g)
     if (rc == RPL_OK)
         rc = is_static ? rpl_gate_compare_static(g->res, st, k, g->m.statics, g->m.nstatics)
                        : rpl_gate_compare_runtime(g->res, rt, k, g->m.kernels, g->m.nkernels);
+    if (rc == RPL_OK && k == 0)
+        rc = nothing_checked(g, n);
     free(st);
     free(rt);
     rpl_kernel_filter_release(&f);
@@ -653,7 +689,10 @@ int cmd_gate(int argc, char **argv)
         if (rc != RPL_OK)
             rc = rpl_cli_fail(rc);
         else
-            rc = g.res && g.res->verdict == RPL_VERDICT_FAIL ? RPL_EXIT_FAIL : RPL_EXIT_OK;
+            rc = !g.res                               ? RPL_EXIT_OK
+                 : g.res->verdict == RPL_VERDICT_FAIL ? RPL_EXIT_FAIL
+                 : g.res->skipped                     ? RPL_EXIT_SKIP
+                                                      : RPL_EXIT_OK;
     }
     rpl_gate_result_free(g.res);
     rpl_baseline_free(g.base);

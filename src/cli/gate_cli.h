@@ -13,7 +13,8 @@ typedef struct gate_args {
     rpl_gate_stat_opts stat;
     const char *junit, *json, *markdown;
     bool allow_missing;
-    const char **statics; /* storage for in.static_files / in.traces */
+    bool skip_if_no_checks; /* a gate that compares nothing is a skip (77), not a FAIL */
+    const char **statics;   /* storage for in.static_files / in.traces */
     const char **traces;
 } gate_args;
 

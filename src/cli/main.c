@@ -1,4 +1,5 @@
 /* rocm-perf: entry point and subcommand dispatch. */
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -130,12 +131,35 @@ int cmd_version(int argc, char **argv)
     return RPL_EXIT_OK;
 }
 
+static void on_file_size_limit(int sig)
+{
+    (void)sig;
+}
+
+/*
+ * Past a file-size limit (ulimit -f) SIGXFSZ would kill us mid-write; caught,
+ * write() fails with EFBIG instead and the error becomes one line and exit 3
+ * with the temporary removed.  A handler rather than SIG_IGN, so programs we
+ * start get the default action back at exec.
+ */
+static void catch_file_size_limit(void)
+{
+    struct sigaction sa;
+
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_file_size_limit;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGXFSZ, &sa, NULL);
+}
+
 int main(int argc, char **argv)
 {
     const rpl_cli_cmd *cmd;
     int i;
 
     main_argv = argv;
+    catch_file_size_limit();
     if (rpl_log_init_from_env() != 0)
         return rpl_cli_fail(RPL_EUSAGE);
     for (i = 1; i < argc && argv[i][0] == '-'; i++) {

@@ -262,9 +262,13 @@ static int read_elf(rpl_codeobj_set *set, const uint8_t *data, size_t len, const
         rc = rpl_error_set(RPL_EINPUT, "'%s': bad ELF header: %s", origin, elf_errmsg(-1));
     } else if (ehdr.e_machine == CO_EM_AMDGPU) {
         set->n_images++;
+        if (set->on_image)
+            set->on_image(set->image_ctx, "amdgpu", data, len);
         rc = co_read_amdgpu(set, elf, origin);
     } else if (ehdr.e_machine == CO_EM_CUDA) {
         set->n_images++;
+        if (set->on_image)
+            set->on_image(set->image_ctx, "cubin", data, len);
         rc = co_read_cubin(set, elf, origin);
     } else {
         rc = read_host_elf(set, elf, origin, depth);

@@ -36,6 +36,9 @@ static int read_entry(rpl_codeobj_set *set, const uint8_t *e, size_t hdr, const 
     if (!where)
         return rpl_error_oom();
     if (flags & FLAG_LZ4) {
+        /* Unreadable here, but still code the program carries: its stored bytes. */
+        if (set->on_image)
+            set->on_image(set->image_ctx, "cubin-lz4", payload, size);
         rc = co_warn(set, "skipped '%s': LZ4-compressed cubin (not supported)", where);
     } else if (flags & FLAG_ZSTD) {
         if (csize == 0 || csize > size)
@@ -91,7 +94,10 @@ int co_read_fatbin(rpl_codeobj_set *set, const uint8_t *data, size_t len, const 
             rc = read_entry(set, e, (size_t)ehdr, e + ehdr, (size_t)size, origin, depth);
             if (rc != RPL_OK)
                 return rc;
-        } else if (kind != KIND_PTX) {
+        } else if (kind == KIND_PTX) {
+            if (set->on_image)
+                set->on_image(set->image_ctx, "ptx", e + ehdr, (size_t)size);
+        } else {
             rc = co_warn(set, "skipped an entry of unknown kind %u in '%s'", kind, origin);
             if (rc != RPL_OK)
                 return rc;

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
+#include "rpl/log.h"
 #include "rpl/strbuf.h"
 
 int rpl_path_join(char **out, const char *base, const char *rel)
@@ -112,12 +114,75 @@ int rpl_file_read_all(const char *path, size_t max, char **out, size_t *len)
     return *out ? 0 : rpl_error_oom();
 }
 
+/* This host's name as part of a file name ("host" when it has none). */
+static void host_word(char *buf, size_t size)
+{
+    if (gethostname(buf, size) != 0 || !buf[0])
+        snprintf(buf, size, "host");
+    buf[size - 1] = '\0';
+    for (char *p = buf; *p; p++)
+        if (*p == '/')
+            *p = '_';
+}
+
+/* True when `s` is "<pid>.<n>" and process <pid> no longer exists. */
+static bool dead_writer(const char *s)
+{
+    char *end;
+    long pid;
+
+    errno = 0;
+    pid = strtol(s, &end, 10);
+    if (errno || end == s || *end != '.' || pid <= 0 || pid == (long)getpid())
+        return false;
+    for (s = end + 1; *s; s++)
+        if (*s < '0' || *s > '9')
+            return false;
+    return end[1] && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+}
+
+/* Remove the temporaries of `path` (this host's naming) whose writer died. */
+static void remove_stale_temps(const char *path, const char *host)
+{
+    const char *slash = strrchr(path, '/');
+    rpl_strbuf dir = RPL_STRBUF_INIT, prefix = RPL_STRBUF_INIT, victim = RPL_STRBUF_INIT;
+    struct dirent *e;
+    DIR *d;
+
+    if (slash)
+        rpl_strbuf_put(&dir, path, slash == path ? 1 : (size_t)(slash - path));
+    else
+        rpl_strbuf_puts(&dir, ".");
+    rpl_strbuf_printf(&prefix, "%s.tmp.%s.", slash ? slash + 1 : path, host);
+    if (!dir.ptr || !prefix.ptr || !(d = opendir(dir.ptr))) {
+        rpl_strbuf_release(&dir);
+        rpl_strbuf_release(&prefix);
+        return;
+    }
+    while ((e = readdir(d)) != NULL) {
+        if (strncmp(e->d_name, prefix.ptr, prefix.len) != 0 || !dead_writer(e->d_name + prefix.len))
+            continue;
+        rpl_strbuf_reset(&victim);
+        if (rpl_strbuf_printf(&victim, "%s/%s", dir.ptr, e->d_name) == 0 &&
+            rpl_remove_tree(victim.ptr) == 0)
+            rpl_log_info("removed '%s', left behind by a process that died while writing",
+                         victim.ptr);
+    }
+    closedir(d);
+    rpl_strbuf_release(&dir);
+    rpl_strbuf_release(&prefix);
+    rpl_strbuf_release(&victim);
+}
+
 int rpl_path_temp_sibling(char **out, const char *path)
 {
     static atomic_uint counter;
     rpl_strbuf sb = RPL_STRBUF_INIT;
+    char host[256];
 
-    if (rpl_strbuf_printf(&sb, "%s.tmp.%ld.%u", path, (long)getpid(),
+    host_word(host, sizeof(host));
+    remove_stale_temps(path, host);
+    if (rpl_strbuf_printf(&sb, "%s.tmp.%s.%ld.%u", path, host, (long)getpid(),
                           atomic_fetch_add(&counter, 1))) {
         rpl_strbuf_release(&sb);
         return RPL_ENOMEM;

@@ -209,15 +209,45 @@ int rpl_baseline_print(char **out, const rpl_baseline *b)
     return rc;
 }
 
-int rpl_baseline_write(const rpl_baseline *b, const char *path)
+/* The directory of `path` (*out, free()), created when missing. */
+static int parent_dir(char **out, const char *path)
 {
-    char *text = NULL, *dir = strdup(path), *slash;
+    char *dir = strdup(path), *slash;
     int rc = dir ? RPL_OK : rpl_error_oom();
 
-    if (rc == RPL_OK && (slash = strrchr(dir, '/')) != NULL && slash != dir) {
-        *slash = '\0';
+    if (rc == RPL_OK && (slash = strrchr(dir, '/')) != NULL) {
+        slash[slash == dir] = '\0';
         rc = rpl_mkdir_p(dir);
+    } else if (rc == RPL_OK) {
+        strcpy(dir, ".");
     }
+    if (rc != RPL_OK) {
+        free(dir);
+        dir = NULL;
+    }
+    *out = dir;
+    return rc;
+}
+
+int rpl_baseline_lock(int *lock, const char *path)
+{
+    char *dir, what[4200];
+    int rc;
+
+    *lock = -1;
+    if ((rc = parent_dir(&dir, path)) != RPL_OK)
+        return rc;
+    snprintf(what, sizeof(what), "update baseline '%s'", path);
+    rc = rpl_dir_lock(lock, dir, rpl_lock_timeout_s(), what);
+    free(dir);
+    return rc;
+}
+
+int rpl_baseline_write(const rpl_baseline *b, const char *path)
+{
+    char *text = NULL, *dir = NULL;
+    int rc = parent_dir(&dir, path);
+
     free(dir);
     if (rc == RPL_OK)
         rc = rpl_baseline_print(&text, b);
@@ -295,11 +325,29 @@ static int get_count(const reader *r, const cJSON *o, const char *key, int64_t *
     return RPL_OK;
 }
 
+/* A timing in ns: a number in (0, RPL_BASELINE_MAX_NS], as the schema says; `key` names it. */
+static int check_duration(const reader *r, const cJSON *v, const char *key)
+{
+    char what[200];
+
+    if (cJSON_IsNumber(v) && isfinite(v->valuedouble) && v->valuedouble > 0 &&
+        v->valuedouble <= RPL_BASELINE_MAX_NS)
+        return RPL_OK;
+    if (cJSON_IsNumber(v))
+        snprintf(what, sizeof(what), "%s is %g, not a duration in ns (more than 0, at most %g)",
+                 key, v->valuedouble, RPL_BASELINE_MAX_NS);
+    else
+        snprintf(what, sizeof(what), "%s is not a number", key);
+    return bad(r, what);
+}
+
 static int get_durations(const reader *r, const cJSON *o, const char *key, bool nonempty,
                          double **out, size_t *n)
 {
     const cJSON *a = member(o, key), *v;
     size_t i = 0;
+    char item[80];
+    int rc;
 
     if (!cJSON_IsArray(a) || (nonempty && cJSON_GetArraySize(a) == 0))
         return bad(r, key);
@@ -308,8 +356,9 @@ static int get_durations(const reader *r, const cJSON *o, const char *key, bool 
         return rpl_error_oom();
     cJSON_ArrayForEach(v, a)
     {
-        if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || !(v->valuedouble > 0))
-            return bad(r, key);
+        snprintf(item, sizeof(item), "%s[%zu]", key, i);
+        if ((rc = check_duration(r, v, item)) != RPL_OK)
+            return rc;
         (*out)[i++] = v->valuedouble;
     }
     return RPL_OK;
@@ -403,7 +452,9 @@ static int read_runtime_kernel(reader *r, const cJSON *o, rpl_runtime_kernel *k)
 
     if (!cJSON_IsObject(o))
         return bad(r, "not an object");
+    /* median_ns is recomputed from the samples below, but a value that is no timing is corrupt. */
     if ((rc = get_req_string(r, o, "name", &k->name)) ||
+        (rc = check_duration(r, member(o, "median_ns"), "median_ns")) ||
         (rc = get_durations(r, o, "samples_ns", true, &k->samples, &k->nsamples)) ||
         (rc = get_durations(r, o, "history_ns", false, &k->history, &k->nhistory)) ||
         (rc = read_counters(r, member(o, "counters"), k)) ||

@@ -155,8 +155,16 @@ static int fill_kernel(rpl_runtime_kernel *k, const rpl_trace *t, const char *di
         free(s);
         return rpl_error_oom();
     }
-    for (size_t i = 0; i < n; i++)
-        k->samples[i] = (double)(s[i].d->end - s[i].d->start);
+    for (size_t i = 0; rc == RPL_OK && i < n; i++) {
+        int64_t ns = 0;
+        rc = rpl_trace_interval_ns(&ns, s[i].d->start, s[i].d->end, "dispatch", s[i].d->id);
+        k->samples[i] = (double)ns;
+    }
+    if (rc != RPL_OK) {
+        free(tmp);
+        free(s);
+        return rc;
+    }
     k->nsamples = n;
     memcpy(tmp, k->samples, n * sizeof(double));
     rc = rpl_stats_compute(&k->stats, tmp, n);

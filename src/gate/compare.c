@@ -56,6 +56,7 @@ void rpl_gate_result_clear_checks(rpl_gate_result *r)
         check_release(&r->checks[i]);
     r->nchecks = 0;
     r->verdict = RPL_VERDICT_PASS;
+    r->skipped = false;
 }
 
 void rpl_gate_result_free(rpl_gate_result *r)
@@ -340,6 +341,18 @@ int rpl_gate_compare_runtime(rpl_gate_result *r, const rpl_runtime_kernel *base,
             rc = counter_checks(r, b, k);
     }
     return rc;
+}
+
+int rpl_gate_result_nothing_checked(rpl_gate_result *r, const char *why, bool skip)
+{
+    r->skipped = skip;
+    return add_check(r, r->test, "gate", "checks", skip ? RPL_VERDICT_PASS : RPL_VERDICT_FAIL,
+                     "%s: nothing checked: %s%s", r->test, why,
+                     skip ? " (skipped: --skip-if-no-checks)"
+                          : "; a gate that checks nothing fails (--skip-if-no-checks makes it a "
+                            "skip)")
+               ? RPL_OK
+               : rpl_error_oom();
 }
 
 int rpl_gate_result_missing(rpl_gate_result *r, const char *path, const char *command)

@@ -76,6 +76,7 @@ int rpl_gate_result_json(cJSON **out, const rpl_gate_result *r)
         !cJSON_AddStringToObject(doc, "verdict", rpl_verdict_name(r->verdict)) ||
         !str_or_null(doc, "baseline", r->baseline_path) ||
         !cJSON_AddBoolToObject(doc, "baseline_missing", r->baseline_missing) ||
+        !cJSON_AddBoolToObject(doc, "skipped", r->skipped) ||
         !str_or_null(doc, "create_command", r->create_command) ||
         !(opt = cJSON_AddObjectToObject(doc, "options")) ||
         !cJSON_AddNumberToObject(opt, "tolerance", r->stat.delta) ||
@@ -201,6 +202,7 @@ int rpl_gate_result_from_json(rpl_gate_result **out, const cJSON *doc, const cha
     }
     if (rc == RPL_OK && rpl_verdict_parse(verdict) != (int)r->verdict)
         rc = bad(path, "its verdict disagrees with its checks");
+    r->skipped = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(doc, "skipped"));
     o = cJSON_GetObjectItemCaseSensitive(doc, "baseline");
     if (rc == RPL_OK && cJSON_IsString(o) && rpl_gate_result_set(&r->baseline_path, o->valuestring))
         rc = rpl_error_oom();

@@ -110,7 +110,8 @@ static void write_case(jw *j, const rpl_gate_result *r, size_t first, bool *done
             failed = true;
             rpl_strbuf_printf(&fail, "%s%s", fail.len ? "; " : "", c->message);
         }
-        rpl_strbuf_printf(&out, "%s: %s\n", rpl_verdict_name(c->verdict), c->message);
+        rpl_strbuf_printf(&out, "%s: %s\n", r->skipped ? "skipped" : rpl_verdict_name(c->verdict),
+                          c->message);
     }
     if (r->create_command && c0->family[0] == 'b')
         rpl_strbuf_printf(&out, "create the baseline with: %s\n", r->create_command);
@@ -127,9 +128,16 @@ static void write_case(jw *j, const rpl_gate_result *r, size_t first, bool *done
         if (!done[i] && same_case(c0, &r->checks[i]))
             check_properties(j, &r->checks[i]);
     end(j);
-    if (failed) {
+    if (r->skipped) {
+        start(j, "skipped");
+        attr(j, "message", c0->message);
+        end(j);
+    } else if (failed) {
         start(j, "failure");
-        attr(j, "type", r->baseline_missing ? "MissingBaseline" : "PerformanceRegression");
+        attr(j, "type",
+             r->baseline_missing               ? "MissingBaseline"
+             : strcmp(c0->family, "gate") == 0 ? "NothingChecked"
+                                               : "PerformanceRegression");
         attr(j, "message", rpl_strbuf_cstr(&fail));
         text(j, rpl_strbuf_cstr(&out));
         end(j);
@@ -182,7 +190,7 @@ static void write_suite(jw *j, const rpl_gate_result *r, size_t index, const cha
     attr_count(j, "tests", cases);
     attr_count(j, "failures", failures);
     attr(j, "errors", "0");
-    attr(j, "skipped", "0");
+    attr_count(j, "skipped", r->skipped ? cases : 0);
     snprintf(buf, sizeof(buf), "%.3f", r->elapsed_s);
     attr(j, "time", buf);
     attr(j, "timestamp", stamp);
@@ -224,7 +232,7 @@ int rpl_gate_junit_write(const char *path, const rpl_gate_result *const *results
 {
     xmlBufferPtr buf = xmlBufferCreate();
     jw j = {NULL, 0};
-    size_t tests = 0, failures = 0, maxchecks = 1;
+    size_t tests = 0, failures = 0, skipped = 0, maxchecks = 1;
     char stamp[32], host[256] = "localhost";
     time_t now = time(NULL);
     struct tm tm;
@@ -255,6 +263,7 @@ int rpl_gate_junit_write(const char *path, const rpl_gate_result *const *results
         count_cases(results[i], done, &c, &f);
         tests += c;
         failures += f;
+        skipped += results[i]->skipped ? c : 0;
     }
     xmlTextWriterSetIndent(j.w, 1);
     j.bad |= xmlTextWriterStartDocument(j.w, NULL, "UTF-8", NULL) < 0;
@@ -263,6 +272,7 @@ int rpl_gate_junit_write(const char *path, const rpl_gate_result *const *results
     attr_count(&j, "tests", tests);
     attr_count(&j, "failures", failures);
     attr(&j, "errors", "0");
+    attr_count(&j, "skipped", skipped);
     for (size_t i = 0; i < n; i++)
         write_suite(&j, results[i], i, stamp, host, done);
     end(&j);

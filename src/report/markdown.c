@@ -59,7 +59,7 @@ int rpl_gate_markdown(rpl_strbuf *out, const rpl_gate_result *r)
 
     rpl_strbuf_printf(out, "\n## %s `%s` on %s%s%s%s: %s\n\n", r->mode, r->test, r->arch,
                       r->device ? " (" : "", r->device ? r->device : "", r->device ? ")" : "",
-                      badge(r->verdict));
+                      r->skipped ? "⏭️ skipped" : badge(r->verdict));
     if (r->baseline_missing)
         rpl_strbuf_printf(out, "No baseline. Create it with:\n\n```\n%s\n```\n\n",
                           r->create_command ? r->create_command : "");

@@ -36,12 +36,12 @@ static void strings(const char *s, size_t len)
         if (rpl_amd_kernel_name(&name, str) == 0)
             free(name);
         (void)rpl_amd_is_kd_symbol(str);
-        if (ch_param_types(&types, &ntypes, str) == 0) {
+        if (rpl_param_types(&types, &ntypes, str) == 0) {
             for (i = 0; i < ntypes; i++)
-                ch_type_classify(types[i], &ptr, &t);
-            ch_strv_free(types, ntypes);
+                rpl_param_type_classify(types[i], &ptr, &t);
+            rpl_strv_free(types, ntypes);
         }
-        ch_type_classify(str, &ptr, &t);
+        rpl_param_type_classify(str, &ptr, &t);
         (void)ch_uri_range(str, &off, &sz);
         free(str);
         s += n + (n < len);

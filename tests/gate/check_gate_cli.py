@@ -12,7 +12,9 @@ import argparse
 import hashlib
 import json
 import os
+import resource
 import shutil
+import socket
 import subprocess
 import sys
 
@@ -335,6 +337,156 @@ def case_suite():
         f.write('{"schema_version": "1.0", "mode": "runtime", "verdict": "fail", "checks": [1]}')
     p = run(A.rocm_perf, "report", "--suite", "suite", expect=2)
     check("t_bad.json' is not a gate result" in p.stderr, "malformed result rejected", p)
+
+
+def case_nothing_checked():
+    """A gate that compares nothing fails with the reason; --skip-if-no-checks makes it a skip."""
+    update("--trace", db("trace_a"), "--kernel", "relu", expect=0)
+    # --kernel selects a kernel of the trace that the baseline does not have.
+    p = gate("--trace", db("trace_a"), "--kernel", "gemm", "--junit", "n.xml", "--json", "n.json",
+             expect=1)
+    check("fail" in p.stdout.splitlines()[0] and "nothing checked: --kernel 'gemm' selects no "
+          "kernel of baseline 'bl/gfx942/gemm.json' (it has 1)" in p.stdout, "says why", p)
+    xsd_valid("n.xml")
+    check('type="NothingChecked"' in open("n.xml").read(), "JUnit failure NothingChecked")
+    schema_valid("gate-result.schema.json", "n.json")
+    check(json.load(open("n.json"))["verdict"] == "fail", "JSON verdict fail")
+    p = gate("--trace", db("trace_a"), "--kernel", "gemm", "--skip-if-no-checks", "--junit",
+             "s.xml", "--json", "s.json", expect=77)
+    check("skipped" in p.stdout.splitlines()[0], "skip said on the first line", p)
+    xsd_valid("s.xml")
+    xml = open("s.xml").read()
+    check('skipped="1"' in xml and "<skipped message=" in xml and "<failure" not in xml,
+          "JUnit shows a skipped case")
+    schema_valid("gate-result.schema.json", "s.json")
+    check(json.load(open("s.json"))["skipped"] is True, "JSON says skipped")
+    # A baseline whose kernel list is empty.
+    b = json.load(open(BL))
+    b["runtime"]["kernels"] = []
+    json.dump(b, open(BL, "w"))
+    p = gate("--trace", db("trace_a"), expect=1)
+    check("nothing checked: the runtime section of baseline 'bl/gfx942/gemm.json' lists no "
+          "kernels" in p.stdout, "empty kernel list fails", p)
+    gate("--trace", db("trace_a"), "--skip-if-no-checks", expect=77)
+    # A gate that does check something is unaffected by the option.
+    update("--trace", db("trace_a"), expect=0)
+    gate("--trace", db("trace_a2"), "--skip-if-no-checks", expect=0)
+    p = update("--trace", db("trace_a"), "--skip-if-no-checks", expect=2)
+    check("not of 'baseline update'" in p.stderr, "a gate option only", p)
+
+
+def case_values():
+    """Baseline values that cannot be timings: exit 2 naming the field, the file untouched."""
+    update("--trace", db("trace_a"), expect=0)
+    good = open(BL).read()
+    for what, field, mutate in (
+            ("infinite median", "median_ns", lambda k: k.update(median_ns="INF")),
+            ("negative median", "median_ns", lambda k: k.update(median_ns=-5)),
+            ("string median", "median_ns is not a number", lambda k: k.update(median_ns="100")),
+            ("sample 1e308", "samples_ns[2] is 1e+308",
+             lambda k: k["samples_ns"].__setitem__(2, 1e308)),
+            ("history 1e20", "history_ns[0] is 1e+20",
+             lambda k: k.update(history_ns=[1e20]))):
+        b = json.loads(good)
+        mutate(b["runtime"]["kernels"][0])
+        text = json.dumps(b).replace('"INF"', "1e999")  # JSON has no infinity; 1e999 parses as it
+        with open(BL, "w") as f:
+            f.write(text)
+        before = hashlib.sha256(text.encode()).hexdigest()
+        p = gate("--trace", db("trace_a2"), expect=2)
+        check(p.stderr.count("\n") == 1 and "runtime.kernels[0]: " + field in p.stderr,
+              f"{what}: one line naming the field", p)
+        update("--trace", db("trace_a2"), expect=2)
+        check(hashlib.sha256(open(BL, "rb").read()).hexdigest() == before,
+              f"{what}: file untouched")
+
+
+def case_lock():
+    """Concurrent updates of one baseline keep every history entry; a held lock times out."""
+    update("--trace", db("trace_a"), expect=0)
+    env = dict(os.environ)
+    env.pop("ROCM_PERF_UPDATE_BASELINES", None)
+    procs = [subprocess.Popen([A.rocm_perf, "baseline", "update", "--test", "gemm",
+                               "--baseline-dir", "bl", "--trace", db("trace_a2")],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+             for _ in range(9)]
+    codes = [p.wait() for p in procs]
+    check(codes == [0] * 9, f"nine concurrent updates succeed ({codes})")
+    b = json.load(open(BL))
+    check(all(len(k["history_ns"]) == 10 for k in b["runtime"]["kernels"]),
+          "1 + 9 updates: 10 history entries each, none lost")
+    import fcntl
+    fd = os.open(os.path.dirname(BL), os.O_RDONLY)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    p = update("--trace", db("trace_a2"), env={"ROCM_PERF_LOCK_TIMEOUT": "0.3"}, expect=3)
+    check(p.stderr.count("\n") == 1 and "is locked by another rocm-perf process" in p.stderr and
+          "ROCM_PERF_LOCK_TIMEOUT" in p.stderr and BL in p.stderr, "lock timeout: one line", p)
+    os.close(fd)
+    update("--trace", db("trace_a2"), env={"ROCM_PERF_LOCK_TIMEOUT": "0.3"}, expect=0)
+
+
+def limited(nbytes):
+    """preexec_fn: a file-size limit of nbytes (SIGXFSZ on the way past it)."""
+    return lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (nbytes, nbytes))
+
+
+def case_fslimit():
+    """Past a file-size limit: exit 3 with one line, no temporary left, the old file kept;
+    temporaries of writers that died are removed by the next write."""
+    update("--trace", db("trace_a"), expect=0)
+    before = open(BL, "rb").read()
+    cmd = [A.rocm_perf, "baseline", "update", "--test", "gemm", "--baseline-dir", "bl",
+           "--trace", db("trace_a2")]
+    p = subprocess.run(cmd, capture_output=True, text=True, preexec_fn=limited(512))
+    check(p.returncode == 3 and p.stderr.count("\n") == 1 and "File too large" in p.stderr,
+          "baseline update past the limit: exit 3, one line", p)
+    check(open(BL, "rb").read() == before, "the baseline is unchanged")
+    temps = lambda d: [f for f in os.listdir(d) if ".tmp." in f]
+    check(not temps(os.path.dirname(BL)), "no temporary left by the baseline update")
+    a = db("trace_a")
+    p = subprocess.run([A.rocm_perf, "analyze", a, "--out", "an"], capture_output=True,
+                       text=True, preexec_fn=limited(2048))
+    check(p.returncode == 3 and p.stderr.count("\n") == 1 and "File too large" in p.stderr,
+          "analyze --out past the limit: exit 3, one line", p)
+    check(not temps("an"), "no temporary left by analyze --out")
+    # A writer killed mid-write (kill -9) leaves its temporary; the next write removes it,
+    # and keeps one of a process that is still alive.
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    host = socket.gethostname()
+    stale = f"{BL}.tmp.{host}.{dead.pid}.0"
+    live = f"{BL}.tmp.{host}.{os.getpid()}.0"
+    for t in (stale, live):
+        with open(t, "w") as f:
+            f.write('{"half": ')
+    update("--trace", db("trace_a2"), expect=0)
+    check(not os.path.exists(stale), "the dead writer's temporary is removed")
+    check(os.path.exists(live), "a live writer's temporary is kept")
+    os.remove(live)
+
+
+def case_huge_end():
+    """A dispatch ending at INT64_MAX (the helper's, then a gated kernel's): analyze, baseline
+    update and gate reject the trace with one line naming the dispatch, never a span of
+    centuries or a negative total."""
+    for which, pick in (("helper", "MIN"), ("kernel", "MAX")):
+        out = f"huge_{which}.db"
+        run(A.fixture, os.path.join(A.fixtures, "trace_a.json"), out, "--sql",
+            'UPDATE rocpd_kernel_dispatch{{uuid}} SET "end" = 9223372036854775807 WHERE id = '
+            f"(SELECT {pick}(id) FROM rocpd_kernel_dispatch{{{{uuid}}}})", expect=0)
+        for args in ([], ["--include-helpers"], ["--json"], ["--out", "o"]):
+            p = run(A.rocm_perf, "analyze", out, *args, expect=2)
+            check(p.stderr.count("\n") == 1 and "lasts from" in p.stderr and
+                  "9223372036854775807 ns, more than a day" in p.stderr and p.stdout == "",
+                  f"{which}: analyze {' '.join(args)} rejects it in one line", p)
+        check(not [f for f in os.listdir("o") if f.endswith(".json")] if os.path.isdir("o")
+              else True, f"{which}: analyze --out wrote no half result")
+        p = update("--trace", out, expect=2)
+        check("more than a day" in p.stderr, f"{which}: baseline update rejects it", p)
+        check(not os.path.exists("bl"), f"{which}: no baseline written")
+    update("--trace", db("trace_a"), expect=0)
+    p = gate("--trace", "huge_kernel.db", expect=2)
+    check("more than a day" in p.stderr, "gate rejects it", p)
 
 
 def case_usage():

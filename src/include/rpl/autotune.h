@@ -30,8 +30,8 @@
 #include "rpl/gate.h"
 
 #define RPL_TUNE_SPACE_SCHEMA_VERSION  "1.0"
-#define RPL_TUNE_RESULT_SCHEMA_VERSION "1.0"
-#define RPL_TUNE_CACHE_SCHEMA          1 /* PRAGMA user_version of the cache */
+#define RPL_TUNE_RESULT_SCHEMA_VERSION "1.1"
+#define RPL_TUNE_CACHE_SCHEMA          2 /* PRAGMA user_version of the cache */
 #define RPL_TUNE_MAX_PARAMS            16
 #define RPL_TUNE_MAX_VALUES            1024    /* per parameter */
 #define RPL_TUNE_MAX_CONFIGS           1000000 /* combinations before constraints */
@@ -144,12 +144,16 @@ typedef struct rpl_tune_model {
     size_t ninputs;
     rpl_tune_term *terms; /* without the intercept */
     size_t nterms;
-    double *coef;                              /* nterms + 1; coef[0] is the intercept */
-    size_t n;                                  /* points fitted */
-    double r2;                                 /* on the points fitted */
-    double cv_rmse;                            /* k-fold RMSE of the response; NAN without */
-    unsigned folds;                            /* k, 0 without cross-validation */
-    bool interactions;                         /* pairwise terms were kept */
+    double *coef;      /* nterms + 1; coef[0] is the intercept */
+    size_t n;          /* points fitted */
+    double r2;         /* on the points fitted */
+    bool *active;      /* per term: false when left out as constant
+                          or collinear over the points (coef 0) */
+    size_t inactive;   /* terms so left out */
+    double cv_rmse;    /* k-fold RMSE of the response; NAN without */
+    double cv_error;   /* median held-out |pred/meas - 1| of the runtime; NAN without */
+    unsigned folds;    /* k, 0 without cross-validation */
+    bool interactions; /* pairwise terms were kept */
     double cv_rmse_base, cv_rmse_interactions; /* both candidates' CV errors (NAN: not fitted) */
     size_t dropped;                            /* terms left out for lack of points */
 } rpl_tune_model;
@@ -166,6 +170,8 @@ typedef struct rpl_tune_fit_opts {
  * Least squares (gsl_multifit_linear) of y on an intercept, every input,
  * the squares of the quadratic inputs and, when they lower the k-fold
  * cross-validated error, the pairwise products of the first nparam_inputs.
+ * Every fit (the folds' too) standardises the term columns over its points
+ * and leaves out the constant ones and those collinear with earlier terms.
  * x is n rows of d inputs.  Terms beyond what n points can support (each
  * cross-validation fold keeps one residual degree of freedom) are dropped,
  * last ones first (squares, then features, then parameters).  n == 0 is
@@ -216,12 +222,39 @@ void rpl_tune_device_release(rpl_tune_device *d);
 /* SHA-256 of a file as 64 hex digits (libcrypto EVP). */
 int rpl_sha256_file(char out[65], const char *path);
 
+/*
+ * SHA-256 of the GPU code the program at `path` carries (every cubin, PTX
+ * entry and AMDGPU code object the codeobj readers find, in order), which
+ * stays the same when the same inputs are built again; *kind = "gpu_code".
+ * Without GPU code (a host-only program, a script) the whole file's
+ * digest; *kind = "binary".
+ */
+int rpl_tune_code_digest(char out[65], const char **kind, const char *path);
+
+/*
+ * SHA-256 of a build's inputs: the expanded build command (with {OUT} as
+ * "{OUT}") and the content of every file a word after the first names.
+ */
+int rpl_tune_inputs_digest(char out[65], const char *const *build_argv);
+
+/*
+ * A driver version as the tools print it, normalised: "580.95.05" from
+ * nvidia-smi's "Driver Version: 580.95.05   CUDA Version: 13.0", its CSV
+ * query or /proc/driver/nvidia/version (proprietary or open kernel module);
+ * "13.0" from the CUDA driver API's 13000; "6.10.5" from rocm-smi's
+ * "Driver version: 6.10.5" or /sys/module/amdgpu/version.  RPL_EINPUT when
+ * the text holds no version.
+ */
+int rpl_tune_driver_version(char *out, size_t size, const char *text);
+
 /* What identifies a measurement in the cache. */
 typedef struct rpl_tune_key_parts {
     const char *cmd_template;
-    const char *const *argv;       /* expanded command */
+    const char *const *argv;       /* expanded command, the built program as "{OUT}" */
     const char *const *build_argv; /* expanded build (with {OUT} as "{OUT}"), or NULL */
-    const char *binary_sha256;     /* the built program or argv[0], "" when none */
+    const char *code_sha256;       /* rpl_tune_code_digest of the program, "" when none */
+    const char *code_kind;         /* "gpu_code", "binary" or "" */
+    const char *inputs_sha256;     /* rpl_tune_inputs_digest of the build, "" without one */
     const char *device, *driver;
     const char *settings; /* backend, launcher, kernel regex, warm-up: one line */
 } rpl_tune_key_parts;
@@ -233,10 +266,15 @@ typedef struct rpl_tune_cache rpl_tune_cache;
 
 /*
  * Open (creating it and its folder) the cache at `path`.  RPL_EINPUT when
- * it is not an autotune cache or has a newer schema.  Safe for concurrent
- * runs: WAL journal, a busy timeout, one transaction per write.
+ * it is not an autotune cache or has a newer schema.  A version 1 cache
+ * (keyed by the whole program's digest) is migrated: its entries move to
+ * the table measurements_v1, unused, and rpl_tune_cache_note says so.  Safe
+ * for concurrent runs: WAL journal, a busy timeout, one transaction per
+ * write.
  */
 int rpl_tune_cache_open(rpl_tune_cache **out, const char *path);
+/* What opening the cache did that the user should hear (a migration), or NULL. */
+const char *rpl_tune_cache_note(const rpl_tune_cache *c);
 void rpl_tune_cache_close(rpl_tune_cache *c);
 
 typedef struct rpl_tune_entry {
@@ -245,7 +283,8 @@ typedef struct rpl_tune_entry {
     char *kernel; /* display name of the measured kernel */
     char *device; /* device the trace names */
     bool unstable;
-    unsigned runs; /* profiler runs behind the samples */
+    bool remeasured; /* its first samples were unstable and replaced: two measurements */
+    unsigned runs;   /* profiler runs behind the samples */
 } rpl_tune_entry;
 
 /* RPL_ENOTFOUND when the key is absent. */
@@ -276,8 +315,8 @@ typedef struct rpl_tune_opts {
     const char *arch;           /* static features: the target, or NULL */
     const char *block_expr;     /* static features: threads per block as an expression of the
                                    parameters, or NULL: the kernel's maximum */
-    double budget_fraction;     /* > 0: at most this fraction of the configs */
-    size_t budget_count;        /* > 0: at most this many configs (wins over the fraction) */
+    double budget_fraction;     /* > 0: at most floor(this x space size) measurements */
+    size_t budget_count;        /* > 0: at most this many measurements (wins over the fraction) */
     unsigned long seed;
     double min_r2;
     unsigned top_k;
@@ -318,35 +357,47 @@ typedef struct rpl_tune_config {
     size_t nsamples;
     double median_ns, cv;
     bool unstable, remeasured;
+    bool confirmed;      /* measured again by the confirm phase */
     unsigned runs;       /* profiler runs behind the samples (this search's and the cache's) */
     double predicted_ns; /* the last model's prediction, NAN without */
     rpl_tune_features features;
     char *binary; /* built program, or NULL */
     char *binary_sha256;
-    char *kernel; /* measured kernel's display name */
+    char *code_sha256;     /* the cache key's digest of the program (rpl_tune_code_digest) */
+    const char *code_kind; /* "gpu_code" or "binary" (static), or NULL */
+    char *inputs_sha256;   /* the cache key's digest of the build inputs, or NULL */
+    char *kernel;          /* measured kernel's display name */
 } rpl_tune_config;
 
 typedef struct rpl_tune_result {
     rpl_tune_space *space;
     rpl_tune_config *configs; /* space->nconfigs */
-    size_t budget;            /* configs that may be measured */
+    size_t budget;            /* measurements allowed: floor(fraction x space size), or the count */
+    size_t measurements;      /* measurements spent: configs + confirm and unstable re-measures */
     size_t measured;          /* configs measured (fresh or cached) */
-    size_t cache_hits;        /* configs whose samples came from the cache */
-    size_t profiler_runs;     /* runs of the command under the profiler */
+    size_t confirm_remeasures;  /* configs measured again by the confirm phase */
+    size_t unstable_remeasures; /* configs measured again because their first CV was high */
+    size_t cache_hits;          /* configs whose samples came from the cache */
+    size_t profiler_runs;       /* runs of the command under the profiler */
     size_t pruned, build_failed, run_failed;
     size_t builds; /* distinct builds */
     rpl_tune_model *model;
     char **input_names; /* the model's inputs */
     size_t ninputs;
     bool model_trusted; /* R^2 >= min_r2 */
+    double cv_error;    /* the seed model's median held-out |pred/meas - 1|, NAN without */
+    size_t cv_points;   /* seed configs behind it */
+    unsigned cv_folds;
     double min_r2;
     bool exhaustive;   /* the budget covered every runnable config */
     size_t *confirmed; /* configs of the confirm phase */
     size_t nconfirmed;
-    size_t best;          /* config index, or SIZE_MAX when nothing ran */
-    bool *tied;           /* per confirmed config: tied with the best */
-    rpl_runtime_cmp *cmp; /* per confirmed config: vs the best */
-    size_t nties;         /* confirmed configs tied with the best, the best excluded */
+    size_t confirm_wanted; /* configs the confirm phase would take (top-k, or 2 x top-k) */
+    bool confirm_cut;      /* fewer were confirmed because the budget ran out */
+    size_t best;           /* config index, or SIZE_MAX when nothing ran */
+    bool *tied;            /* per confirmed config: tied with the best */
+    rpl_runtime_cmp *cmp;  /* per confirmed config: vs the best */
+    size_t nties;          /* confirmed configs tied with the best, the best excluded */
     char *device, *driver;
     double wall_s, build_s;
     unsigned jobs;

@@ -22,6 +22,8 @@
 #define RPL_BASELINE_SCHEMA_VERSION "1.0"
 #define RPL_BASELINE_HISTORY_MAX    10 /* K: accepted medians kept per kernel */
 #define RPL_BASELINE_MAX_BYTES      (64u << 20)
+/* The longest duration a baseline may hold, 1 day in ns: beyond it a value is no timing. */
+#define RPL_BASELINE_MAX_NS 86400e9
 
 /* Static resources of one kernel for one block size (-1: unknown). */
 typedef struct rpl_static_kernel {
@@ -88,6 +90,15 @@ int rpl_baseline_read(rpl_baseline **out, const char *path);
 
 /* Write atomically (temporary sibling + rename), creating the directory. */
 int rpl_baseline_write(const rpl_baseline *b, const char *path);
+
+/*
+ * Lock the baseline at `path` for a read-modify-write (an update): an
+ * advisory lock on its directory (created when missing), waiting up to
+ * ROCM_PERF_LOCK_TIMEOUT seconds (default 60), else RPL_ETIMEOUT naming the
+ * file.  Two updates at once then keep both their history entries.
+ * Release with rpl_dir_unlock(*lock).
+ */
+int rpl_baseline_lock(int *lock, const char *path);
 
 /* The document as text, as the file holds it (*out, free()). */
 int rpl_baseline_print(char **out, const rpl_baseline *b);

@@ -65,6 +65,14 @@ typedef struct rpl_kernel_info {
     rpl_kernarg *args;
 } rpl_kernel_info;
 
+/*
+ * Called with the bytes of every device code image as it is read: each
+ * AMDGPU code object and cubin (decompressed), and each PTX entry of a
+ * fatbin (and each LZ4-compressed cubin) as stored.  `kind` is "amdgpu",
+ * "cubin", "ptx" or "cubin-lz4".
+ */
+typedef void (*rpl_codeobj_image_fn)(void *ctx, const char *kind, const void *data, size_t len);
+
 typedef struct rpl_codeobj_set {
     rpl_kernel_info *kernels;
     size_t count;
@@ -72,6 +80,8 @@ typedef struct rpl_codeobj_set {
     size_t n_images; /* device code objects / cubins read */
     char **warnings; /* things skipped, one line each */
     size_t n_warnings;
+    rpl_codeobj_image_fn on_image; /* or NULL */
+    void *image_ctx;
 } rpl_codeobj_set;
 
 /* An empty set (calloc'ed; free with rpl_codeobj_set_free). */

@@ -2,6 +2,7 @@
 #ifndef RPL_FSUTIL_H
 #define RPL_FSUTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -26,8 +27,29 @@ int rpl_file_read_all(const char *path, size_t max, char **out, size_t *len);
  */
 int rpl_file_write_atomic(const char *path, const void *data, size_t len);
 
-/* Temporary sibling name for `path` ("<path>.tmp.<pid>.<n>"), free(). */
+/*
+ * Temporary sibling name for `path` ("<path>.tmp.<host>.<pid>.<n>"), free().
+ * Before naming it, removes the temporaries of `path` that a process of this
+ * host left behind when it died mid-write (its pid no longer exists), so a
+ * run killed while writing (kill -9, a file-size limit) leaves nothing for
+ * long.
+ */
 int rpl_path_temp_sibling(char **out, const char *path);
+
+/*
+ * Advisory lock for read-modify-write of files in `dir` (flock on the
+ * directory: no lock file, released when the process ends).  Waits up to
+ * `timeout_s`, then fails with RPL_ETIMEOUT (exit 3) saying that another
+ * process holds it and what could not be done (`what`, e.g. "update
+ * baseline 'x'").  *lock is -1 when the file system cannot lock (a warning
+ * is logged and the caller goes on).  Release with rpl_dir_unlock().
+ */
+int rpl_dir_lock(int *lock, const char *dir, double timeout_s, const char *what);
+void rpl_dir_unlock(int lock);
+
+/* ROCM_PERF_LOCK_TIMEOUT (seconds), else RPL_LOCK_TIMEOUT_DEFAULT_S. */
+#define RPL_LOCK_TIMEOUT_DEFAULT_S 60.0
+double rpl_lock_timeout_s(void);
 
 /*
  * A library that ships with rocm-perf (librpl_cupti.so, librpl_hsa.so):

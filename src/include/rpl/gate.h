@@ -100,6 +100,7 @@ typedef struct rpl_gate_result {
     char *input; /* "trace", "app" or "static" */
     char *baseline_path;
     bool baseline_missing;
+    bool skipped;         /* nothing checked, and the caller allowed it: JUnit <skipped> */
     char *create_command; /* the command that creates the missing baseline */
     rpl_gate_stat_opts stat;
     unsigned warmup, repetitions;
@@ -138,6 +139,13 @@ int rpl_gate_compare_static(rpl_gate_result *r, const rpl_static_kernel *base, s
  */
 int rpl_gate_compare_runtime(rpl_gate_result *r, const rpl_runtime_kernel *base, size_t nbase,
                              const rpl_runtime_kernel *cand, size_t ncand);
+
+/*
+ * Nothing was compared (`why` says why, e.g. an empty kernel list): one
+ * check, a FAIL, or with `skip` a PASS and the result marked skipped.  A
+ * gate that checks nothing never passes by accident.
+ */
+int rpl_gate_result_nothing_checked(rpl_gate_result *r, const char *why, bool skip);
 
 /* A missing baseline: one FAIL check carrying the create command. */
 int rpl_gate_result_missing(rpl_gate_result *r, const char *path, const char *command);

@@ -73,9 +73,23 @@ typedef struct rpl_profile {
     bool include_helpers;
 } rpl_profile;
 
+/* The longest dispatch or copy a trace may hold, one day: beyond it a time is no timing. */
+#define RPL_TRACE_MAX_INTERVAL_NS (INT64_C(86400) * 1000000000)
+
+/*
+ * end - start of a dispatch or copy (`what` and `id` name it in the error):
+ * RPL_EINPUT when it ends before it starts or lasts more than
+ * RPL_TRACE_MAX_INTERVAL_NS (an end of INT64_MAX, say).
+ */
+int rpl_trace_interval_ns(int64_t *out, int64_t start, int64_t end, const char *what, int64_t id);
+
+/* *sum += v, or RPL_EINPUT when the sum would overflow. */
+int rpl_add_ns(int64_t *sum, int64_t v);
+
 /*
  * Summarise `trace` for the kernels `filter` selects.  A dispatch that names
- * no symbol or ends before it starts fails with RPL_EINPUT.  A trace with
+ * no symbol, ends before it starts or lasts more than a day, and a copy that
+ * lasts more than a day, fail with RPL_EINPUT, as do sums that would overflow.  A trace with
  * no selected kernel is no error: nkernels is 0.
  */
 int rpl_profile_build(rpl_profile **out, const rpl_trace *trace, const rpl_kernel_filter *filter);

@@ -61,6 +61,22 @@ const char *rpl_dtype_name(rpl_dtype t);
 int rpl_dtype_parse(const char *name);
 size_t rpl_dtype_size(rpl_dtype t); /* 1 for RPL_DTYPE_BYTES */
 
+/*
+ * The parameter types of a kernel from its demangled name ("k(float const*,
+ * int)" -> "float const*", "int"); "k()" and "k(void)" have none.  RPL_EINPUT
+ * when the name has no parameter list.  Free with rpl_strv_free.
+ */
+int rpl_param_types(char ***out, size_t *n, const char *demangled);
+void rpl_strv_free(char **v, size_t n);
+
+/*
+ * Whether a parameter type is a pointer, and the element type it points to
+ * (qualifiers ignored; vector types such as float4 or HIP_vector_type<float,
+ * 4u> give their element; a pointer to pointers gives u64; anything else
+ * RPL_DTYPE_BYTES).
+ */
+void rpl_param_type_classify(const char *type, bool *pointer, rpl_dtype *pointee);
+
 typedef struct rpl_snap_file {
     char *path; /* relative to the snapshot directory */
     uint64_t size;

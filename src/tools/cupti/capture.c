@@ -499,20 +499,20 @@ static int type_params(rpl_snapshot *meta, const char *demangled)
     char **types = NULL;
     size_t n = 0;
 
-    if (!demangled || cc_param_types(&types, &n, demangled) != 0)
+    if (!demangled || rpl_param_types(&types, &n, demangled) != 0)
         return 0; /* an extern "C" kernel: no types */
     if (n != meta->nparams) {
         rpl_log_debug("capture: '%s' names %zu parameters, the function has %zu", demangled, n,
                       meta->nparams);
-        cc_strv_free(types, n);
+        rpl_strv_free(types, n);
         return 0;
     }
     for (size_t i = 0; i < n; i++) {
-        cc_type_classify(types[i], &meta->params[i].pointer, &meta->params[i].pointee);
+        rpl_param_type_classify(types[i], &meta->params[i].pointer, &meta->params[i].pointee);
         meta->params[i].type = types[i];
         types[i] = NULL;
     }
-    cc_strv_free(types, n);
+    rpl_strv_free(types, n);
     return 0;
 }
 

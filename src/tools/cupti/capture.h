@@ -87,25 +87,13 @@ int cc_allocs_remove_range(cc_allocs *a, uint64_t base, uint64_t size);
 const cc_alloc *cc_allocs_find(const cc_allocs *a, uint64_t ptr);
 void cc_allocs_release(cc_allocs *a);
 
-/* ---- names and parameter types (capture_types.c) ---- */
+/* ---- names (capture_types.c) ---- */
 
 /* The demangled name (free()), or NULL when `mangled` is not a C++ name. */
 char *cc_demangle(const char *mangled);
 
-/*
- * The parameter types of a demangled function name ("ns::k<float>(float*,
- * int)" -> "float*", "int"), split at top-level commas.  *n is 0 for "k()".
- * RPL_EINPUT when the name has no parameter list.  Free with cc_strv_free.
- */
-int cc_param_types(char ***out, size_t *n, const char *demangled);
-void cc_strv_free(char **v, size_t n);
-
-/*
- * Whether a parameter type is a pointer, and the element type it points to
- * (RPL_DTYPE_BYTES when unknown: structs, void, pointers to pointers map to
- * U64).  CUDA vector types count as their element type (float4 -> f32).
- */
-void cc_type_classify(const char *type, bool *pointer, rpl_dtype *pointee);
+/* Parameter types and their element types: rpl_param_types and
+ * rpl_param_type_classify (rpl/snapshot.h). */
 
 /* ---- cubins (capture_cubin.c) ---- */
 

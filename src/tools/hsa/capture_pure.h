@@ -153,21 +153,8 @@ void ch_kernels_release(ch_kernels *t);
 
 /* ---- parameters (params.c) ---- */
 
-/*
- * The parameter types of a demangled function name ("ns::k<float>(float
- * const*, int)" -> "float const*", "int"), split at top-level commas.  *n
- * is 0 for "k()" and "k(void)".  RPL_EINPUT when the name has no parameter
- * list.  Free with ch_strv_free.
- */
-int ch_param_types(char ***out, size_t *n, const char *demangled);
-void ch_strv_free(char **v, size_t n);
-
-/*
- * Whether a parameter type is a pointer, and the element type it points to
- * (RPL_DTYPE_BYTES when unknown; pointers to pointers point to u64).  HIP
- * vector types count as their element type (float4 -> f32).
- */
-void ch_type_classify(const char *type, bool *pointer, rpl_dtype *pointee);
+/* Parameter types come from rpl_param_types and rpl_param_type_classify
+ * (rpl/snapshot.h). */
 
 /*
  * The snapshot's parameter list of a kernel: the explicit arguments of its

@@ -20,14 +20,14 @@ static void classify_name(const char *demangled)
     char **types = NULL;
     size_t n = 0;
 
-    if (cc_param_types(&types, &n, demangled) != 0)
+    if (rpl_param_types(&types, &n, demangled) != 0)
         return;
     for (size_t i = 0; i < n; i++) {
         bool pointer;
         rpl_dtype pointee;
-        cc_type_classify(types[i], &pointer, &pointee);
+        rpl_param_type_classify(types[i], &pointer, &pointee);
     }
-    cc_strv_free(types, n);
+    rpl_strv_free(types, n);
 }
 
 static int each_symbol(void *ud, const char *name, uint64_t size, bool function)

@@ -170,11 +170,11 @@ static void expect_types(const char *name, size_t n, const char *const *want)
     char **types = NULL;
     size_t got = 99;
 
-    assert_int_equal(cc_param_types(&types, &got, name), 0);
+    assert_int_equal(rpl_param_types(&types, &got, name), 0);
     assert_int_equal(got, n);
     for (size_t i = 0; i < n; i++)
         assert_string_equal(types[i], want[i]);
-    cc_strv_free(types, got);
+    rpl_strv_free(types, got);
 }
 
 static void test_param_types(void **state)
@@ -196,7 +196,7 @@ static void test_param_types(void **state)
                  3, nested);
     expect_types("k(int) [clone .kd]", 1, one);
     expect_types("empty()", 0, NULL);
-    assert_int_equal(cc_param_types(&types, &n, "plain_c_kernel"), RPL_EINPUT);
+    assert_int_equal(rpl_param_types(&types, &n, "plain_c_kernel"), RPL_EINPUT);
     assert_null(types);
     assert_int_equal(n, 0);
 }
@@ -206,7 +206,7 @@ static void expect_class(const char *type, bool pointer, rpl_dtype pointee)
     bool p = !pointer;
     rpl_dtype d = (rpl_dtype)(RPL_DTYPE_F64 + 1);
 
-    cc_type_classify(type, &p, &d);
+    rpl_param_type_classify(type, &p, &d);
     if (p != pointer || d != pointee)
         fail_msg("'%s': pointer %d dtype %d, want %d %d", type, p, (int)d, pointer, (int)pointee);
 }
@@ -268,8 +268,8 @@ static void test_config(void **state)
     cc_config c;
 
     (void)state;
-    assert_int_equal(cc_config_init(&c, "snap", "gemm|saxpy", "3", "/work/x"), 0);
-    assert_string_equal(c.dir, "/work/x/snap");
+    assert_int_equal(cc_config_init(&c, "snap", "gemm|saxpy", "3", "/data/x"), 0);
+    assert_string_equal(c.dir, "/data/x/snap");
     assert_int_equal(c.index, 3);
     assert_true(cc_config_matches(&c, "_Z5saxpymfPKfPf", "saxpy(unsigned long, float, ...)"));
     /* The mangled name is tried when the demangled one does not match. */

@@ -219,27 +219,27 @@ static void param_types_split_at_top_level(void **state)
     size_t n = 0;
 
     assert_int_equal(
-        ch_param_types(&v, &n, "void ns::gemm<float, 4>(float const*, Pair<int, long>, int)"), 0);
+        rpl_param_types(&v, &n, "void ns::gemm<float, 4>(float const*, Pair<int, long>, int)"), 0);
     assert_int_equal(n, 3);
     assert_string_equal(v[0], "float const*");
     assert_string_equal(v[1], "Pair<int, long>");
     assert_string_equal(v[2], "int");
-    ch_strv_free(v, n);
+    rpl_strv_free(v, n);
 
-    assert_int_equal(ch_param_types(&v, &n, "apply(void (*)(int, int), double*)"), 0);
+    assert_int_equal(rpl_param_types(&v, &n, "apply(void (*)(int, int), double*)"), 0);
     assert_int_equal(n, 2);
     assert_string_equal(v[0], "void (*)(int, int)");
     assert_string_equal(v[1], "double*");
-    ch_strv_free(v, n);
+    rpl_strv_free(v, n);
 
-    assert_int_equal(ch_param_types(&v, &n, "k()"), 0);
+    assert_int_equal(rpl_param_types(&v, &n, "k()"), 0);
     assert_int_equal(n, 0);
-    ch_strv_free(v, n);
-    assert_int_equal(ch_param_types(&v, &n, "k(void)"), 0);
+    rpl_strv_free(v, n);
+    assert_int_equal(rpl_param_types(&v, &n, "k(void)"), 0);
     assert_int_equal(n, 0);
-    ch_strv_free(v, n);
-    assert_int_equal(ch_param_types(&v, &n, "plain"), RPL_EINPUT);
-    assert_int_equal(ch_param_types(&v, &n, "broken)"), RPL_EINPUT);
+    rpl_strv_free(v, n);
+    assert_int_equal(rpl_param_types(&v, &n, "plain"), RPL_EINPUT);
+    assert_int_equal(rpl_param_types(&v, &n, "broken)"), RPL_EINPUT);
 }
 
 static void types_classify(void **state)
@@ -247,28 +247,28 @@ static void types_classify(void **state)
     bool ptr;
     rpl_dtype t;
 
-    ch_type_classify("float const*", &ptr, &t);
+    rpl_param_type_classify("float const*", &ptr, &t);
     assert_true(ptr);
     assert_int_equal(t, RPL_DTYPE_F32);
-    ch_type_classify("const double* __restrict__", &ptr, &t);
+    rpl_param_type_classify("const double* __restrict__", &ptr, &t);
     assert_true(ptr);
     assert_int_equal(t, RPL_DTYPE_F64);
-    ch_type_classify("unsigned char*", &ptr, &t);
+    rpl_param_type_classify("unsigned char*", &ptr, &t);
     assert_int_equal(t, RPL_DTYPE_U8);
-    ch_type_classify("__half*", &ptr, &t);
+    rpl_param_type_classify("__half*", &ptr, &t);
     assert_int_equal(t, RPL_DTYPE_F16);
-    ch_type_classify("HIP_vector_type<float, 4u>*", &ptr, &t);
+    rpl_param_type_classify("HIP_vector_type<float, 4u>*", &ptr, &t);
     assert_int_equal(t, RPL_DTYPE_F32);
-    ch_type_classify("int**", &ptr, &t);
+    rpl_param_type_classify("int**", &ptr, &t);
     assert_true(ptr);
     assert_int_equal(t, RPL_DTYPE_U64);
-    ch_type_classify("Node*", &ptr, &t);
+    rpl_param_type_classify("Node*", &ptr, &t);
     assert_true(ptr);
     assert_int_equal(t, RPL_DTYPE_BYTES);
-    ch_type_classify("int", &ptr, &t);
+    rpl_param_type_classify("int", &ptr, &t);
     assert_false(ptr);
     assert_int_equal(t, RPL_DTYPE_BYTES);
-    ch_type_classify("constant*", &ptr, &t); /* a type named "constant", not a qualifier */
+    rpl_param_type_classify("constant*", &ptr, &t); /* a type named "constant", not a qualifier */
     assert_true(ptr);
     assert_int_equal(t, RPL_DTYPE_BYTES);
 }

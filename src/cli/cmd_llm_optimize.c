@@ -420,6 +420,7 @@ done:
     {
         int exit_code = rc == 0 ? RPL_EXIT_OK : rpl_cli_fail(rc);
         rpl_llm_loop_result_release(&result);
+        rpl_llm_pipe_ctx_release(&pctx);
         free(branch_name);
         free(transcript);
         rpl_pipe_close(pipe);

@@ -154,11 +154,19 @@ struct rpl_optbranch;
 typedef struct rpl_llm_pipe_ctx {
     rpl_pipe *pipe;
     struct rpl_optbranch *branch; /* accepted candidates are committed here; NULL: dry run */
+    char *resources;              /* internal: the reference's static resources, as text */
+    char *resources_kernel;
 } rpl_llm_pipe_ctx;
+
+/* Free what the backend kept in `ctx` (not the pipe or the branch). */
+void rpl_llm_pipe_ctx_release(rpl_llm_pipe_ctx *ctx);
 
 /*
  * Fill `be` with the pipeline: ranking (rpl_pipe_ranked), the facts it has
- * (critical-path shares, wave size), rpl_pipe_run, rpl_pipe_record for the
+ * (critical-path shares; the architecture and the launch geometry from the
+ * kernel's snapshot, captured for it; the reference's registers, LDS,
+ * scratch, spills and occupancy once a candidate went through the static
+ * step), rpl_pipe_run, rpl_pipe_record for the
  * loop's own rejections, and for an accepted candidate the commit
  * (rpl_pipe_commit_message, rpl_optbranch_commit, rpl_pipe_note_commit)
  * and rpl_pipe_rebase; the reports with rpl_pipe_write_reports.  `ctx`

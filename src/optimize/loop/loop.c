@@ -224,6 +224,13 @@ static int render(loop_state *st, rpl_prompt_kind kind, char **out, unsigned ite
     return rc;
 }
 
+/* The backend's facts about the target, again: they grow as candidates are checked. */
+static int refresh_facts(loop_state *st)
+{
+    rpl_llm_facts_release(&st->facts);
+    return st->be->facts ? st->be->facts(st->be->ctx, st->target, &st->facts) : 0;
+}
+
 /* Make `name` the target: find it, its header, the facts and the fixed prompts. */
 static int set_target(loop_state *st, const char *name)
 {
@@ -240,8 +247,7 @@ static int set_target(loop_state *st, const char *name)
         return rpl_error_oom();
     if ((rc = kernel_header(&st->signature, st->best, st->kernel)) != 0)
         return rc;
-    rpl_llm_facts_release(&st->facts);
-    if (st->be->facts && (rc = st->be->facts(st->be->ctx, name, &st->facts)) != 0)
+    if ((rc = refresh_facts(st)) != 0)
         return rc;
     if ((rc = render(st, RPL_PROMPT_CONTRACT, &st->contract, 0, 0)) != 0)
         return rc;
@@ -562,7 +568,8 @@ static int run(loop_state *st)
         convo_reset(&st->convo);
         if (budget_spent(st) || interrupted(st))
             return 0;
-        if ((rc = render(st, RPL_PROMPT_USER, &prompt, it, 0)) != 0 ||
+        if ((it > 1 && (rc = refresh_facts(st)) != 0) ||
+            (rc = render(st, RPL_PROMPT_USER, &prompt, it, 0)) != 0 ||
             (rc = convo_add(&st->convo, RPL_LLM_USER, prompt)) != 0 ||
             (rc = one_turn(st, it, 0, &again)) != 0 || st->r->stop != RPL_LLM_LOOP_DONE)
             return rc;

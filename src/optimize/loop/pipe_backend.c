@@ -9,7 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
+#include "rpl/arch.h"
 #include "rpl/error.h"
+#include "rpl/json.h"
 #include "rpl/llm_loop.h"
 #include "rpl/optgit.h"
 #include "rpl/strbuf.h"
@@ -36,13 +40,103 @@ static int pb_ranking(void *ctx, rpl_path_kernel **kernels, size_t *n)
     return 0;
 }
 
+/* "grid (4096, 1, 1) x block (256, 1, 1) = 1048576 threads ..." from the snapshot. */
+static int geometry_text(char **out, const cJSON *launch)
+{
+    const cJSON *g = cJSON_GetObjectItemCaseSensitive(launch, "grid");
+    const cJSON *b = cJSON_GetObjectItemCaseSensitive(launch, "block");
+    double v[6], threads = 1, dyn = 0, stat = 0;
+    rpl_strbuf sb = RPL_STRBUF_INIT;
+    int rc;
+
+    *out = NULL;
+    for (int i = 0; i < 3; i++) {
+        const cJSON *gi = cJSON_GetArrayItem(g, i), *bi = cJSON_GetArrayItem(b, i);
+        if (!cJSON_IsNumber(gi) || !cJSON_IsNumber(bi))
+            return 0;
+        v[i] = gi->valuedouble;
+        v[3 + i] = bi->valuedouble;
+        threads *= v[i] * v[3 + i];
+    }
+    rpl_json_get_number(launch, "dynamic_shared_bytes", &dyn);
+    rpl_json_get_number(launch, "static_shared_bytes", &stat);
+    rpl_error_clear();
+    rc = rpl_strbuf_printf(&sb,
+                           "Grid (%.0f, %.0f, %.0f) blocks of (%.0f, %.0f, %.0f) threads: %.0f "
+                           "threads. Shared memory (LDS) per block: %.0f bytes static, %.0f "
+                           "dynamic. (The captured launch the candidates are checked and timed "
+                           "on.)",
+                           v[0], v[1], v[2], v[3], v[4], v[5], threads, stat, dyn);
+    if (rc == 0)
+        *out = rpl_strbuf_detach(&sb);
+    rpl_strbuf_release(&sb);
+    return rc;
+}
+
+static int arch_text(char **out, const char *name)
+{
+    const rpl_arch *a = rpl_arch_find(name);
+    rpl_strbuf sb = RPL_STRBUF_INIT;
+    bool amd;
+    int rc;
+
+    *out = NULL;
+    if (!a)
+        return 0;
+    amd = a->vendor == RPL_VENDOR_AMD;
+    rc = rpl_strbuf_printf(&sb,
+                           "%s (%s). %s size %u. Up to %u %ss per %s, %u blocks per %s, %u "
+                           "threads per block. %s per %s: %u bytes (%u per block).",
+                           a->name, a->family, amd ? "Wavefront" : "Warp", a->wave_size,
+                           a->max_waves_per_cu, amd ? "wave" : "warp", amd ? "CU" : "SM",
+                           a->max_blocks_per_cu, amd ? "CU" : "SM", a->max_workgroup_size,
+                           amd ? "LDS" : "Shared memory", amd ? "CU" : "SM", a->lds_per_cu,
+                           a->lds_per_workgroup);
+    if (rc == 0 && amd)
+        rc = rpl_strbuf_printf(&sb, " %u addressable VGPRs and %u SGPRs per wave.",
+                               a->addressable_vgprs, a->addressable_sgprs);
+    else if (rc == 0)
+        rc = rpl_strbuf_printf(&sb, " %u registers per SM, at most %u per thread.", a->regs_per_sm,
+                               a->max_regs_per_thread);
+    if (rc == 0)
+        *out = rpl_strbuf_detach(&sb);
+    rpl_strbuf_release(&sb);
+    return rc;
+}
+
+/* Arch and geometry from the kernel's snapshot (captured here if it was not yet). */
+static int snapshot_facts(rpl_llm_pipe_ctx *pc, const char *kernel, rpl_llm_facts *out)
+{
+    char *path = NULL;
+    cJSON *doc = NULL;
+    const char *arch = NULL;
+    int rc;
+
+    if ((rc = rpl_pipe_prepare(pc->pipe, kernel)) != 0)
+        return rc;
+    if (!(path = malloc(strlen(rpl_pipe_artifacts(pc->pipe)) + strlen(kernel) + 40)))
+        return rpl_error_oom();
+    sprintf(path, "%s/snapshots/%s/dispatch.json", rpl_pipe_artifacts(pc->pipe), kernel);
+    if (rpl_json_parse_file(&doc, path, 16u << 20) != 0) { /* a name the pipeline renamed */
+        rpl_error_clear();
+        free(path);
+        return 0;
+    }
+    free(path);
+    rc = geometry_text(&out->geometry, cJSON_GetObjectItemCaseSensitive(doc, "launch"));
+    if (rc == 0 && rpl_json_get_string(doc, "arch", &arch) == 0)
+        rc = arch_text(&out->arch_facts, arch);
+    rpl_error_clear();
+    cJSON_Delete(doc);
+    return rc;
+}
+
 static int pb_facts(void *ctx, const char *kernel, rpl_llm_facts *out)
 {
     rpl_llm_pipe_ctx *pc = ctx;
     const char *const *names = NULL;
     const double *ceilings = NULL;
     size_t count = rpl_pipe_ranked(pc->pipe, &names, &ceilings);
-    unsigned wave = rpl_pipe_wave_size(pc->pipe);
     rpl_strbuf sb = RPL_STRBUF_INIT;
     int rc = 0;
 
@@ -58,18 +152,51 @@ static int pb_facts(void *ctx, const char *kernel, rpl_llm_facts *out)
     if (rc == 0 && sb.len)
         out->critical_path = rpl_strbuf_detach(&sb);
     rpl_strbuf_release(&sb);
-    if (rc == 0 && wave) {
-        char text[64];
-        snprintf(text, sizeof(text), "Wavefront (warp) size %u.", wave);
-        if (!(out->arch_facts = strdup(text)))
+    if (rc == 0)
+        rc = snapshot_facts(pc, kernel, out);
+    if (rc == 0 && pc->resources_kernel && strcmp(pc->resources_kernel, kernel) == 0 &&
+        pc->resources && !(out->resources = strdup(pc->resources)))
+        rc = rpl_error_oom();
+    if (rc != 0)
+        rpl_llm_facts_release(out);
+    return rc;
+}
+
+/* The reference's resources as the static step measured them (`side` 0: original, 1: cand). */
+static int note_resources(rpl_llm_pipe_ctx *pc, const rpl_pipe_outcome *o, int side)
+{
+    static const char *const names[] = {"vgpr",          "sgpr",   "lds_bytes",
+                                        "scratch_bytes", "spills", "occupancy"};
+    static const char *const labels[] = {"VGPRs (registers)", "SGPRs",  "LDS/shared bytes",
+                                         "scratch bytes",     "spills", "occupancy (waves)"};
+    rpl_strbuf sb = RPL_STRBUF_INIT;
+    int rc = 0;
+
+    if (!o->steps[RPL_PIPE_STEP_STATIC].ran)
+        return 0;
+    for (size_t n = 0; rc == 0 && n < sizeof(names) / sizeof(names[0]); n++)
+        for (size_t i = 0; rc == 0 && i < o->nmetrics; i++)
+            if (strcmp(o->metrics[i].name, names[n]) == 0)
+                rc = rpl_strbuf_printf(&sb, "%s%s %.0f", sb.len ? ", " : "", labels[n],
+                                       side ? o->metrics[i].candidate : o->metrics[i].original);
+    if (rc == 0 && sb.len) {
+        free(pc->resources);
+        free(pc->resources_kernel);
+        pc->resources_kernel = strdup(o->kernel);
+        pc->resources = rpl_strbuf_detach(&sb);
+        if (!pc->resources || !pc->resources_kernel)
             rc = rpl_error_oom();
     }
+    rpl_strbuf_release(&sb);
     return rc;
 }
 
 static int pb_run(void *ctx, const rpl_pipe_candidate *c, rpl_pipe_outcome **out)
 {
-    return rpl_pipe_run(((rpl_llm_pipe_ctx *)ctx)->pipe, c, out);
+    rpl_llm_pipe_ctx *pc = ctx;
+    int rc = rpl_pipe_run(pc->pipe, c, out);
+
+    return rc == 0 ? note_resources(pc, *out, 0) : rc;
 }
 
 static int pb_reject(void *ctx, const rpl_pipe_candidate *c, rpl_pipe_decision d,
@@ -108,12 +235,21 @@ static int pb_accept(void *ctx, const rpl_pipe_outcome *o, const rpl_pipe_candid
     }
     if (rc == 0)
         rc = rpl_pipe_rebase(pc->pipe, o);
+    if (rc == 0) /* the candidate is the reference now */
+        rc = note_resources(pc, o, 1);
     return rc;
 }
 
 static int pb_reports(void *ctx)
 {
     return rpl_pipe_write_reports(((rpl_llm_pipe_ctx *)ctx)->pipe);
+}
+
+void rpl_llm_pipe_ctx_release(rpl_llm_pipe_ctx *ctx)
+{
+    free(ctx->resources);
+    free(ctx->resources_kernel);
+    ctx->resources = ctx->resources_kernel = NULL;
 }
 
 void rpl_llm_loop_pipe_backend(rpl_llm_loop_backend *be, rpl_llm_pipe_ctx *ctx)

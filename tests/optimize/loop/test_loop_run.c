@@ -357,8 +357,11 @@ static void six_answers(void **state)
     expect_in(p, "grid 4096x1x1, block 256x1x1", "prompt 1");
     expect_in(p, "out[i] = a * in[i];", "prompt 1");
     expect_in(p, "This is the first proposal.", "prompt 1");
-    expect_in(system, "__global__ void scale(float *out, const float *in, float a, int n)",
-              "the system prompt");
+    expect_in(system, "expert GPU performance engineer", "the system prompt");
+    expect_in(p,
+              "Keep the signature exactly: __global__ void scale(float *out, const float *in, "
+              "float a, int n)",
+              "prompt 1");
     free(p);
     free(system);
     /* Each failure's feedback is in the next request. */

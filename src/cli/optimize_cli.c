@@ -336,6 +336,7 @@ int rpl_optimize_session_outcome(rpl_optimize_session *s, const rpl_pipe_outcome
 
     printf("%s  %s  %s: %s\n", oc->id, oc->kernel, rpl_pipe_decision_name(oc->decision),
            oc->message);
+    fflush(stdout);
     if (oc->decision != RPL_PIPE_ACCEPTED)
         return 0;
     if ((rc = rpl_pipe_commit_message(s->pipe, oc, &msg)) != 0)
@@ -359,6 +360,7 @@ int rpl_optimize_session_outcome(rpl_optimize_session *s, const rpl_pipe_outcome
     }
     free(subject);
     free(msg);
+    fflush(stdout); /* before a later Ctrl-C ends the process */
     return rc;
 }
 

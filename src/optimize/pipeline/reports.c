@@ -93,13 +93,6 @@ static void testcase(jw *j, const rpl_pipe *p, size_t i)
     snprintf(name, sizeof(name), "rocm-perf.optimize.%s", o->kernel);
     attr(j, "classname", name);
     attr_num(j, "time", true, o->seconds);
-    if (o->decision != RPL_PIPE_ACCEPTED) {
-        start(j, "failure");
-        attr(j, "type", rpl_pipe_decision_name(o->decision));
-        attr(j, "message", o->message);
-        j->bad |= xmlTextWriterWriteString(j->w, X(o->message)) < 0;
-        end(j);
-    }
     start(j, "properties");
     property(j, "decision", rpl_pipe_decision_name(o->decision));
     property(j, "origin", origin_name(o->origin));
@@ -113,6 +106,13 @@ static void testcase(jw *j, const rpl_pipe *p, size_t i)
     if (p->commits[i])
         property(j, "commit", p->commits[i]);
     end(j);
+    if (o->decision != RPL_PIPE_ACCEPTED) {
+        start(j, "failure");
+        attr(j, "type", rpl_pipe_decision_name(o->decision));
+        attr(j, "message", o->message);
+        j->bad |= xmlTextWriterWriteString(j->w, X(o->message)) < 0;
+        end(j);
+    }
     start(j, "system-out");
     snprintf(name, sizeof(name), "[[ATTACHMENT|%s]]\n[[ATTACHMENT|%s]]\n", o->source_path,
              o->build_log_path);
@@ -124,7 +124,7 @@ static void testcase(jw *j, const rpl_pipe *p, size_t i)
 static int write_junit(const rpl_pipe *p, const char *path)
 {
     xmlBufferPtr buf = xmlBufferCreate();
-    char stamp[32], host[256] = "localhost", name[300];
+    char stamp[32], host[256] = "localhost", name[4200];
     size_t failures = 0;
     time_t now = time(NULL);
     struct tm tm;
@@ -164,6 +164,14 @@ static int write_junit(const rpl_pipe *p, const char *path)
     end(&j);
     for (size_t i = 0; i < p->noutcomes; i++)
         testcase(&j, p, i);
+    start(&j, "system-out");
+    snprintf(name, sizeof(name),
+             "[[ATTACHMENT|%s/summary.md]]\n[[ATTACHMENT|%s/optimize-log.json]]\n", p->artifacts,
+             p->artifacts);
+    j.bad |= xmlTextWriterWriteString(j.w, X(name)) < 0;
+    end(&j);
+    start(&j, "system-err");
+    end(&j);
     end(&j);
     end(&j);
     j.bad |= xmlTextWriterEndDocument(j.w) < 0;

@@ -365,14 +365,17 @@ static int step_test(cstate *s)
                       t->seed_flag ? ", seed " : "", t->seed_flag ? seed : "");
         rc = pipe_run(&res, (const char *const *)argv, NULL, s->p->opts.run_timeout_ms, NULL);
         pipe_argv_free(argv);
-        if (rc == RPL_ENOTFOUND) {
+        if (rc == RPL_ENOTFOUND)
+            rc = rpl_error_set(RPL_EENV, "cannot run the built program");
+        if (rc != 0 && rc != RPL_ETIMEOUT) {
             rpl_spawn_result_release(&res);
-            return rpl_error_set(RPL_EENV, "cannot run the built program");
+            break;
         }
-        if (rc == RPL_ETIMEOUT || !res.exited || res.exit_code != 0)
-            rc = pipe_set(&why, "the program's own check failed%s%s%s (%s): %s",
+        rc = 0;
+        if (res.timed_out || !res.exited || res.exit_code != 0)
+            rc = pipe_set(&why, "the program's own check failed%s%s%s%s (%s): %s",
                           t->seed_flag ? " with " : "", t->seed_flag ? t->seed_flag : "",
-                          t->seed_flag ? seed : "",
+                          t->seed_flag ? " " : "", t->seed_flag ? seed : "",
                           res.timed_out ? "time limit"
                           : res.exited  ? "non-zero exit"
                                         : "signal",

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "pipe_int.h"
+#include "rpl/cleanup.h"
 #include "rpl/error.h"
 
 void pipe_argv_free(char **argv)
@@ -202,6 +203,12 @@ int pipe_run(rpl_spawn_result *res, const char *const *argv, const char *cwd, in
         free(cmd);
     }
     rc = rpl_spawn_run(res, &o);
+    /* A Ctrl-C reaches the child too; what it left undone says nothing about the candidate. */
+    if (rpl_interrupted()) {
+        if (log)
+            rpl_strbuf_puts(log, "[interrupted]\n");
+        return rpl_interrupt_check();
+    }
     if (log && (rc == 0 || rc == RPL_ETIMEOUT)) {
         rpl_strbuf_puts(log, res->out ? res->out : "");
         rpl_strbuf_puts(log, res->err ? res->err : "");

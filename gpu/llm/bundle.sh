@@ -5,7 +5,7 @@
 # prompt templates, the kernel sources and the check itself.  Nothing is compiled for
 # the GPU here: the pipeline builds the original and every candidate with the GPU
 # machine's nvcc.  libclang is the GPU machine's own (libclang-16).
-#   gpu/llm/bundle.sh build/dev .device-llm
+#   gpu/llm/bundle.sh build/gpu .device-llm
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "$1" && pwd)

@@ -20,7 +20,8 @@
 # repository and nothing printed may hold it.  summary.py prints the table and writes
 # $OUT/results.json; $OUT also gets summary.txt, machine.txt, branches.txt, key.txt,
 # six.tar.gz and shift.tar.gz (reports, transcript, candidates, requests, output) and
-# logs.tar.gz: 8 files.  Takes about 4-6 minutes.
+# logs.tar.gz: 8 files.  Exit 0 when every check passes, 1 when one fails, 77
+# without a GPU.  Takes about 4-6 minutes.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 bundle=${RPL_BUNDLE:-$(cd "$(dirname "$0")" && pwd)}
@@ -58,6 +59,10 @@ trap finish EXIT
     echo "rocm-perf: $("$rp" version 2>&1)"
 } | tee "$work/logs/machine.txt" "$out/machine.txt" >&2
 [ -x "$rp" ] || { log "missing $rp"; exit 1; }
+if [ ! -e /dev/nvidia0 ] && [ ! -d /proc/driver/nvidia/gpus ]; then
+    log "no NVIDIA GPU: skipped"
+    exit 77
+fi
 
 repo=$work/repo
 mkdir -p "$repo/src"
@@ -129,7 +134,9 @@ else
     echo "key leaked: no" | tee "$out/key.txt" >&2
 fi
 python3 "$bundle/summary.py" "$work/keep" "$out" | tee "$out/summary.txt"
+status=${PIPESTATUS[0]}
 # At most 8 files come back from $OUT: one archive per run.
 for name in six shift; do
     tar -czf "$out/$name.tar.gz" -C "$work/keep" "$name" 2>/dev/null
 done
+exit "$status"

@@ -98,4 +98,6 @@ branches = load(os.path.join(out, "branches.txt"), "text") or ""
 check("the checkout is untouched", "checkout untouched: yes" in branches)
 with open(os.path.join(out, "results.json"), "w") as f:
     json.dump(results, f, indent=1)
-print(f"\n{sum(c['pass'] for c in results['checks'])}/{len(results['checks'])} checks pass")
+passed = sum(c["pass"] for c in results["checks"])
+print(f"\n{passed}/{len(results['checks'])} checks pass")
+sys.exit(0 if passed == len(results["checks"]) else 1)

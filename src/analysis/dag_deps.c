@@ -14,6 +14,9 @@
  * the operations launched by regions whose "stream" argument has that value
  * (the launch latest at or before the time, else the first after); failing
  * that, a handle that reads as an integer names the stream with that rocpd id.
+ *
+ * The index built here (enqueue times, launches, records, the lanes' roles
+ * towards the default stream) also serves the host-side edges of dag_host.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -21,44 +24,9 @@
 #include "dag_internal.h"
 #include "rpl/error.h"
 
-enum sync_kind { SYNC_NONE = 0, SYNC_RECORD = 1, SYNC_WAIT = 2 };
-
-static const char *const record_names[] = {
-    "hipEventRecord",
-    "hipEventRecord_spt",
-    "hipEventRecordWithFlags",
-    "cudaEventRecord",
-    "cudaEventRecord_ptsz",
-    "cudaEventRecordWithFlags",
-    "cudaEventRecordWithFlags_ptsz",
-    "cuEventRecord",
-    "cuEventRecord_ptsz",
-    "cuEventRecordWithFlags",
-    "cuEventRecordWithFlags_ptsz",
-};
-static const char *const wait_names[] = {
-    "hipStreamWaitEvent",       "hipStreamWaitEvent_spt", "cudaStreamWaitEvent",
-    "cudaStreamWaitEvent_ptsz", "cuStreamWaitEvent",      "cuStreamWaitEvent_ptsz",
-};
-
-#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
-
-static enum sync_kind sync_kind_of(const char *name)
-{
-    if (!name || (name[0] != 'h' && name[0] != 'c'))
-        return SYNC_NONE;
-    for (size_t i = 0; i < NELEM(record_names); i++)
-        if (strcmp(name, record_names[i]) == 0)
-            return SYNC_RECORD;
-    for (size_t i = 0; i < NELEM(wait_names); i++)
-        if (strcmp(name, wait_names[i]) == 0)
-            return SYNC_WAIT;
-    return SYNC_NONE;
-}
-
-/* Value of the argument called `name1` or `name2`, else the one at `pos`; NULL if empty. */
-static const char *arg_value(const rpl_trace *t, const rpl_region *r, const char *name1,
-                             const char *name2, uint32_t pos)
+/* Value of the argument called `name1` or `name2`, else the unnamed one at `pos`; NULL if empty. */
+const char *rpl_dag_region_arg(const rpl_trace *t, const rpl_region *r, const char *name1,
+                               const char *name2, uint32_t pos)
 {
     const rpl_arg *args = t->args.items + r->args_first;
     const char *v = NULL;
@@ -75,7 +43,7 @@ static const char *arg_value(const rpl_trace *t, const rpl_region *r, const char
 
 static const char *stream_arg(const rpl_trace *t, const rpl_region *r, uint32_t pos)
 {
-    return arg_value(t, r, "stream", "hStream", pos);
+    return rpl_dag_region_arg(t, r, "stream", "hStream", pos);
 }
 
 typedef struct corr_entry {
@@ -95,14 +63,8 @@ static int cmp_corr(const void *a, const void *b)
     return (x->region > y->region) - (x->region < y->region);
 }
 
-/* A (process, handle, time) keyed entry: launches and records. */
-typedef struct handle_entry {
-    int64_t pid;
-    const char *handle;
-    int64_t time;
-    uint32_t value; /* a lane (launches) or a node (records) */
-    uint8_t unresolved;
-} handle_entry;
+typedef rpl_dag_handle_entry handle_entry;
+typedef rpl_dag_stream_lane stream_lane;
 
 static int cmp_handle(const void *a, const void *b)
 {
@@ -140,11 +102,6 @@ static bool same_handle(const handle_entry *e, int64_t pid, const char *handle)
     return e->pid == pid && e->handle == handle;
 }
 
-typedef struct stream_lane {
-    int64_t pid, id;
-    uint32_t lane;
-} stream_lane;
-
 static int cmp_stream_lane(const void *a, const void *b)
 {
     const stream_lane *x = a, *y = b;
@@ -153,15 +110,6 @@ static int cmp_stream_lane(const void *a, const void *b)
         return x->pid < y->pid ? -1 : 1;
     return (x->id > y->id) - (x->id < y->id);
 }
-
-typedef struct deps {
-    rpl_dag_builder *b;
-    int64_t *enq; /* per node: non-decreasing along each lane */
-    handle_entry *launches;
-    uint32_t nlaunches;
-    stream_lane *streams; /* stream lanes by (pid, rocpd id) */
-    uint32_t nstreams;
-} deps;
 
 static bool parse_int(const char *s, int64_t *out)
 {
@@ -177,8 +125,8 @@ static bool parse_int(const char *s, int64_t *out)
     return true;
 }
 
-/* The lane a stream handle names at `time`, or RPL_NONE. */
-static uint32_t resolve_stream(const deps *d, int64_t pid, const char *handle, int64_t time)
+uint32_t rpl_dag_deps_resolve_stream(const rpl_dag_deps *d, int64_t pid, const char *handle,
+                                     int64_t time)
 {
     uint32_t i = lower_bound(d->launches, d->nlaunches, pid, handle,
                              time < INT64_MAX ? time + 1 : time),
@@ -206,8 +154,7 @@ static uint32_t resolve_stream(const deps *d, int64_t pid, const char *handle, i
     return RPL_NONE;
 }
 
-/* Position in the lane of the first node with enqueue time > time (count when none). */
-static uint32_t lane_after(const deps *d, uint32_t lane, int64_t time)
+uint32_t rpl_dag_deps_lane_after(const rpl_dag_deps *d, uint32_t lane, int64_t time)
 {
     const rpl_dag *dag = d->b->dag;
     const uint32_t *nodes = dag->lane_nodes + dag->lanes[lane].first;
@@ -224,32 +171,130 @@ static uint32_t lane_after(const deps *d, uint32_t lane, int64_t time)
     return lo;
 }
 
-/* Enqueue times and the launch table (regions with a stream argument that launched a node). */
-static int index_launches(deps *d)
+uint32_t rpl_dag_deps_event_node(const rpl_dag_deps *d, int64_t pid, const char *event,
+                                 int64_t time, bool *found)
+{
+    uint32_t i = event ? lower_bound(d->records, d->nrecords, pid, event, time) : 0;
+
+    *found = i > 0 && same_handle(&d->records[i - 1], pid, event) && !d->records[i - 1].unresolved;
+    return *found ? d->records[i - 1].value : RPL_NONE;
+}
+
+/* Interned names repeat: remember the last classification of each (a small direct-mapped cache). */
+typedef struct api_cache {
+    const char *name[256];
+    rpl_dag_api api[256];
+} api_cache;
+
+static void classify_cached(api_cache *c, const char *name, rpl_dag_api *out)
+{
+    size_t h = ((uintptr_t)name >> 3) & 255;
+
+    if (!name || c->name[h] != name) {
+        rpl_dag_api_classify(name, &c->api[h]);
+        c->name[h] = name;
+    }
+    *out = c->api[h];
+}
+
+int rpl_dag_deps_scan(rpl_dag_deps *d, rpl_dag_builder *b, uint8_t *has_sync, bool *needed)
+{
+    const rpl_trace *t = b->trace;
+    rpl_dag *dag = b->dag;
+    api_cache *cache = calloc(1, sizeof(*cache));
+
+    memset(d, 0, sizeof(*d));
+    d->b = b;
+    *needed = false;
+    d->api = malloc(((size_t)t->regions.count + 1) * sizeof(*d->api));
+    if (!cache || !d->api) {
+        free(cache);
+        return rpl_error_oom();
+    }
+    for (uint32_t r = 0; r < t->regions.count; r++) {
+        const rpl_region *reg = &t->regions.items[r];
+        rpl_dag_api *a = &d->api[r];
+        uint32_t p;
+
+        classify_cached(cache, reg->name, a);
+        if (a->kind == RPL_DAG_API_OTHER)
+            continue;
+        if (a->kind == RPL_DAG_API_RECORD || a->kind == RPL_DAG_API_WAIT)
+            dag->sync_regions++;
+        else
+            dag->blocking_calls++;
+        p = rpl_dag_process_index(b, reg->pid);
+        if (p != RPL_NONE)
+            has_sync[p] = 1;
+    }
+    free(cache);
+    *needed = (dag->sync_regions > 0 || dag->blocking_calls > 0) && dag->node_count > 0;
+    return 0;
+}
+
+/* The null stream as HIP and CUDA print it; cudaStreamLegacy is 0x1, cudaStreamPerThread 0x2. */
+static int null_stream_role(const char *h, bool per_thread_api)
+{
+    static const char *const nulls[] = {"0", "0x0", "(nil)", "(null)", "NULL", "nullptr"};
+
+    if (strcmp(h, "0x1") == 0)
+        return RPL_DAG_ROLE_LEGACY;
+    if (strcmp(h, "0x2") == 0)
+        return RPL_DAG_ROLE_PER_THREAD;
+    for (size_t i = 0; i < sizeof(nulls) / sizeof(nulls[0]); i++)
+        if (strcmp(h, nulls[i]) == 0)
+            return per_thread_api ? RPL_DAG_ROLE_PER_THREAD : RPL_DAG_ROLE_LEGACY;
+    return RPL_DAG_ROLE_STREAM;
+}
+
+/*
+ * The lane's role votes: an operation launched by a call without a stream
+ * parameter, or with the null stream, runs on the default stream: the
+ * per-thread one for a per-thread variant (or cudaStreamPerThread), else the
+ * legacy one.  A lane with any per-thread vote is per-thread.
+ */
+static void vote_role(uint8_t *votes, const rpl_dag_api *a, const char *stream)
+{
+    int role = RPL_DAG_ROLE_STREAM;
+
+    if (a->implicit_stream)
+        role = a->per_thread ? RPL_DAG_ROLE_PER_THREAD : RPL_DAG_ROLE_LEGACY;
+    else if (stream)
+        role = null_stream_role(stream, a->per_thread);
+    if (role != RPL_DAG_ROLE_STREAM)
+        *votes |= (uint8_t)(1u << role);
+}
+
+/* Enqueue times, the launch table (regions with a stream argument that launched a node), roles. */
+static int index_launches(rpl_dag_deps *d)
 {
     rpl_dag_builder *b = d->b;
     const rpl_trace *t = b->trace;
     rpl_dag *dag = b->dag;
     corr_entry *corr = malloc(((size_t)t->regions.count + 1) * sizeof(*corr));
     uint32_t ncorr = 0;
-    int rc = 0;
 
     d->enq = malloc(((size_t)dag->node_count + 1) * sizeof(*d->enq));
+    d->launch = malloc(((size_t)dag->node_count + 1) * sizeof(*d->launch));
+    d->lane_role = calloc((size_t)dag->lane_count + 1, 1);
     d->launches = malloc(((size_t)t->regions.count + 1) * sizeof(*d->launches));
-    if (!corr || !d->enq || !d->launches) {
+    if (!corr || !d->enq || !d->launch || !d->lane_role || !d->launches) {
         free(corr);
         return rpl_error_oom();
     }
-    /* Regions that may have launched an operation (sync calls launch nothing). */
+    /* Regions that may have launched an operation (synchronising calls launch nothing). */
     for (uint32_t r = 0; r < t->regions.count; r++) {
         const rpl_region *reg = &t->regions.items[r];
+        uint8_t k = d->api[r].kind;
 
-        if (reg->correlation_id != 0 && sync_kind_of(reg->name) == SYNC_NONE)
+        if (reg->correlation_id != 0 && (k == RPL_DAG_API_OTHER || k == RPL_DAG_API_BLOCKING_OP))
             corr[ncorr++] = (corr_entry){reg->source, reg->correlation_id, r};
     }
     qsort(corr, ncorr, sizeof(*corr), cmp_corr);
-    for (uint32_t i = 0; i < dag->node_count; i++)
+    for (uint32_t i = 0; i < dag->node_count; i++) {
         d->enq[i] = dag->nodes[i].start;
+        d->launch[i] = RPL_NONE;
+    }
     /* Operations in trace order (their records are large; sequential reads are cheap). */
     for (uint32_t op = 0; ncorr > 0 && op < dag->node_count; op++) {
         uint32_t i = b->node_of_op[op], lo = 0, hi = ncorr;
@@ -271,6 +316,8 @@ static int index_launches(deps *d)
             const char *s = stream_arg(t, r, RPL_NONE);
 
             d->enq[i] = r->start;
+            d->launch[i] = corr[lo].region;
+            vote_role(&d->lane_role[n->lane], &d->api[corr[lo].region], s);
             if (s)
                 d->launches[d->nlaunches++] = (handle_entry){r->pid, s, r->start, n->lane, 0};
         }
@@ -279,8 +326,14 @@ static int index_launches(deps *d)
     qsort(d->launches, d->nlaunches, sizeof(*d->launches), cmp_handle);
     for (uint32_t l = 0; l < dag->lane_count; l++) {
         const rpl_dag_lane *lane = &dag->lanes[l];
+        uint8_t v = d->lane_role[l];
         int64_t max = INT64_MIN;
 
+        d->lane_role[l] = v & (1u << RPL_DAG_ROLE_PER_THREAD) ? RPL_DAG_ROLE_PER_THREAD
+                          : v & (1u << RPL_DAG_ROLE_LEGACY)   ? RPL_DAG_ROLE_LEGACY
+                                                              : RPL_DAG_ROLE_STREAM;
+        dag->legacy_lanes += d->lane_role[l] == RPL_DAG_ROLE_LEGACY;
+        dag->per_thread_lanes += d->lane_role[l] == RPL_DAG_ROLE_PER_THREAD;
         for (uint32_t k = 0; k < lane->count; k++) {
             uint32_t i = dag->lane_nodes[lane->first + k];
 
@@ -297,11 +350,11 @@ static int index_launches(deps *d)
             d->streams[d->nstreams++] =
                 (stream_lane){dag->lanes[l].pid, t->streams.items[dag->lanes[l].ref].id, l};
     qsort(d->streams, d->nstreams, sizeof(*d->streams), cmp_stream_lane);
-    return rc;
+    return 0;
 }
 
 /* Records: (pid, event, time) -> the node the event captured. */
-static int index_records(deps *d, handle_entry **out, uint32_t *count)
+static int index_records(rpl_dag_deps *d)
 {
     const rpl_trace *t = d->b->trace;
     const rpl_dag *dag = d->b->dag;
@@ -316,17 +369,17 @@ static int index_records(deps *d, handle_entry **out, uint32_t *count)
         uint32_t lane, pos;
         handle_entry e;
 
-        if (sync_kind_of(reg->name) != SYNC_RECORD)
+        if (d->api[r].kind != RPL_DAG_API_RECORD)
             continue;
-        event = arg_value(t, reg, "event", "hEvent", 0);
+        event = rpl_dag_region_arg(t, reg, "event", "hEvent", 0);
         stream = stream_arg(t, reg, 1);
         if (!event)
             continue;
         e = (handle_entry){reg->pid, event, reg->start, RPL_NONE, 1};
-        lane = stream ? resolve_stream(d, reg->pid, stream, reg->start) : RPL_NONE;
+        lane = stream ? rpl_dag_deps_resolve_stream(d, reg->pid, stream, reg->start) : RPL_NONE;
         if (lane != RPL_NONE) {
             /* The last node of the lane enqueued before the record. */
-            pos = reg->start > INT64_MIN ? lane_after(d, lane, reg->start - 1) : 0;
+            pos = reg->start > INT64_MIN ? rpl_dag_deps_lane_after(d, lane, reg->start - 1) : 0;
             e.unresolved = 0;
             if (pos > 0)
                 e.value = dag->lane_nodes[dag->lanes[lane].first + pos - 1];
@@ -334,30 +387,48 @@ static int index_records(deps *d, handle_entry **out, uint32_t *count)
         rec[n++] = e;
     }
     qsort(rec, n, sizeof(*rec), cmp_handle);
-    *out = rec;
-    *count = n;
+    d->records = rec;
+    d->nrecords = n;
     return 0;
 }
 
-static int add_wait(deps *d, const rpl_region *reg, const handle_entry *rec, uint32_t nrec)
+int rpl_dag_deps_index(rpl_dag_deps *d)
+{
+    int rc = index_launches(d);
+
+    return rc ? rc : index_records(d);
+}
+
+void rpl_dag_deps_release(rpl_dag_deps *d)
+{
+    free(d->api);
+    free(d->enq);
+    free(d->launch);
+    free(d->lane_role);
+    free(d->launches);
+    free(d->streams);
+    free(d->records);
+    memset(d, 0, sizeof(*d));
+}
+
+static int add_wait(rpl_dag_deps *d, const rpl_region *reg)
 {
     rpl_dag_builder *b = d->b;
     const rpl_trace *t = b->trace;
     rpl_dag *dag = b->dag;
     const char *stream = stream_arg(t, reg, 0);
-    const char *event = arg_value(t, reg, "event", "hEvent", 1);
-    uint32_t lane, i, pos, u, v;
+    const char *event = rpl_dag_region_arg(t, reg, "event", "hEvent", 1);
+    uint32_t lane, pos, u, v;
+    bool found;
     char ubuf[256], vbuf[256];
 
-    lane = stream ? resolve_stream(d, reg->pid, stream, reg->start) : RPL_NONE;
-    i = event ? lower_bound(rec, nrec, reg->pid, event, reg->start) : 0;
-    if (lane == RPL_NONE || i == 0 || !same_handle(&rec[i - 1], reg->pid, event) ||
-        rec[i - 1].unresolved) {
+    lane = stream ? rpl_dag_deps_resolve_stream(d, reg->pid, stream, reg->start) : RPL_NONE;
+    u = rpl_dag_deps_event_node(d, reg->pid, event, reg->start, &found);
+    if (lane == RPL_NONE || !found) {
         dag->waits_unresolved++;
         return 0;
     }
-    u = rec[i - 1].value;
-    pos = lane_after(d, lane, reg->start);
+    pos = rpl_dag_deps_lane_after(d, lane, reg->start);
     if (u == RPL_NONE || pos == dag->lanes[lane].count)
         return 0;
     v = dag->lane_nodes[dag->lanes[lane].first + pos];
@@ -378,37 +449,13 @@ static int add_wait(deps *d, const rpl_region *reg, const handle_entry *rec, uin
     return rpl_dag_edge_add(b, u, v, RPL_DAG_EDGE_EVENT_WAIT);
 }
 
-int rpl_dag_event_waits(rpl_dag_builder *b, uint8_t *has_sync)
+int rpl_dag_event_waits(rpl_dag_deps *d)
 {
-    const rpl_trace *t = b->trace;
-    rpl_dag *dag = b->dag;
-    deps d = {b, NULL, NULL, 0, NULL, 0};
-    handle_entry *rec = NULL;
-    uint32_t nrec = 0;
+    const rpl_trace *t = d->b->trace;
     int rc = 0;
 
-    for (uint32_t r = 0; r < t->regions.count; r++) {
-        const rpl_region *reg = &t->regions.items[r];
-        uint32_t p;
-
-        if (sync_kind_of(reg->name) == SYNC_NONE)
-            continue;
-        dag->sync_regions++;
-        p = rpl_dag_process_index(b, reg->pid);
-        if (p != RPL_NONE)
-            has_sync[p] = 1;
-    }
-    if (dag->sync_regions == 0 || dag->node_count == 0)
-        return 0;
-    rc = index_launches(&d);
-    if (rc == 0)
-        rc = index_records(&d, &rec, &nrec);
     for (uint32_t r = 0; rc == 0 && r < t->regions.count; r++)
-        if (sync_kind_of(t->regions.items[r].name) == SYNC_WAIT)
-            rc = add_wait(&d, &t->regions.items[r], rec, nrec);
-    free(rec);
-    free(d.enq);
-    free(d.launches);
-    free(d.streams);
+        if (d->api[r].kind == RPL_DAG_API_WAIT)
+            rc = add_wait(d, &t->regions.items[r]);
     return rc;
 }

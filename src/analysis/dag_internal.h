@@ -2,6 +2,7 @@
 #ifndef RPL_DAG_INTERNAL_H
 #define RPL_DAG_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -29,10 +30,89 @@ int rpl_dag_nodes_build(rpl_dag_builder *b);
 /* Program-order edges between neighbours of a lane. */
 int rpl_dag_program_order(rpl_dag_builder *b);
 /*
- * Event record -> stream wait edges.  Sets has_sync[p] for every process p
- * (index into b->pids) that has a record or wait region.
+ * What an API region does for the DAG, from its name (dag_api.c).  Names are
+ * read without CUPTI's "_v<N>" version suffix and without the per-thread
+ * default stream suffixes "_ptsz", "_ptds" and "_spt", which set per_thread.
  */
-int rpl_dag_event_waits(rpl_dag_builder *b, uint8_t *has_sync);
+typedef enum rpl_dag_api_kind {
+    RPL_DAG_API_OTHER = 0,   /* a launch, or nothing the DAG reads */
+    RPL_DAG_API_RECORD,      /* event record */
+    RPL_DAG_API_WAIT,        /* stream wait on an event */
+    RPL_DAG_API_DEVICE_SYNC, /* device synchronise, or a free that synchronises the device */
+    RPL_DAG_API_STREAM_SYNC, /* stream synchronise */
+    RPL_DAG_API_EVENT_SYNC,  /* event synchronise */
+    RPL_DAG_API_BLOCKING_OP  /* synchronous copy or memset: returns when its operation ended */
+} rpl_dag_api_kind;
+
+typedef struct rpl_dag_api {
+    uint8_t kind;         /* rpl_dag_api_kind */
+    bool per_thread;      /* a per-thread default stream variant (_ptsz, _ptds, _spt) */
+    bool implicit_stream; /* has no stream parameter: runs on the default stream */
+} rpl_dag_api;
+
+void rpl_dag_api_classify(const char *name, rpl_dag_api *out);
+
+/* Lane roles towards the default stream (rpl_dag_deps.lane_role). */
+enum { RPL_DAG_ROLE_STREAM = 0, RPL_DAG_ROLE_LEGACY = 1, RPL_DAG_ROLE_PER_THREAD = 2 };
+
+/* A (process, handle, time) keyed entry: launches and records. */
+typedef struct rpl_dag_handle_entry {
+    int64_t pid;
+    const char *handle;
+    int64_t time;
+    uint32_t value; /* a lane (launches) or a node (records) */
+    uint8_t unresolved;
+} rpl_dag_handle_entry;
+
+typedef struct rpl_dag_stream_lane {
+    int64_t pid, id;
+    uint32_t lane;
+} rpl_dag_stream_lane;
+
+/*
+ * What the API regions say about the operations (dag_deps.c): enqueue
+ * times, the region that launched each node, stream handles, event records
+ * and the lanes' roles towards the legacy default stream.
+ */
+typedef struct rpl_dag_deps {
+    rpl_dag_builder *b;
+    rpl_dag_api *api;   /* per region */
+    int64_t *enq;       /* per node: non-decreasing along each lane */
+    uint32_t *launch;   /* per node: the region that launched it, or RPL_NONE */
+    uint8_t *lane_role; /* per lane: RPL_DAG_ROLE_* */
+    rpl_dag_handle_entry *launches;
+    uint32_t nlaunches;
+    rpl_dag_stream_lane *streams; /* stream lanes by (pid, rocpd id) */
+    uint32_t nstreams;
+    rpl_dag_handle_entry *records; /* (pid, event, time) -> the node the event captured */
+    uint32_t nrecords;
+} rpl_dag_deps;
+
+/*
+ * Classify the regions, count them in the dag (sync_regions, blocking_calls)
+ * and set has_sync[p] for every process p (index into b->pids) that has a
+ * record, wait or blocking region.  *needed: whether any region matters.
+ */
+int rpl_dag_deps_scan(rpl_dag_deps *d, rpl_dag_builder *b, uint8_t *has_sync, bool *needed);
+/* Enqueue times, launches, lane roles and records; after rpl_dag_deps_scan. */
+int rpl_dag_deps_index(rpl_dag_deps *d);
+void rpl_dag_deps_release(rpl_dag_deps *d);
+/* The lane a stream handle names at `time` in process `pid`, or RPL_NONE. */
+uint32_t rpl_dag_deps_resolve_stream(const rpl_dag_deps *d, int64_t pid, const char *handle,
+                                     int64_t time);
+/* Position in the lane of the first node with enqueue time > time (count when none). */
+uint32_t rpl_dag_deps_lane_after(const rpl_dag_deps *d, uint32_t lane, int64_t time);
+/* The node a record of `event` before `time` captured: RPL_NONE with *found false if none. */
+uint32_t rpl_dag_deps_event_node(const rpl_dag_deps *d, int64_t pid, const char *event,
+                                 int64_t time, bool *found);
+/* Value of the argument called `name1` or `name2`, else the unnamed one at `pos`; NULL if empty. */
+const char *rpl_dag_region_arg(const rpl_trace *t, const rpl_region *r, const char *name1,
+                               const char *name2, uint32_t pos);
+
+/* Event record -> stream wait edges (dag_deps.c). */
+int rpl_dag_event_waits(rpl_dag_deps *d);
+/* Host blocking calls and legacy default stream barriers (dag_host.c). */
+int rpl_dag_host_edges(rpl_dag_deps *d);
 /* Inferred edges in the processes p whose infer[p] is set. */
 int rpl_dag_infer_edges(rpl_dag_builder *b, const uint8_t *infer);
 /* Sort, deduplicate and index the edges (CSR); counts by kind. */

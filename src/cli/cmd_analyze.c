@@ -346,6 +346,21 @@ static int print_roofline(void *arg)
     return rc ? rc : rpl_json_print(&ctx->roofline_text, ctx->roofline_doc);
 }
 
+/* After the table: the critical path's make-up and its dominant kernel (dag.json). */
+static int print_dominant(const analyze_ctx *ctx)
+{
+    char *text = NULL;
+    int rc = rpl_dag_dominant_text(&text, ctx->dag);
+
+    if (rc)
+        return rc;
+    printf("%s(details: rocm-perf report %s)\n", text, ctx->opts.out_dir);
+    free(text);
+    if (fflush(stdout) != 0 || ferror(stdout))
+        rc = rpl_error_set(RPL_EIO, "writing to standard output failed");
+    return rc;
+}
+
 /*
  * --out DIR: every analysis writes its file here, in the order profile.json,
  * dag.json, roofline.json and analysis.json; the first error stops the rest.
@@ -375,6 +390,8 @@ static int write_outputs(analyze_ctx *ctx)
         rc = job_wait(&ctx->print_job);
     if (!rc)
         rc = rpl_roofline_write_outputs(ctx->opts.out_dir, ctx->analysis, ctx->roofline_text);
+    if (!rc && !ctx->opts.json)
+        rc = print_dominant(ctx);
     return rc;
 }
 

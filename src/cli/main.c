@@ -19,6 +19,8 @@ static const rpl_cli_cmd commands[] = {
     {"help", cmd_help, "show help for rocm-perf or a subcommand"},
     {"inspect", cmd_inspect, "registers, LDS, scratch and occupancy of compiled kernels"},
     {"kernels", cmd_kernels, "kernels, signatures, loops and unroll guardrails of a source"},
+    {"llm-optimize", cmd_llm_optimize,
+     "LLM closed loop: proposals checked, measured, fed back, committed; dominance-aware"},
     {"new-test", cmd_new_test, "write a kernel-test scaffold (portable kernel + CMakeLists.txt)"},
     {"optimize", cmd_optimize,
      "guarded optimizer: unroll or a candidate, checked, measured, committed"},

@@ -113,6 +113,12 @@ static void add_counts(doc *d, cJSON *root, const rpl_dag *dag)
         add_int(d, sync, "regions", dag->sync_regions);
         add_int(d, sync, "waits_unresolved", dag->waits_unresolved);
         add_int(d, sync, "inferred_processes", dag->inferred_processes);
+        add_int(d, sync, "blocking_calls", dag->blocking_calls);
+        add_int(d, sync, "blocking_unresolved", dag->blocking_unresolved);
+        add_int(d, sync, "host_edges_dropped", dag->host_edges_dropped);
+        add_int(d, sync, "legacy_default_lanes", dag->legacy_lanes);
+        add_int(d, sync, "per_thread_default_lanes", dag->per_thread_lanes);
+        add_int(d, sync, "nonblocking_lanes", dag->nonblocking_lanes);
     }
 }
 

@@ -227,9 +227,11 @@ static void header(svg *s, const rpl_dag *dag)
     }
     put(s,
         "</text>\n<text x=\"10\" y=\"42\" fill=\"#555\">%u operations on %u lanes, %u on the "
-        "path; edges: %u program order, %u event wait, %u inferred; overlap %.2f</text>\n",
+        "path; edges: %u program order, %u event wait, %u host sync, %u default stream, %u "
+        "inferred; overlap %.2f</text>\n",
         dag->node_count, dag->lane_count, dag->path_len,
         dag->edge_counts[RPL_DAG_EDGE_PROGRAM_ORDER], dag->edge_counts[RPL_DAG_EDGE_EVENT_WAIT],
+        dag->edge_counts[RPL_DAG_EDGE_HOST_SYNC], dag->edge_counts[RPL_DAG_EDGE_DEFAULT_STREAM],
         dag->edge_counts[RPL_DAG_EDGE_INFERRED], dag->overlap);
 }
 

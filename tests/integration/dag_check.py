@@ -3,9 +3,11 @@
 
 usage:
   dag_check.py analyze ROCM_PERF DB OUTDIR SCHEMA VALIDATOR [--event-waits N | --min-event-waits N]
-               [--inferred N] [--unresolved N]
+               [--inferred N] [--unresolved N] [--host-sync N] [--default-stream N]
+               [--dominant NAME] [--path-kernels NAME|NAME...]
       rocm-perf analyze DB --out OUTDIR must exit 0 and write OUTDIR/dag.json that
-      validates against SCHEMA, with the given edge counts.
+      validates against SCHEMA, with the given edge counts, dominant kernel and
+      the set of kernels on the critical path.
   dag_check.py generated ROCM_PERF GEN DB OUTDIR SCHEMA VALIDATOR
       rpl_gen_rocpd writes DB (it prints how many waits it wrote); analyze --out
       must find every one of them as an event_wait edge and infer nothing.
@@ -52,7 +54,18 @@ def check_counts(doc, args):
     edges = doc["edges"]
     it = iter(args)
     for opt in it:
-        want = int(next(it))
+        value = next(it)
+        if opt == "--dominant":
+            if doc["dominant_symbol"] != value:
+                fail(f"dominant {doc['dominant_symbol']!r}, expected {value!r}")
+            continue
+        if opt == "--path-kernels":
+            on_path = sorted({s["name"] for s in doc["critical_path"] if s["kind"] == "kernel"})
+            want_names = sorted(value.split("|"))
+            if on_path != want_names:
+                fail(f"kernels on the critical path {on_path}, expected {want_names}")
+            continue
+        want = int(value)
         if opt == "--event-waits" and edges["event_wait"] != want:
             fail(f"event_wait edges {edges['event_wait']}, expected {want}")
         elif opt == "--min-event-waits" and edges["event_wait"] < want:
@@ -61,7 +74,12 @@ def check_counts(doc, args):
             fail(f"inferred edges {edges['inferred']}, expected {want}")
         elif opt == "--unresolved" and doc["sync"]["waits_unresolved"] != want:
             fail(f"unresolved waits {doc['sync']['waits_unresolved']}, expected {want}")
-        elif opt not in ("--event-waits", "--min-event-waits", "--inferred", "--unresolved"):
+        elif opt == "--host-sync" and edges["host_sync"] != want:
+            fail(f"host_sync edges {edges['host_sync']}, expected {want}")
+        elif opt == "--default-stream" and edges["default_stream"] != want:
+            fail(f"default_stream edges {edges['default_stream']}, expected {want}")
+        elif opt not in ("--event-waits", "--min-event-waits", "--inferred", "--unresolved",
+                         "--host-sync", "--default-stream"):
             fail(f"unknown option {opt}")
 
 
@@ -106,7 +124,7 @@ def report(rocm_perf, d, xmllint):
             fail(f"bad complete event {e}")
     starts = sorted(e["id"] for e in ev if e["ph"] == "s")
     ends = sorted(e["id"] for e in ev if e["ph"] == "f" and e.get("bp") == "e")
-    cross = dag["edges"]["event_wait"] + dag["edges"]["inferred"]
+    cross = dag["edges"]["total"] - dag["edges"]["program_order"]
     if starts != ends or len(starts) != cross:
         fail(f"{len(starts)} flow starts, {len(ends)} flow ends, {cross} cross-lane edges")
     critical = [e for e in slices if e["args"]["critical"]]

@@ -7,6 +7,11 @@
  *  - event waits: an event record followed by a stream wait, read from API
  *    regions (hipEventRecord / hipStreamWaitEvent, the CUDA runtime and
  *    driver forms); docs/schemas/dag-dependencies.md is the contract;
+ *  - host synchronisation: an operation issued on a host thread after a
+ *    blocking call returned (synchronous copy or memset, device, stream or
+ *    event synchronise, a synchronising free) depends on what the call
+ *    waited for;
+ *  - the legacy default stream's implicit barriers with blocking streams;
  *  - inferred edges, only in processes without any such region, by the rule
  *    in docs/USER_GUIDE.md ("dag"): a node depends on the latest-ending other
  *    node of its process that ended no later than it started and no more than
@@ -32,9 +37,11 @@ typedef enum rpl_dag_node_kind {
 typedef enum rpl_dag_edge_kind {
     RPL_DAG_EDGE_PROGRAM_ORDER = 0,
     RPL_DAG_EDGE_EVENT_WAIT = 1,
-    RPL_DAG_EDGE_INFERRED = 2
+    RPL_DAG_EDGE_INFERRED = 2,
+    RPL_DAG_EDGE_HOST_SYNC = 3,     /* the host waited for u before it issued v */
+    RPL_DAG_EDGE_DEFAULT_STREAM = 4 /* a legacy default stream barrier */
 } rpl_dag_edge_kind;
-#define RPL_DAG_EDGE_KINDS 3
+#define RPL_DAG_EDGE_KINDS 5
 
 typedef enum rpl_dag_lane_kind {
     RPL_DAG_LANE_STREAM = 0,
@@ -127,10 +134,16 @@ typedef struct rpl_dag {
     uint32_t path_len;
 
     uint32_t edge_counts[RPL_DAG_EDGE_KINDS];
-    uint32_t sync_regions;       /* record/wait regions seen */
-    uint32_t waits_unresolved;   /* waits that gave no edge (unknown stream or event) */
-    uint32_t inferred_processes; /* processes that got inferred edges */
-    rpl_dag_opts opts;           /* as used (filter set to NULL) */
+    uint32_t sync_regions;        /* record/wait regions seen */
+    uint32_t waits_unresolved;    /* waits that gave no edge (unknown stream or event) */
+    uint32_t blocking_calls;      /* host blocking regions seen (copies, synchronise, free) */
+    uint32_t blocking_unresolved; /* stream/event synchronisations naming no known stream/record */
+    uint32_t host_edges_dropped;  /* host edges the timestamps contradict (not added) */
+    uint32_t legacy_lanes;        /* lanes recognised as the legacy default stream */
+    uint32_t per_thread_lanes;    /* lanes recognised as a per-thread default stream */
+    uint32_t nonblocking_lanes;   /* lanes left out of the barriers: their timestamps overlap */
+    uint32_t inferred_processes;  /* processes that got inferred edges */
+    rpl_dag_opts opts;            /* as used (filter set to NULL) */
 
     int64_t t0;               /* earliest start in the trace, ns */
     int64_t critical_path_ns; /* longest path by durations */

@@ -12,7 +12,7 @@
 #include "rpl/kernel_filter.h"
 #include "rpl/trace.h"
 
-#define RPL_DAG_SCHEMA_VERSION "1.0"
+#define RPL_DAG_SCHEMA_VERSION "1.1"
 #define RPL_DAG_JSON_NAME      "dag.json"
 /* Critical-path segments listed in dag.json at most (the rest is summarised). */
 #define RPL_DAG_JSON_MAX_SEGMENTS 1000
@@ -41,6 +41,13 @@ int rpl_dag_perfetto_write(const char *path, const rpl_dag *dag, const rpl_trace
 
 /* A static SVG timeline: one lane per stream/queue, the critical path highlighted. */
 int rpl_dag_svg_write(const char *path, const rpl_dag *dag);
+
+/*
+ * Three lines on the critical path for `rocm-perf analyze --out`: its
+ * length, what it is made of (application kernels, helpers, copies) and
+ * the dominant kernel, or why none dominates.  *out is malloc'ed.
+ */
+int rpl_dag_dominant_text(char **out, const rpl_dag *dag);
 
 /* The human summary printed by `rocm-perf report` (appended to *out, free()). */
 int rpl_dag_summary_text(char **out, const rpl_dag *dag, size_t top);

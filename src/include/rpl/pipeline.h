@@ -181,6 +181,8 @@ typedef enum rpl_pipe_decision {
     RPL_PIPE_REJECT_SLOWER,           /* "slower": the candidate is slower (the CI says so, or
                                          the whole application got slower) */
     RPL_PIPE_REJECT_NOT_SIGNIFICANT,  /* "not-significant": not proven min_gain faster */
+    RPL_PIPE_REJECT_PATCH,            /* "patch": llm-optimize rejected the model's reply itself
+                                         (no kernel in it, edits outside the kernel) */
     RPL_PIPE_DECISIONS
 } rpl_pipe_decision;
 
@@ -290,6 +292,25 @@ int rpl_pipe_prepare(rpl_pipe *p, const char *kernel);
  * reports.
  */
 int rpl_pipe_run(rpl_pipe *p, const rpl_pipe_candidate *c, rpl_pipe_outcome **out);
+
+/*
+ * Record a candidate its caller rejected before the pipeline (llm-optimize:
+ * a reply that breaks the output contract, a changed signature found in the
+ * source) with `decision` and the one-line `message`, so that it appears in
+ * the reports like any other.  *out as for rpl_pipe_run.
+ */
+int rpl_pipe_record(rpl_pipe *p, const rpl_pipe_candidate *c, rpl_pipe_decision decision,
+                    const char *message, rpl_pipe_outcome **out);
+
+/*
+ * Make an accepted outcome the reference of the next candidates (llm-optimize
+ * goes on from its best): its source becomes the original text, its build
+ * and code objects what candidates are measured against, and its
+ * whole-application profile the one gated against and ranked
+ * (rpl_pipe_ranked).  The snapshots, and with them the correctness
+ * reference, stay those captured from the original.
+ */
+int rpl_pipe_rebase(rpl_pipe *p, const rpl_pipe_outcome *o);
 
 /*
  * The commit message of an accepted outcome (rpl_commit_msg_format): subject

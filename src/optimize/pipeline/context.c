@@ -96,7 +96,7 @@ static int check_source_state(rpl_pipe *p)
 }
 
 /* Rank the profiled kernels defined in the source by 1/(1-f). */
-static int rank(rpl_pipe *p, const cJSON *dag)
+int pipe_rank(rpl_pipe *p, const cJSON *dag)
 {
     const cJSON *syms = cJSON_GetObjectItemCaseSensitive(dag, "symbols"), *s;
     double cp = NAN;
@@ -160,7 +160,7 @@ static int profile_original(rpl_pipe *p)
     pipe_progress(p, NULL, RPL_PIPE_STEP_APP, "profiling the original program");
     if ((rc = pipe_set(&dir, "%s/profile-original", p->artifacts)) == 0 &&
         (rc = pipe_profile_app(p, p->orig.program, dir, &dag)) == 0)
-        rc = rank(p, dag);
+        rc = pipe_rank(p, dag);
     cJSON_Delete(dag);
     free(dir);
     return rc;

@@ -26,7 +26,7 @@ const char *rpl_pipe_step_name(rpl_pipe_step step)
 const char *rpl_pipe_decision_name(rpl_pipe_decision d)
 {
     static const char *const names[RPL_PIPE_DECISIONS] = {
-        "accepted",         "build",  "signature",      "static", "wrong-result",
-        "nondeterministic", "slower", "not-significant"};
+        "accepted",         "build",  "signature",       "static", "wrong-result",
+        "nondeterministic", "slower", "not-significant", "patch"};
     return (unsigned)d < RPL_PIPE_DECISIONS ? names[d] : "unknown";
 }

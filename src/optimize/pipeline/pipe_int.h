@@ -94,6 +94,13 @@ int pipe_run(rpl_spawn_result *res, const char *const *argv, const char *cwd, in
 int pipe_kernel_get(rpl_pipe *p, const char *name, pipe_kernel **out);
 void pipe_outcome_free(rpl_pipe_outcome *o);
 
+/*
+ * Rank the kernels of the source profiled in `dag` (dag.json) by 1/(1-f)
+ * into p->ranked and p->ceilings (appended: empty them first), and set
+ * p->app_ns.
+ */
+int pipe_rank(rpl_pipe *p, const cJSON *dag);
+
 /* Builds (build.c). */
 int pipe_build_make(rpl_pipe *p, pipe_build *b, const char *text, size_t len, bool *failed);
 int pipe_build_codeobj(rpl_pipe *p, pipe_build *b, const char *arch, const char *co_path,

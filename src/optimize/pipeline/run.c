@@ -636,3 +636,32 @@ fail:
     free(s.cand_ns);
     return rc;
 }
+
+int rpl_pipe_record(rpl_pipe *p, const rpl_pipe_candidate *c, rpl_pipe_decision decision,
+                    const char *message, rpl_pipe_outcome **out)
+{
+    pipe_kernel k = {0};
+    cstate s = {.p = p, .c = c, .k = &k};
+    int rc;
+
+    *out = NULL;
+    if (!c || !c->kernel || !c->text || !c->strategy || decision == RPL_PIPE_ACCEPTED ||
+        (unsigned)decision >= RPL_PIPE_DECISIONS)
+        return rpl_error_set(RPL_EUSAGE, "a recorded candidate needs a kernel, a text, a "
+                                         "strategy and a rejection");
+    k.display = (char *)c->kernel; /* not captured: nothing runs */
+    if ((rc = outcome_new(&s)) == 0) {
+        s.o->decision = decision;
+        free(s.o->build_log_path); /* nothing was built */
+        s.o->build_log_path = NULL;
+        rc = pipe_set(&s.o->message, "%s", message && message[0] ? message : "rejected");
+    }
+    if (rc == 0)
+        rc = keep(&s);
+    if (rc != 0) {
+        pipe_outcome_free(s.o);
+        return rc;
+    }
+    *out = s.o;
+    return 0;
+}

@@ -446,7 +446,7 @@ static void test_json_document(void **state)
     t_wait(s.t, 160, "2", "0xe1");
     dag = t_build(s.t, RPL_DAG_INFER_AUTO, 0);
     assert_int_equal(rpl_dag_json(&doc, dag, inputs, 1, "^__amd"), 0);
-    assert_string_equal(cJSON_GetObjectItem(doc, "schema_version")->valuestring, "1.0");
+    assert_string_equal(cJSON_GetObjectItem(doc, "schema_version")->valuestring, "1.1");
     assert_int_equal(cJSON_GetObjectItem(doc, "critical_path_ns")->valuedouble, 300);
     assert_int_equal(cJSON_GetObjectItem(doc, "span_ns")->valuedouble, 350);
     assert_int_equal(cJSON_GetObjectItem(doc, "nodes_on_path")->valuedouble, 3);

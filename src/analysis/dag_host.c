@@ -1,0 +1,667 @@
+/*
+ * Host-side ordering as DAG edges; the rules are docs/schemas/dag-dependencies.md §5-§6.
+ *
+ * Host synchronisation (`host_sync`).  A blocking call (a synchronous copy or
+ * memset, a device, stream or event synchronise, a free that synchronises
+ * the device) returns at its region's end T.  Every operation issued (its
+ * launch region's start) at or after T by the same host thread depends on
+ * what the call waited for: its own operation (copy, memset); the last
+ * operation of every lane of the process enqueued before the call (device);
+ * of the named stream (stream); the operation the event's latest record
+ * captured (event).  Only the first operation of each lane issued after the
+ * call gets the edges: the lane's later operations follow by program order.
+ *
+ * Legacy default stream (`default_stream`).  An operation on a lane that is
+ * the legacy default stream depends on the operation last enqueued before it
+ * on every other lane of its process; an operation on another lane depends
+ * on the operation last enqueued before it on each legacy lane.  A lane
+ * whose barrier edges the timestamps contradict was a non-blocking stream
+ * (the trace does not record stream flags): it keeps none of them.
+ *
+ * A host edge that the barriers already imply (a blocking stream's operation
+ * before a legacy one, or the other way round) is not added again; nor are
+ * the operations a device synchronisation waited for that the legacy
+ * stream's last operation waited for already.  An edge whose target starts
+ * more than tolerance_ns before its source ends is not added and is counted
+ * (host_edges_dropped).
+ *
+ * Cost: the barriers take one pass in enqueue order after a radix sort, with
+ * at most one edge per operation and lane it moved; the host edges one pass
+ * per host thread in issue order, with at most one edge per waited lane for
+ * the first operation of each lane after a call.  A work budget (spend())
+ * bounds the host part for hostile traces.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dag_internal.h"
+#include "radix_sort.h"
+#include "rpl/error.h"
+#include "rpl/log.h"
+
+/* A blocking call: the nodes it waited for are wait[first .. first + count) or an op list. */
+typedef struct host_call {
+    int64_t pid, tid, end;
+    uint32_t region;
+    uint32_t first, count; /* slice of the wait pool */
+    uint32_t op_head;      /* blocking op: its first node (then op_next), RPL_NONE if none */
+} host_call;
+
+typedef struct host_ctx {
+    rpl_dag_deps *d;
+    rpl_dag *dag;
+    uint32_t *pos;             /* node -> position in its lane */
+    uint32_t *proc_lane_first; /* process index -> its first lane (lanes sorted by pid) */
+    uint32_t *proc_lane_count;
+    uint32_t *wait; /* wait pool */
+    uint32_t nwait, wait_cap;
+    uint32_t *op_next;     /* blocking op lists, per node */
+    uint8_t *nonblocking;  /* per lane: left out of the barriers */
+    uint64_t pool_budget;  /* steps left for the waited sets */
+    uint64_t apply_budget; /* steps left for applying them */
+    bool over_budget;
+} host_ctx;
+
+/*
+ * One step of the host rules' work; false once the budget is spent.  Real
+ * traces stay far below it (32 steps per operation and blocking call, for
+ * collecting and for applying the waited sets); a hostile one with a device
+ * synchronisation between operations on thousands of lanes would otherwise
+ * take time quadratic in its size.
+ */
+static bool spend(host_ctx *h, uint64_t *budget)
+{
+    if (*budget == 0) {
+        h->over_budget = true;
+        return false;
+    }
+    (*budget)--;
+    return true;
+}
+
+/* A lane the legacy default stream's barriers order against (blocking stream or legacy). */
+static bool barrier_lane(const host_ctx *h, uint32_t lane)
+{
+    return h->dag->legacy_lanes > 0 && !h->nonblocking[lane];
+}
+
+/*
+ * Whether u -> v already follows from the default stream's barriers (so a
+ * host edge would only repeat it): u is on a blocking lane and v on a legacy
+ * one, or the other way round, and u was enqueued before v.
+ */
+static bool barrier_implies(const host_ctx *h, uint32_t u, uint32_t v)
+{
+    uint32_t lu = h->dag->nodes[u].lane, lv = h->dag->nodes[v].lane;
+    const uint8_t *role = h->d->lane_role;
+
+    if (lu == lv || !barrier_lane(h, lu) || !barrier_lane(h, lv) ||
+        h->dag->lanes[lu].pid != h->dag->lanes[lv].pid)
+        return false;
+    if ((role[lu] == RPL_DAG_ROLE_LEGACY) == (role[lv] == RPL_DAG_ROLE_LEGACY))
+        return false;
+    return h->d->enq[u] < h->d->enq[v];
+}
+
+static int pool_push(host_ctx *h, uint32_t node)
+{
+    if (h->nwait == h->wait_cap) {
+        uint32_t ncap = h->wait_cap ? h->wait_cap * 2 : 256;
+        uint32_t *p;
+
+        if (h->wait_cap >= UINT32_MAX / 2)
+            return rpl_error_set(RPL_EINPUT, "trace has too many host synchronisations");
+        p = realloc(h->wait, (size_t)ncap * sizeof(*p));
+        if (!p)
+            return rpl_error_oom();
+        h->wait = p;
+        h->wait_cap = ncap;
+    }
+    h->wait[h->nwait++] = node;
+    return 0;
+}
+
+/* The last node of `lane` enqueued before `time`, or RPL_NONE. */
+static uint32_t last_before(const host_ctx *h, uint32_t lane, int64_t time)
+{
+    uint32_t pos = time > INT64_MIN ? rpl_dag_deps_lane_after(h->d, lane, time - 1) : 0;
+
+    return pos > 0 ? h->dag->lane_nodes[h->dag->lanes[lane].first + pos - 1] : RPL_NONE;
+}
+
+/*
+ * Add u -> v unless program order already says it; an edge that points
+ * backward in time (or in its lane) is counted and left out.
+ */
+static int add_edge(host_ctx *h, uint32_t u, uint32_t v, rpl_dag_edge_kind kind)
+{
+    rpl_dag *dag = h->dag;
+
+    if (u == v)
+        return 0;
+    if (dag->nodes[u].lane == dag->nodes[v].lane) {
+        if (h->pos[u] < h->pos[v])
+            return 0;
+        dag->host_edges_dropped++;
+        return 0;
+    }
+    if (dag->nodes[u].end - dag->nodes[v].start > dag->opts.tolerance_ns) {
+        dag->host_edges_dropped++;
+        return 0;
+    }
+    return rpl_dag_edge_add(h->d->b, u, v, kind);
+}
+
+/* What the blocking call in region r waited for, into the pool (blocking ops: later). */
+static int collect_wait(host_ctx *h, uint32_t r, host_call *c)
+{
+    const rpl_trace *t = h->d->b->trace;
+    const rpl_region *reg = &t->regions.items[r];
+    uint32_t p = rpl_dag_process_index(h->d->b, reg->pid), node, lane, legacy_last = RPL_NONE;
+    const char *arg;
+    bool found;
+    int rc = 0;
+
+    c->first = h->nwait;
+    switch (h->d->api[r].kind) {
+    case RPL_DAG_API_DEVICE_SYNC:
+        /* The legacy stream's last operation, when there is one, stands for those before it. */
+        for (uint32_t l = 0; l < h->proc_lane_count[p] && spend(h, &h->pool_budget); l++) {
+            lane = h->proc_lane_first[p] + l;
+            node = h->d->lane_role[lane] == RPL_DAG_ROLE_LEGACY ? last_before(h, lane, reg->start)
+                                                                : RPL_NONE;
+            if (node != RPL_NONE &&
+                (legacy_last == RPL_NONE || h->d->enq[node] > h->d->enq[legacy_last]))
+                legacy_last = node;
+        }
+        for (uint32_t l = 0; rc == 0 && l < h->proc_lane_count[p] && spend(h, &h->pool_budget);
+             l++) {
+            node = last_before(h, h->proc_lane_first[p] + l, reg->start);
+            if (node != RPL_NONE && (legacy_last == RPL_NONE || node == legacy_last ||
+                                     !barrier_implies(h, node, legacy_last)))
+                rc = pool_push(h, node);
+        }
+        break;
+    case RPL_DAG_API_STREAM_SYNC:
+        arg = rpl_dag_region_arg(t, reg, "stream", "hStream", 0);
+        lane = arg ? rpl_dag_deps_resolve_stream(h->d, reg->pid, arg, reg->start) : RPL_NONE;
+        if (lane == RPL_NONE || h->dag->lanes[lane].pid != reg->pid) {
+            h->dag->blocking_unresolved++;
+            break;
+        }
+        node = last_before(h, lane, reg->start);
+        if (node != RPL_NONE)
+            rc = pool_push(h, node);
+        break;
+    case RPL_DAG_API_EVENT_SYNC:
+        arg = rpl_dag_region_arg(t, reg, "event", "hEvent", 0);
+        node = rpl_dag_deps_event_node(h->d, reg->pid, arg, reg->start, &found);
+        if (!found)
+            h->dag->blocking_unresolved++;
+        else if (node != RPL_NONE)
+            rc = pool_push(h, node);
+        break;
+    default:
+        break;
+    }
+    c->count = h->nwait - c->first;
+    return rc;
+}
+
+static int cmp_call(const void *a, const void *b)
+{
+    const host_call *x = a, *y = b;
+
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    if (x->tid != y->tid)
+        return x->tid < y->tid ? -1 : 1;
+    if (x->end != y->end)
+        return x->end < y->end ? -1 : 1;
+    return (x->region > y->region) - (x->region < y->region);
+}
+
+/* A host thread: its calls are calls[first .. first + count), sorted by end. */
+typedef struct host_thread {
+    int64_t pid, tid;
+    uint32_t first, count;
+} host_thread;
+
+static uint32_t find_thread(const host_thread *th, uint32_t n, int64_t pid, int64_t tid)
+{
+    uint32_t lo = 0, hi = n;
+
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+
+        if (th[mid].pid < pid || (th[mid].pid == pid && th[mid].tid < tid))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && th[lo].pid == pid && th[lo].tid == tid ? lo : RPL_NONE;
+}
+
+/* Per target lane: the calls of the current thread already applied to it. */
+typedef struct lane_state {
+    uint32_t thread_stamp, applied;
+    uint32_t best_stamp, best; /* the newest waited node of this (source) lane for one target */
+} lane_state;
+
+/* Keep u if it is the newest waited node of its lane seen for the current target. */
+static void consider(const host_ctx *h, lane_state *ls, uint32_t stamp, uint32_t *touched,
+                     uint32_t *ntouched, uint32_t u)
+{
+    uint32_t x = h->dag->nodes[u].lane;
+
+    if (ls[x].best_stamp != stamp) {
+        ls[x].best_stamp = stamp;
+        ls[x].best = u;
+        touched[(*ntouched)++] = x;
+    } else if (h->pos[u] > h->pos[ls[x].best]) {
+        ls[x].best = u;
+    }
+}
+
+/* The edges into target v from calls[from .. to) of its thread: one per waited lane. */
+static int apply_calls(host_ctx *h, const host_call *calls, uint32_t from, uint32_t to, uint32_t v,
+                       lane_state *ls, uint32_t stamp, uint32_t *touched)
+{
+    uint32_t ntouched = 0;
+    int rc = 0;
+
+    for (uint32_t k = from; k < to && spend(h, &h->apply_budget); k++) {
+        const host_call *c = &calls[k];
+
+        for (uint32_t i = 0; i < c->count && spend(h, &h->apply_budget); i++)
+            consider(h, ls, stamp, touched, &ntouched, h->wait[c->first + i]);
+        for (uint32_t u = c->op_head; u != RPL_NONE && spend(h, &h->apply_budget);
+             u = h->op_next[u])
+            consider(h, ls, stamp, touched, &ntouched, u);
+    }
+    for (uint32_t k = 0; rc == 0 && k < ntouched; k++)
+        if (!barrier_implies(h, ls[touched[k]].best, v))
+            rc = add_edge(h, ls[touched[k]].best, v, RPL_DAG_EDGE_HOST_SYNC);
+    return rc;
+}
+
+static int host_sync_edges(host_ctx *h)
+{
+    rpl_dag_deps *d = h->d;
+    rpl_dag *dag = h->dag;
+    const rpl_trace *t = d->b->trace;
+    host_call *calls = malloc(((size_t)dag->blocking_calls + 1) * sizeof(*calls));
+    host_thread *th = malloc(((size_t)dag->blocking_calls + 1) * sizeof(*th));
+    uint64_t *keys = malloc(((size_t)dag->node_count + 1) * sizeof(*keys));
+    uint32_t *order = malloc(((size_t)dag->node_count + 1) * sizeof(*order));
+    uint32_t *group = malloc(((size_t)dag->node_count + 1) * sizeof(*group));
+    uint32_t *gfirst = NULL, *byg = NULL;
+    uint32_t *touched = malloc(((size_t)dag->lane_count + 1) * sizeof(*touched));
+    lane_state *ls = calloc((size_t)dag->lane_count + 1, sizeof(*ls));
+    uint32_t nc = 0, nth = 0, m = 0, stamp = 0;
+    int64_t min_issue = INT64_MAX;
+    int rc = 0;
+
+    h->op_next = malloc(((size_t)dag->node_count + 1) * sizeof(*h->op_next));
+    if (!calls || !th || !keys || !order || !group || !touched || !ls || !h->op_next) {
+        rc = rpl_error_oom();
+        goto done;
+    }
+    /* The blocking calls of the DAG's processes, by (pid, tid, end). */
+    for (uint32_t r = 0; rc == 0 && r < t->regions.count; r++) {
+        uint8_t k = d->api[r].kind;
+        const rpl_region *reg = &t->regions.items[r];
+
+        if (k < RPL_DAG_API_DEVICE_SYNC || rpl_dag_process_index(d->b, reg->pid) == RPL_NONE)
+            continue;
+        calls[nc] = (host_call){reg->pid, reg->tid, reg->end, r, 0, 0, RPL_NONE};
+        rc = collect_wait(h, r, &calls[nc]);
+        nc++;
+    }
+    if (rc || nc == 0)
+        goto done;
+    qsort(calls, nc, sizeof(*calls), cmp_call);
+    /* A blocking op's nodes: those its region launched. */
+    for (uint32_t i = 0; i < dag->node_count; i++)
+        h->op_next[i] = RPL_NONE;
+    for (uint32_t i = dag->node_count; i > 0; i--) {
+        uint32_t r = d->launch[i - 1], lo = 0, hi = nc;
+
+        if (r == RPL_NONE || d->api[r].kind != RPL_DAG_API_BLOCKING_OP)
+            continue;
+        /* Calls of one region are unique; find it by (pid, tid, end, region). */
+        {
+            const rpl_region *reg = &t->regions.items[r];
+            host_call key = {reg->pid, reg->tid, reg->end, r, 0, 0, 0};
+
+            while (lo < hi) {
+                uint32_t mid = lo + (hi - lo) / 2;
+
+                if (cmp_call(&calls[mid], &key) < 0)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+        }
+        if (lo < nc && calls[lo].region == r) {
+            h->op_next[i - 1] = calls[lo].op_head;
+            calls[lo].op_head = i - 1;
+        }
+    }
+    for (uint32_t k = 0; k < nc; k++) {
+        if (nth == 0 || th[nth - 1].pid != calls[k].pid || th[nth - 1].tid != calls[k].tid)
+            th[nth++] = (host_thread){calls[k].pid, calls[k].tid, k, 0};
+        th[nth - 1].count++;
+    }
+    /* Targets: nodes launched by a region of a thread with blocking calls, by (thread, issue). */
+    for (uint32_t i = 0; i < dag->node_count; i++) {
+        const rpl_region *reg;
+
+        group[i] = RPL_NONE;
+        if (d->launch[i] == RPL_NONE)
+            continue;
+        reg = &t->regions.items[d->launch[i]];
+        group[i] = find_thread(th, nth, reg->pid, reg->tid);
+        if (group[i] != RPL_NONE && reg->start < min_issue)
+            min_issue = reg->start;
+    }
+    for (uint32_t i = 0; i < dag->node_count; i++)
+        if (group[i] != RPL_NONE) {
+            keys[m] = (uint64_t)t->regions.items[d->launch[i]].start - (uint64_t)min_issue;
+            order[m++] = i;
+        }
+    rc = rpl_radix_sort_u64(keys, order, m);
+    gfirst = calloc((size_t)nth + 2, sizeof(*gfirst));
+    byg = malloc(((size_t)m + 1) * sizeof(*byg));
+    if (!rc && (!gfirst || !byg))
+        rc = rpl_error_oom();
+    if (rc)
+        goto done;
+    for (uint32_t k = 0; k < m; k++)
+        gfirst[group[order[k]] + 1]++;
+    for (uint32_t g = 0; g < nth; g++)
+        gfirst[g + 1] += gfirst[g];
+    for (uint32_t k = 0; k < m; k++)
+        byg[gfirst[group[order[k]]]++] = order[k];
+    for (uint32_t g = nth; g > 0; g--)
+        gfirst[g] = gfirst[g - 1];
+    gfirst[0] = 0;
+    /* Per thread: each target gets the calls that ended since its lane's last target. */
+    for (uint32_t g = 0; rc == 0 && g < nth; g++) {
+        const host_call *tc = calls + th[g].first;
+        uint32_t ended = 0;
+
+        for (uint32_t k = gfirst[g]; rc == 0 && k < gfirst[g + 1]; k++) {
+            uint32_t v = byg[k], lane = dag->nodes[v].lane;
+            int64_t issue = t->regions.items[d->launch[v]].start;
+
+            while (ended < th[g].count && tc[ended].end <= issue)
+                ended++;
+            if (ls[lane].thread_stamp != g + 1) {
+                ls[lane].thread_stamp = g + 1;
+                ls[lane].applied = 0;
+            }
+            if (ls[lane].applied < ended) {
+                rc = apply_calls(h, tc, ls[lane].applied, ended, v, ls, ++stamp, touched);
+                ls[lane].applied = ended;
+            }
+        }
+    }
+done:
+    free(calls);
+    free(th);
+    free(keys);
+    free(order);
+    free(group);
+    free(gfirst);
+    free(byg);
+    free(touched);
+    free(ls);
+    return rc;
+}
+
+/* A candidate barrier edge; `blame` is the non-legacy lane it concerns (RPL_NONE: none). */
+typedef struct barrier {
+    uint32_t u, v, blame;
+} barrier;
+
+typedef struct barrier_ctx {
+    barrier *items;
+    uint32_t count, cap;
+} barrier_ctx;
+
+static int barrier_push(barrier_ctx *bc, uint32_t u, uint32_t v, uint32_t blame)
+{
+    if (bc->count == bc->cap) {
+        uint32_t ncap = bc->cap ? bc->cap * 2 : 256;
+        barrier *p;
+
+        if (bc->cap >= UINT32_MAX / 2)
+            return rpl_error_set(RPL_EINPUT, "trace has too many default stream barriers");
+        p = realloc(bc->items, (size_t)ncap * sizeof(*p));
+        if (!p)
+            return rpl_error_oom();
+        bc->items = p;
+        bc->cap = ncap;
+    }
+    bc->items[bc->count++] = (barrier){u, v, blame};
+    return 0;
+}
+
+/*
+ * The barriers of one process, its nodes given in enqueue order.  legacy[]
+ * lists its legacy lanes (nleg); dirty[j * nl + x] marks lane first_lane + x
+ * as having a node not yet linked into legacy lane j; linked[x * nleg + j]
+ * is the node of legacy lane j last linked into lane x.
+ */
+typedef struct proc_barriers {
+    uint32_t first_lane, nl, nleg;
+    uint32_t *legacy, *leg_index; /* leg_index[x]: j, or RPL_NONE for a non-legacy lane */
+    uint32_t *last;               /* per lane: last node seen */
+    uint8_t *dirty;
+    uint32_t *dirty_list, *dirty_count; /* per legacy lane: list of nl entries */
+    uint32_t *linked;
+} proc_barriers;
+
+static int barrier_node(const host_ctx *h, proc_barriers *pb, barrier_ctx *bc, uint32_t v)
+{
+    uint32_t x = h->dag->nodes[v].lane - pb->first_lane, j = pb->leg_index[x];
+    int rc = 0;
+
+    if (j != RPL_NONE) {
+        /* A legacy node waits for the last node of every lane that moved since. */
+        for (uint32_t k = 0; rc == 0 && k < pb->dirty_count[j]; k++) {
+            uint32_t y = pb->dirty_list[(size_t)j * pb->nl + k];
+
+            pb->dirty[(size_t)j * pb->nl + y] = 0;
+            rc = barrier_push(bc, pb->last[y], v,
+                              pb->leg_index[y] == RPL_NONE ? pb->first_lane + y : RPL_NONE);
+        }
+        pb->dirty_count[j] = 0;
+    } else {
+        /* Any other node waits for the last node of every legacy lane. */
+        for (uint32_t k = 0; rc == 0 && k < pb->nleg; k++) {
+            uint32_t u = pb->last[pb->legacy[k]];
+
+            if (u != RPL_NONE && pb->linked[(size_t)x * pb->nleg + k] != u) {
+                pb->linked[(size_t)x * pb->nleg + k] = u;
+                rc = barrier_push(bc, u, v, pb->first_lane + x);
+            }
+        }
+    }
+    pb->last[x] = v;
+    for (uint32_t k = 0; k < pb->nleg; k++) {
+        size_t at = (size_t)k * pb->nl + x;
+
+        if (k != j && !pb->dirty[at]) {
+            pb->dirty[at] = 1;
+            pb->dirty_list[(size_t)k * pb->nl + pb->dirty_count[k]++] = x;
+        }
+    }
+    return rc;
+}
+
+static void proc_barriers_free(proc_barriers *pb)
+{
+    free(pb->legacy);
+    free(pb->leg_index);
+    free(pb->last);
+    free(pb->dirty);
+    free(pb->dirty_list);
+    free(pb->dirty_count);
+    free(pb->linked);
+    memset(pb, 0, sizeof(*pb));
+}
+
+static int proc_barriers_init(const host_ctx *h, proc_barriers *pb, uint32_t p)
+{
+    const uint8_t *role = h->d->lane_role;
+    size_t nl = h->proc_lane_count[p], nleg = 0;
+
+    memset(pb, 0, sizeof(*pb));
+    pb->first_lane = h->proc_lane_first[p];
+    pb->nl = (uint32_t)nl;
+    for (size_t x = 0; x < nl; x++)
+        nleg += role[pb->first_lane + x] == RPL_DAG_ROLE_LEGACY;
+    pb->nleg = (uint32_t)nleg;
+    if (nleg == 0 || nl < 2)
+        return 0;
+    /* Several legacy lanes are queues of one null stream: tens, not thousands. */
+    if (nleg * nl > (size_t)1 << 24)
+        return rpl_error_set(RPL_EINPUT,
+                             "process %lld has %zu lanes on the legacy default stream among %zu: "
+                             "too many to order",
+                             (long long)h->dag->lanes[pb->first_lane].pid, nleg, nl);
+    pb->legacy = malloc(nleg * sizeof(*pb->legacy));
+    pb->leg_index = malloc(nl * sizeof(*pb->leg_index));
+    pb->last = malloc(nl * sizeof(*pb->last));
+    pb->dirty = calloc(nleg * nl, 1);
+    pb->dirty_list = malloc(nleg * nl * sizeof(*pb->dirty_list));
+    pb->dirty_count = calloc(nleg, sizeof(*pb->dirty_count));
+    pb->linked = malloc(nl * nleg * sizeof(*pb->linked));
+    if (!pb->legacy || !pb->leg_index || !pb->last || !pb->dirty || !pb->dirty_list ||
+        !pb->dirty_count || !pb->linked)
+        return rpl_error_oom();
+    nleg = 0;
+    for (size_t x = 0; x < nl; x++) {
+        pb->last[x] = RPL_NONE;
+        pb->leg_index[x] = RPL_NONE;
+        if (role[pb->first_lane + x] == RPL_DAG_ROLE_LEGACY) {
+            pb->leg_index[x] = (uint32_t)nleg;
+            pb->legacy[nleg++] = (uint32_t)x;
+        }
+    }
+    for (size_t k = 0; k < nl * nleg; k++)
+        pb->linked[k] = RPL_NONE;
+    return 0;
+}
+
+static int barrier_edges(host_ctx *h)
+{
+    rpl_dag_deps *d = h->d;
+    rpl_dag *dag = h->dag;
+    uint32_t np = d->b->process_count, n = dag->node_count, m = 0;
+    uint64_t *keys = NULL;
+    uint32_t *order = NULL;
+    uint8_t *nonblocking = h->nonblocking;
+    proc_barriers *pbs = calloc((size_t)np + 1, sizeof(*pbs));
+    barrier_ctx bc = {0};
+    int64_t min_enq = INT64_MAX;
+    int rc = pbs ? 0 : rpl_error_oom();
+
+    for (uint32_t p = 0; rc == 0 && p < np; p++)
+        rc = proc_barriers_init(h, &pbs[p], p);
+    if (rc)
+        goto done;
+    keys = malloc(((size_t)n + 1) * sizeof(*keys));
+    order = malloc(((size_t)n + 1) * sizeof(*order));
+    if (!keys || !order) {
+        rc = rpl_error_oom();
+        goto done;
+    }
+    /* The nodes of processes with a legacy lane, in (enqueue time, node) order. */
+    for (uint32_t i = 0; i < n; i++)
+        if (d->enq[i] < min_enq)
+            min_enq = d->enq[i];
+    for (uint32_t i = 0; i < n; i++)
+        if (pbs[d->b->process_of[i]].legacy) {
+            keys[m] = (uint64_t)d->enq[i] - (uint64_t)min_enq;
+            order[m++] = i;
+        }
+    rc = rpl_radix_sort_u64(keys, order, m);
+    for (uint32_t k = 0; rc == 0 && k < m; k++)
+        rc = barrier_node(h, &pbs[d->b->process_of[order[k]]], &bc, order[k]);
+    /* A lane that a barrier edge contradicts was a non-blocking stream. */
+    for (uint32_t k = 0; rc == 0 && k < bc.count; k++) {
+        const barrier *e = &bc.items[k];
+
+        if (dag->nodes[e->u].end - dag->nodes[e->v].start > dag->opts.tolerance_ns &&
+            e->blame != RPL_NONE && !nonblocking[e->blame]) {
+            nonblocking[e->blame] = 1;
+            dag->nonblocking_lanes++;
+        }
+    }
+    for (uint32_t k = 0; rc == 0 && k < bc.count; k++)
+        if (bc.items[k].blame == RPL_NONE || !nonblocking[bc.items[k].blame])
+            rc = add_edge(h, bc.items[k].u, bc.items[k].v, RPL_DAG_EDGE_DEFAULT_STREAM);
+done:
+    for (uint32_t p = 0; pbs && p < np; p++)
+        proc_barriers_free(&pbs[p]);
+    free(pbs);
+    free(keys);
+    free(order);
+    free(bc.items);
+    return rc;
+}
+
+int rpl_dag_host_edges(rpl_dag_deps *d)
+{
+    rpl_dag *dag = d->b->dag;
+    host_ctx h = {d, dag, NULL, NULL, NULL, NULL, 0, 0, NULL, NULL, 0, 0, false};
+    uint32_t np = d->b->process_count;
+    int rc = 0;
+
+    if (dag->blocking_calls == 0 && dag->legacy_lanes == 0)
+        return 0;
+    h.pos = malloc(((size_t)dag->node_count + 1) * sizeof(*h.pos));
+    h.proc_lane_first = calloc((size_t)np + 1, sizeof(*h.proc_lane_first));
+    h.proc_lane_count = calloc((size_t)np + 1, sizeof(*h.proc_lane_count));
+    h.nonblocking = calloc((size_t)dag->lane_count + 1, 1);
+    if (!h.pos || !h.proc_lane_first || !h.proc_lane_count || !h.nonblocking) {
+        rc = rpl_error_oom();
+        goto done;
+    }
+    for (uint32_t l = 0; l < dag->lane_count; l++) {
+        const rpl_dag_lane *lane = &dag->lanes[l];
+        uint32_t p = rpl_dag_process_index(d->b, lane->pid);
+
+        for (uint32_t k = 0; k < lane->count; k++)
+            h.pos[dag->lane_nodes[lane->first + k]] = k;
+        if (p == RPL_NONE)
+            continue;
+        if (h.proc_lane_count[p]++ == 0)
+            h.proc_lane_first[p] = l;
+    }
+    h.pool_budget = 32 * ((uint64_t)dag->node_count + dag->blocking_calls) + 4096;
+    h.apply_budget = h.pool_budget;
+    /* Barriers first: host edges that they imply are left out. */
+    if (dag->legacy_lanes > 0)
+        rc = barrier_edges(&h);
+    if (rc == 0 && dag->blocking_calls > 0)
+        rc = host_sync_edges(&h);
+    if (rc == 0 && h.over_budget) {
+        dag->host_edges_dropped++;
+        rpl_log_warn(
+            "critical-path DAG: the host synchronisations of this trace need more than "
+            "%llu steps; the host_sync edges past them were left out",
+            (unsigned long long)(64 * ((uint64_t)dag->node_count + dag->blocking_calls) + 4096));
+    }
+done:
+    free(h.pos);
+    free(h.proc_lane_first);
+    free(h.proc_lane_count);
+    free(h.wait);
+    free(h.op_next);
+    free(h.nonblocking);
+    return rc;
+}

@@ -83,7 +83,7 @@ typedef struct corr_index {
 
 #define CORR_TABLE_SPREAD 4
 
-/* Index the n entries (made in region order); takes them over. */
+/* Index the n entries (made in region order); takes them over (freed by corr_index_free). */
 static void corr_index_build(corr_index *ci, corr_entry *e, uint32_t n)
 {
     int64_t lo = INT64_MAX, hi = INT64_MIN;
@@ -105,9 +105,18 @@ static void corr_index_build(corr_index *ci, corr_entry *e, uint32_t n)
             if (*slot == RPL_NONE)
                 *slot = e[i].region;
         }
+        /* The table is all that is looked at now. */
+        free(e);
+        ci->sorted = NULL;
         return;
     }
     qsort(e, n, sizeof(*e), cmp_corr);
+}
+
+static void corr_index_free(corr_index *ci)
+{
+    free(ci->table);
+    free(ci->sorted);
 }
 
 /* The first region with (source, corr), or RPL_NONE. */
@@ -465,8 +474,7 @@ static int index_launches(rpl_dag_deps *d)
                 d->launches[d->nlaunches++] = (handle_entry){r->pid, s, r->start, n->lane, 0};
         }
     }
-    free(ci.table);
-    free(corr);
+    corr_index_free(&ci);
     if ((rc = sort_handles(d->launches, d->nlaunches)) != 0)
         return rc;
     for (uint32_t l = 0; l < dag->lane_count; l++) {

@@ -22,7 +22,6 @@
 #include <string.h>
 
 #include "dag_internal.h"
-#include "radix_sort.h"
 #include "rpl/error.h"
 
 /* Value of the argument called `name1` or `name2`, else the unnamed one at `pos`; NULL if empty. */
@@ -156,83 +155,6 @@ static int cmp_handle(const void *a, const void *b)
     if (x->time != y->time)
         return x->time < y->time ? -1 : 1;
     return (x->value > y->value) - (x->value < y->value);
-}
-
-/* Key `field` of an entry (0 value, 1 time, 2 handle, 3 pid) as an unsigned offset from `base`. */
-static uint64_t handle_key(const handle_entry *e, int field, uint64_t base)
-{
-    switch (field) {
-    case 0:
-        return e->value;
-    case 1:
-        return (uint64_t)e->time - base;
-    case 2:
-        return (uint64_t)(uintptr_t)e->handle - base;
-    default:
-        return (uint64_t)e->pid - base;
-    }
-}
-
-/*
- * Sort entries in cmp_handle's order without a comparison sort (a million
- * launches took a tenth of a second in qsort): a stable radix sort of their
- * positions by each key from the least significant, then the entries moved
- * into place along the permutation's cycles.  Entries equal in every key
- * are identical, so the order among them does not matter.
- */
-static int sort_handles(handle_entry *e, uint32_t n)
-{
-    uint64_t *keys = n > 1 ? malloc((size_t)n * sizeof(*keys)) : NULL;
-    uint32_t *order = n > 1 ? malloc((size_t)n * sizeof(*order)) : NULL;
-    int rc = 0;
-
-    if (n < 2)
-        return 0;
-    if (!keys || !order)
-        rc = rpl_error_oom();
-    for (uint32_t i = 0; !rc && i < n; i++)
-        order[i] = i;
-    for (int field = 0; !rc && field < 4; field++) {
-        uint64_t base = 0;
-
-        if (field == 1 || field == 3) { /* signed: from the smallest */
-            int64_t min = INT64_MAX;
-            for (uint32_t i = 0; i < n; i++) {
-                int64_t v = field == 1 ? e[i].time : e[i].pid;
-                min = v < min ? v : min;
-            }
-            base = (uint64_t)min;
-        } else if (field == 2) {
-            uintptr_t min = UINTPTR_MAX;
-            for (uint32_t i = 0; i < n; i++)
-                min = (uintptr_t)e[i].handle < min ? (uintptr_t)e[i].handle : min;
-            base = (uint64_t)min;
-        }
-        for (uint32_t k = 0; k < n; k++)
-            keys[k] = handle_key(&e[order[k]], field, base);
-        rc = rpl_radix_sort_u64(keys, order, n);
-    }
-    /* e[k] = old e[order[k]], one cycle at a time; order[j] = j marks a placed entry. */
-    for (uint32_t i = 0; !rc && i < n; i++) {
-        handle_entry first;
-        uint32_t j = i;
-
-        if (order[i] == i)
-            continue;
-        first = e[i];
-        while (order[j] != i) {
-            uint32_t k = order[j];
-
-            e[j] = e[k];
-            order[j] = j;
-            j = k;
-        }
-        e[j] = first;
-        order[j] = j;
-    }
-    free(keys);
-    free(order);
-    return rc;
 }
 
 /* First entry not less than (pid, handle, time); n when none. */
@@ -430,7 +352,6 @@ static int index_launches(rpl_dag_deps *d)
     corr_entry *corr = malloc(((size_t)t->regions.count + 1) * sizeof(*corr));
     uint32_t ncorr = 0, ndisp = t->dispatches.count;
     corr_index ci;
-    int rc;
 
     d->enq = malloc(((size_t)dag->node_count + 1) * sizeof(*d->enq));
     d->launch = malloc(((size_t)dag->node_count + 1) * sizeof(*d->launch));
@@ -475,8 +396,7 @@ static int index_launches(rpl_dag_deps *d)
         }
     }
     corr_index_free(&ci);
-    if ((rc = sort_handles(d->launches, d->nlaunches)) != 0)
-        return rc;
+    qsort(d->launches, d->nlaunches, sizeof(*d->launches), cmp_handle);
     for (uint32_t l = 0; l < dag->lane_count; l++) {
         const rpl_dag_lane *lane = &dag->lanes[l];
         uint8_t v = d->lane_role[l];

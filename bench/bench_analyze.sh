@@ -1,32 +1,40 @@
 #!/bin/sh
 # bench_analyze.sh: time `rocm-perf analyze --out` on synthetic rocpd databases
-# next to a plain sqlite3 ordered scan of the dispatch table (the floor).
+# next to sqlite3 reading the same rows.
 #
-# usage: bench/bench_analyze.sh [-b BUILD_DIR] [-w WORK_DIR] [-r RUNS] [--10m]
+# usage: bench/bench_analyze.sh [-b BUILD_DIR] [-w WORK_DIR] [-r RUNS] [-p PCT] [--10m]
 #   -b BUILD_DIR  where rocm-perf and rpl_gen_rocpd were built (default build/dev)
 #   -w WORK_DIR   where the databases and outputs go (default $TMPDIR or /tmp, + rpl-bench)
-#   -r RUNS       runs per measurement, the best is reported (default 3)
-#   --10m         also 10M dispatches + 1M copies over 8 queues (about 2 GB of disk)
+#   -r RUNS       runs per measurement, the median is reported (default 3)
+#   -p PCT        CPU pressure to wait for before each run (default 5; 100: no wait)
+#   --10m         also 10M dispatches + 1M copies over 8 queues, without and with API
+#                 regions (about 2 and 4 GB of disk)
 # Databases are generated once per size and seed and kept in WORK_DIR.
-# Prints a Markdown table: wall seconds (best of RUNS), and CPU seconds
-# (user + sys) and peak RSS of that best run, via /usr/bin/time, and the
-# 1-minute load average before the row.  Before every run it waits (up to
-# 10 minutes) until the CPU pressure (/proc/pressure/cpu, 10 s average) is
-# under 5%.  On a shared machine the CPU time is the steadier number (the
-# reader and the analysis use two threads, so CPU may exceed wall).
+# Prints a Markdown table: wall seconds (median of RUNS), and CPU seconds
+# (user + sys) and peak RSS of that run, via /usr/bin/time, and the 1-minute
+# load average before the row.  Two floors: the old one, sqlite3 ordering the
+# dispatch rows by start, and the side by side one, sqlite3 scanning the
+# dispatch rows and then the API region rows (SELECT *, one after the other);
+# "vs scans" is analyze's wall time over the sum of those two scans.  Before
+# every run it waits (up to 10 minutes) until the CPU pressure
+# (/proc/pressure/cpu, 10 s average) is under PCT%.  On a shared machine the
+# CPU time is the steadier number (the reader and the analysis use two
+# threads, so CPU may exceed wall).
 set -eu
 
 build=build/dev
 work="${TMPDIR:-/tmp}/rpl-bench"
 runs=3
+pressure_max=5
 big=0
 while [ $# -gt 0 ]; do
     case "$1" in
     -b) build=$2; shift 2 ;;
     -w) work=$2; shift 2 ;;
     -r) runs=$2; shift 2 ;;
+    -p) pressure_max=$2; shift 2 ;;
     --10m) big=1; shift ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
     *) echo "bench_analyze.sh: unknown argument '$1'" >&2; exit 2 ;;
     esac
 done
@@ -45,7 +53,7 @@ quiet() {
     waited=0
     while [ "$waited" -lt 600 ]; do
         pressure=$(sed -n 's/^some avg10=\([0-9.]*\).*/\1/p' /proc/pressure/cpu 2>/dev/null)
-        if [ -z "$pressure" ] || awk "BEGIN { exit !($pressure < 5) }"; then
+        if [ -z "$pressure" ] || awk "BEGIN { exit !($pressure < $pressure_max || $pressure_max >= 100) }"; then
             return 0
         fi
         sleep 1
@@ -54,9 +62,9 @@ quiet() {
     echo "bench_analyze.sh: the CPU is still busy after 10 minutes; measuring anyway" >&2
 }
 
-# best_of CMD...: run RUNS times; prints "<best wall s> <peak RSS KB> <CPU s>" of the best run.
-best_of() {
-    best=""
+# median_of CMD...: run RUNS times; prints "<median wall s> <peak RSS KB> <CPU s>" of the median run.
+median_of() {
+    : > "$work/runs.txt"
     i=0
     while [ "$i" -lt "$runs" ]; do
         quiet
@@ -66,42 +74,48 @@ best_of() {
             exit 1
         }
         read -r wall rss user sys < "$work/time.txt"
-        if [ -z "$best" ] || awk "BEGIN { exit !($wall < $best) }"; then
-            best=$wall
-            best_rss=$rss
-            best_cpu=$(awk "BEGIN { printf \"%.2f\", $user + $sys }")
-        fi
+        echo "$wall $rss $(awk "BEGIN { printf \"%.2f\", $user + $sys }")" >> "$work/runs.txt"
         i=$((i + 1))
     done
-    echo "$best $best_rss $best_cpu"
+    sort -n "$work/runs.txt" | sed -n "$(( (runs + 1) / 2 ))p"
 }
 
-row() { # row NAME DISPATCHES QUEUES COPIES
+row() { # row NAME DISPATCHES QUEUES COPIES [--api]
     name=$1
     db="$work/$name.db"
     if [ ! -f "$db" ]; then
-        "$gen" --dispatches "$2" --queues "$3" --copies "$4" --kernels 64 --seed 1 "$db" >/dev/null
+        "$gen" --dispatches "$2" --queues "$3" --copies "$4" --kernels 64 --seed 1 ${5:-} "$db" >/dev/null
     fi
     load=$(cut -d' ' -f1 /proc/loadavg)
     suffix=$(sqlite3 "$db" "SELECT value FROM rocpd_metadata WHERE tag = 'uuid'")
-    set -- $(best_of sqlite3 "$db" "SELECT * FROM rocpd_kernel_dispatch$suffix ORDER BY start")
-    scan=$1
+    set -- $(median_of sqlite3 "$db" "SELECT * FROM rocpd_kernel_dispatch$suffix ORDER BY start")
+    floor=$1
+    set -- $(median_of sqlite3 "$db" "SELECT * FROM rocpd_kernel_dispatch$suffix")
+    dscan=$1
+    set -- $(median_of sqlite3 "$db" "SELECT * FROM rocpd_region$suffix")
+    rscan=$1
     rm -rf "$work/out-$name"
-    set -- $(best_of "$rocm_perf" analyze "$db" --out "$work/out-$name" -q)
-    size=$(du -m "$db" | cut -f1)
-    printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$name" "$size" "$scan" "$1" "$3" \
-        "$(awk "BEGIN { printf \"%.2f\", $1 / ($scan > 0 ? $scan : 0.01) }")" "$(($2 / 1024))" "$load"
+    set -- $(median_of "$rocm_perf" analyze "$db" --out "$work/out-$name" -q)
+    size=$(du -mL "$db" | cut -f1)
+    printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$name" "$size" "$floor" \
+        "$dscan" "$rscan" "$1" "$3" \
+        "$(awk "BEGIN { printf \"%.2f\", $1 / ($floor > 0 ? $floor : 0.01) }")" \
+        "$(awk "BEGIN { s = $dscan + $rscan; printf \"%.2f\", $1 / (s > 0 ? s : 0.01) }")" \
+        "$(($2 / 1024))" "$load"
 }
 
 echo "rocm-perf analyze --out benchmark, $(date -u +%Y-%m-%d), $(nproc) cores," \
-     "$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1), best of $runs"
+     "$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1), median of $runs"
 echo
-echo '| trace | DB MB | sqlite3 scan s | analyze --out s | analyze CPU s | ratio | peak RSS MB | load |'
-echo '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |'
+echo '| trace | DB MB | sqlite3 ordered scan s | dispatch scan s | region scan s |' \
+     'analyze --out s | analyze CPU s | vs ordered scan | vs scans | peak RSS MB | load |'
+echo '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |'
 row 10k-4q 10000 4 0
 row 100k-4q 100000 4 0
 row 1M-4q 1000000 4 0
 row 1M-8q-100k-copies 1000000 8 100000
+row 1M-8q-100k-copies-api 1000000 8 100000 --api
 if [ "$big" = 1 ]; then
     row 10M-8q-1M-copies 10000000 8 1000000
+    row 10M-8q-1M-copies-api 10000000 8 1000000 --api
 fi

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "rpl/att.h"
@@ -94,6 +95,34 @@ void rpl_att_features_add(rpl_att_features *a, const rpl_att_features *b)
     finish(a);
 }
 
+/* Contains "sampl" in any case ("PC_Samples", "pc_sampling"). */
+static bool mentions_sampling(const char *s)
+{
+    for (; s && *s; s++)
+        if (strncasecmp(s, "sampl", 5) == 0)
+            return true;
+    return false;
+}
+
+/*
+ * The PC-sampling variant of code.json: its instruction rows carry no
+ * thread-trace counts, and a top-level key or the "header" speaks of samples.
+ */
+static bool is_pc_sampling(const cJSON *doc)
+{
+    const cJSON *item;
+
+    cJSON_ArrayForEach(item, doc)
+    {
+        if (mentions_sampling(item->string))
+            return true;
+        if (item->string && strcmp(item->string, "header") == 0 && cJSON_IsString(item) &&
+            mentions_sampling(item->valuestring))
+            return true;
+    }
+    return false;
+}
+
 int rpl_att_parse_code_json(rpl_att_features *out, const char *text, size_t len)
 {
     cJSON *doc = NULL;
@@ -116,11 +145,18 @@ int rpl_att_parse_code_json(rpl_att_features *out, const char *text, size_t len)
         if (rc)
             break;
     }
+    if (!rc && out->total_hits <= 0 && is_pc_sampling(doc))
+        rc = rpl_error_set(RPL_EUSAGE,
+                           "code.json is PC-sampling output (sampled program counters, no "
+                           "thread-trace hit, latency, stall and idle counts); --att reads the "
+                           "thread-trace folders of rocprofv3 --att");
     cJSON_Delete(doc);
     if (rc)
         return rc;
     if (out->total_hits <= 0)
-        return rpl_error_set(RPL_EINPUT, "code.json records no executed instruction");
+        return rpl_error_set(RPL_EINPUT,
+                             "code.json records no executed instruction (no wave of this "
+                             "dispatch ran on the traced compute unit)");
     if (!isfinite(out->total_hits + out->latency + out->stall + out->idle + out->exec_hits +
                   out->mem_latency_sum))
         return rpl_error_set(RPL_EINPUT, "code.json counts are too large to add up");
@@ -141,8 +177,11 @@ static int64_t dispatch_of(const char *name)
     return errno || end == p + 10 || *end || v < 0 ? -1 : (int64_t)v;
 }
 
-/* One folder; false (with a warning) when it gives no features. */
-static bool read_folder(rpl_att_features *f, const char *dir, const char *name)
+/*
+ * One folder: 0 with features, 1 when it gives none (warned about), negative
+ * for a folder that is not thread trace at all (PC sampling): refused.
+ */
+static int read_folder(rpl_att_features *f, const char *dir, const char *name)
 {
     char *path = NULL, *text = NULL;
     size_t len = 0;
@@ -152,13 +191,20 @@ static bool read_folder(rpl_att_features *f, const char *dir, const char *name)
         rc = rpl_file_read_all(path, CODE_JSON_MAX, &text, &len);
     if (!rc)
         rc = rpl_att_parse_code_json(f, text, len);
-    if (rc)
-        rpl_log_warn("ATT folder '%s' skipped: %s", dir, rpl_error_last()->message);
-    else
-        f->dispatch_id = dispatch_of(name);
     free(path);
     free(text);
-    return rc == 0;
+    if (rc == RPL_EUSAGE) { /* said what it is: no features can come from it */
+        rpl_error_prefix("ATT folder '%s'", dir);
+        return RPL_EINPUT;
+    }
+    if (rc == RPL_ENOMEM)
+        return rc;
+    if (rc) {
+        rpl_log_warn("ATT folder '%s' skipped: %s", dir, rpl_error_last()->message);
+        return 1;
+    }
+    f->dispatch_id = dispatch_of(name);
+    return 0;
 }
 
 static int cmp_dispatch(const void *a, const void *b)
@@ -170,6 +216,8 @@ static int cmp_dispatch(const void *a, const void *b)
 
 static int push(rpl_att_set *set, size_t *cap, const char *dir, const char *name)
 {
+    int rc;
+
     if (set->count == *cap) {
         size_t n = *cap ? *cap * 2 : 8;
         rpl_att_features *grown = realloc(set->items, n * sizeof(*grown));
@@ -178,7 +226,10 @@ static int push(rpl_att_set *set, size_t *cap, const char *dir, const char *name
         set->items = grown;
         *cap = n;
     }
-    if (read_folder(&set->items[set->count], dir, name))
+    rc = read_folder(&set->items[set->count], dir, name);
+    if (rc < 0)
+        return rc;
+    if (rc == 0)
         set->count++;
     else
         set->warnings++;
@@ -201,8 +252,11 @@ int rpl_att_read(rpl_att_set *out, const char *dir)
         out->warnings++;
         return 0;
     }
-    if (strncmp(base, FOLDER_PREFIX, strlen(FOLDER_PREFIX)) == 0)
-        return push(out, &cap, dir, base);
+    if (strncmp(base, FOLDER_PREFIX, strlen(FOLDER_PREFIX)) == 0) {
+        if ((rc = push(out, &cap, dir, base)) != 0)
+            rpl_att_set_release(out);
+        return rc;
+    }
     d = opendir(dir);
     if (!d) {
         rpl_log_warn("cannot list ATT folder '%s'; no ATT features", dir);

@@ -549,10 +549,14 @@ static void heap_down(heap_item *h, uint32_t n, uint32_t i)
  * them into runs, the dispatches and the copies of each lane (a run is
  * normally in time order already, as the trace lists them; one that is not
  * gets sorted), then merge the runs with a heap: O(V log L) for ordinary
- * traces, O(V log V) at worst.
+ * traces, O(V log V) at worst.  Once the runs hold what the nodes need,
+ * *ops becomes the node array (its memory is already paged in: on a
+ * million operations that saves about 45 MB of fresh pages); *ops is NULL
+ * after that.
  */
-static int sort_nodes(rpl_dag_builder *b, const op_rec *ops, uint32_t nops)
+static int sort_nodes(rpl_dag_builder *b, op_rec **opsp, uint32_t nops)
 {
+    const op_rec *ops = *opsp;
     rpl_dag *dag = b->dag;
     uint32_t ndisp = b->trace->dispatches.count, nl = 2 * dag->lane_count; /* runs */
     lane_op *lops = malloc(((size_t)nops + 1) * sizeof(*lops));
@@ -564,9 +568,8 @@ static int sort_nodes(rpl_dag_builder *b, const op_rec *ops, uint32_t nops)
     int64_t t0 = INT64_MAX, tmax = INT64_MIN;
     int rc = 0;
 
-    dag->nodes = malloc(((size_t)nops + 1) * sizeof(*dag->nodes));
     b->node_of_op = malloc(((size_t)nops + 1) * sizeof(*b->node_of_op));
-    if (!lops || !first || !next || !proc || !heap || !dag->nodes || !b->node_of_op) {
+    if (!lops || !first || !next || !proc || !heap || !b->node_of_op) {
         rc = rpl_error_oom();
         goto done;
     }
@@ -589,6 +592,13 @@ static int sort_nodes(rpl_dag_builder *b, const op_rec *ops, uint32_t nops)
     for (uint32_t i = 0; i < nops; i++)
         lops[next[2 * ops[i].lane + (i >= ndisp)]++] =
             (lane_op){ops[i].start, ops[i].end, i, ops[i].symbol};
+    _Static_assert(sizeof(rpl_dag_node) >= sizeof(op_rec), "nodes reuse the operations' array");
+    if (!(dag->nodes = realloc(*opsp, ((size_t)nops + 1) * sizeof(*dag->nodes)))) {
+        rc = rpl_error_oom();
+        goto done;
+    }
+    *opsp = NULL;
+    ops = NULL;
     for (uint32_t l = 0; l < nl && !rc; l++) {
         uint32_t lo = first[l], hi = first[l + 1];
         bool sorted = true;
@@ -682,7 +692,7 @@ int rpl_dag_nodes_build(rpl_dag_builder *b)
     if (rc == 0)
         rc = build_symbols(b, ops, nops);
     if (rc == 0)
-        rc = sort_nodes(b, ops, nops);
+        rc = sort_nodes(b, &ops, nops);
     if (rc == 0)
         rc = group_lanes(b->dag);
     free(ops);

@@ -11,6 +11,7 @@
 
 #include "rpl/classify.h"
 #include "rpl/error.h"
+#include "rpl/kernel_filter.h"
 #include "rpl/log.h"
 #include "rpl/occupancy.h"
 #include "radix_sort.h"
@@ -350,7 +351,43 @@ static rpl_analysis_kernel *kernel_of_dispatch_id(rpl_analysis *a, const build *
     return best == RPL_NONE ? NULL : &a->kernels[b->slot[best]];
 }
 
-/* Sum the ATT folders into the kernels they belong to (by dispatch id, else by name). */
+/* s without a ".kd" suffix: its length. */
+static size_t without_kd(const char *s)
+{
+    size_t n = strlen(s);
+
+    return n > 3 && strcmp(s + n - 3, ".kd") == 0 ? n - 3 : n;
+}
+
+/*
+ * code.json's kernel name (its "; <name>" row: mangled or demangled) names
+ * this kernel: equal to its mangled or display name (".kd" aside), or the
+ * same short name.  Returns 1 or 0, negative when out of memory.
+ */
+static int att_names_kernel(const char *att_name, const rpl_analysis_kernel *k)
+{
+    rpl_strbuf x = RPL_STRBUF_INIT, y = RPL_STRBUF_INIT;
+    size_t n = without_kd(att_name);
+    int rc;
+
+    if ((n == without_kd(k->mangled) && strncmp(att_name, k->mangled, n) == 0) ||
+        strcmp(att_name, k->name) == 0)
+        return 1;
+    rc = rpl_kernel_short_name(&x, att_name, NULL);
+    if (!rc)
+        rc = rpl_kernel_short_name(&y, k->mangled, k->name);
+    if (!rc)
+        rc = x.len > 0 && strcmp(rpl_strbuf_cstr(&x), rpl_strbuf_cstr(&y)) == 0;
+    rpl_strbuf_release(&x);
+    rpl_strbuf_release(&y);
+    return rc;
+}
+
+/*
+ * Sum the ATT folders into the kernels they belong to: by dispatch id, where
+ * the kernel code.json names must be the dispatch's (else the folder is of
+ * another run and refused), else by name.
+ */
 static int attach_att(rpl_analysis *a, const build *b, const char *dir)
 {
     rpl_att_set set;
@@ -365,6 +402,18 @@ static int attach_att(rpl_analysis *a, const build *b, const char *dir)
         rpl_analysis_kernel *hit =
             f->dispatch_id >= 0 ? kernel_of_dispatch_id(a, b, f->dispatch_id) : NULL;
 
+        if (hit && f->kernel[0] && (rc = att_names_kernel(f->kernel, hit)) <= 0) {
+            if (rc == 0)
+                rc = rpl_error_set(RPL_EINPUT,
+                                   "ATT folder of dispatch %lld holds kernel '%s' (code.json), "
+                                   "but dispatch %lld of the trace is '%s': the ATT output is "
+                                   "of another run; give that run's trace or its own ATT folder",
+                                   (long long)f->dispatch_id, f->kernel, (long long)f->dispatch_id,
+                                   hit->name);
+            rpl_att_set_release(&set);
+            return rc;
+        }
+        rc = 0;
         for (size_t k = 0; k < a->count && !hit && f->kernel[0]; k++)
             if (strncmp(f->kernel, a->kernels[k].mangled, strlen(a->kernels[k].mangled)) == 0 ||
                 strcmp(f->kernel, a->kernels[k].name) == 0)

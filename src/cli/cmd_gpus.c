@@ -23,7 +23,7 @@
 
 typedef struct gpu_entry {
     const char *vendor; /* "amd" or "nvidia" */
-    char arch[16];      /* "gfx90a", or "" where the driver does not say */
+    char arch[16];      /* "gfx90a", "sm_90" (from the model name), or "" when unknown */
     char model[96];     /* NVIDIA: the driver's model line, or "" */
     char source[160];   /* the driver file it was found through, below the root */
 } gpu_entry;
@@ -144,9 +144,13 @@ static void find_nvidia(gpu_list *list, const char *root)
     qsort(bus, n, sizeof(bus[0]), cmp_str);
     for (size_t i = 0; i < n; i++) {
         gpu_entry *g = add_gpu(list, "nvidia");
+        const char *arch;
+
         if (g) {
             snprintf(path, sizeof(path), "%s/%s/information", dir, bus[i]);
             read_nvidia_model(path, g->model, sizeof(g->model));
+            arch = rpl_nvidia_model_arch(g->model);
+            snprintf(g->arch, sizeof(g->arch), "%s", arch ? arch : "");
             snprintf(g->source, sizeof(g->source), "/proc/driver/nvidia/gpus/%s", bus[i]);
         }
         free(bus[i]);

@@ -210,6 +210,26 @@ static void put_count(rpl_strbuf *sb, int64_t v)
         rpl_strbuf_printf(sb, " %6lld", (long long)v);
 }
 
+/* libstdc++'s demangler (the C++ ABI's entry point; rocm-perf links libstdc++). */
+char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+/* The demangled name of an Itanium-mangled symbol, else NULL (free it). */
+static char *demangle(const char *name)
+{
+    int status = -1;
+    char *out;
+
+    if (strncmp(name, "_Z", 2) != 0)
+        return NULL;
+    out = __cxa_demangle(name, NULL, NULL, &status);
+    if (status != 0) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+/* Tables show kernels demangled (the JSON keeps the symbol's own, mangled, name). */
 static int render_table(rpl_strbuf *sb, const inspect_row *rows, size_t n)
 {
     rpl_strbuf_printf(sb, "%-8s %6s %6s %6s %6s %7s %6s %4s %5s %-14s %-10s %s\n", "ARCH", "VGPR",
@@ -218,7 +238,7 @@ static int render_table(rpl_strbuf *sb, const inspect_row *rows, size_t n)
     for (size_t i = 0; i < n; i++) {
         const inspect_row *r = &rows[i];
         const rpl_kernel_info *k = r->k;
-        char occ[32] = "-";
+        char occ[32] = "-", *demangled;
         int64_t spill = -1;
 
         if (k->vgpr_spill_count >= 0 || k->sgpr_spill_count >= 0)
@@ -244,9 +264,11 @@ static int render_table(rpl_strbuf *sb, const inspect_row *rows, size_t n)
             rpl_strbuf_printf(sb, " %5u", r->block);
         else
             rpl_strbuf_printf(sb, " %5s", "-");
+        demangled = demangle(k->name);
         rpl_strbuf_printf(sb, " %-14s %-10s %s\n", occ,
                           r->have_occ ? rpl_occ_limit_name(r->occ.limiter, k->vendor) : "-",
-                          k->name);
+                          demangled ? demangled : k->name);
+        free(demangled);
         if (rpl_log_get_level() >= RPL_LOG_INFO)
             rpl_strbuf_printf(sb, "         from %s\n", k->origin);
     }

@@ -537,21 +537,12 @@ static int from_json(rpl_baseline *b, reader *r, const cJSON *doc)
     return RPL_OK;
 }
 
-int rpl_baseline_read(rpl_baseline **out, const char *path)
+static int from_doc(rpl_baseline **out, cJSON *doc, const char *path)
 {
     reader r = {path, ""};
     rpl_baseline *b;
-    cJSON *doc = NULL;
     int rc;
 
-    *out = NULL;
-    rc = rpl_json_parse_file(&doc, path, RPL_BASELINE_MAX_BYTES);
-    if (rc == RPL_ENOTFOUND || (rc == RPL_EIO && errno == ENOENT))
-        return rpl_error_set(RPL_ENOTFOUND, "no baseline '%s'", path);
-    if (rc == RPL_EINPUT)
-        return rpl_error_set(RPL_EINPUT, "corrupt baseline '%s': not valid JSON", path);
-    if (rc != RPL_OK)
-        return rc;
     if (!(b = calloc(1, sizeof(*b)))) {
         cJSON_Delete(doc);
         return rpl_error_oom();
@@ -564,4 +555,30 @@ int rpl_baseline_read(rpl_baseline **out, const char *path)
     }
     *out = b;
     return RPL_OK;
+}
+
+int rpl_baseline_read(rpl_baseline **out, const char *path)
+{
+    cJSON *doc = NULL;
+    int rc;
+
+    *out = NULL;
+    rc = rpl_json_parse_file(&doc, path, RPL_BASELINE_MAX_BYTES);
+    if (rc == RPL_ENOTFOUND || (rc == RPL_EIO && errno == ENOENT))
+        return rpl_error_set(RPL_ENOTFOUND, "no baseline '%s'", path);
+    if (rc == RPL_EINPUT)
+        return rpl_error_set(RPL_EINPUT, "corrupt baseline '%s': not valid JSON", path);
+    if (rc != RPL_OK)
+        return rc;
+    return from_doc(out, doc, path);
+}
+
+int rpl_baseline_parse(rpl_baseline **out, const char *text, size_t len, const char *name)
+{
+    cJSON *doc = NULL;
+
+    *out = NULL;
+    if (len > RPL_BASELINE_MAX_BYTES || rpl_json_parse(&doc, text, len, name) != RPL_OK)
+        return rpl_error_set(RPL_EINPUT, "corrupt baseline '%s': not valid JSON", name);
+    return from_doc(out, doc, name);
 }

@@ -163,15 +163,20 @@ static int apply_holm(suite *s, double alpha, size_t *m_out, size_t *downgraded)
 static void summary(rpl_strbuf *out, const suite *s, double alpha, size_t m, size_t downgraded,
                     size_t *nfail)
 {
-    size_t counts[4] = {0};
+    size_t counts[4] = {0}, skipped = 0;
 
-    for (size_t i = 0; i < s->n; i++)
-        counts[s->results[i]->verdict]++;
+    for (size_t i = 0; i < s->n; i++) {
+        skipped += s->results[i]->skipped;
+        counts[s->results[i]->verdict] += !s->results[i]->skipped;
+    }
     *nfail = counts[RPL_VERDICT_FAIL];
-    rpl_strbuf_printf(out, "suite: %zu gate result%s: %zu fail, %zu warn, %zu improved, %zu pass\n",
+    rpl_strbuf_printf(out, "suite: %zu gate result%s: %zu fail, %zu warn, %zu improved, %zu pass",
                       s->n, s->n == 1 ? "" : "s", counts[RPL_VERDICT_FAIL],
                       counts[RPL_VERDICT_WARN], counts[RPL_VERDICT_IMPROVED],
                       counts[RPL_VERDICT_PASS]);
+    if (skipped)
+        rpl_strbuf_printf(out, ", %zu skipped (nothing checked)", skipped);
+    rpl_strbuf_puts(out, "\n");
     rpl_strbuf_printf(out,
                       "Holm step-down over %zu runtime comparison%s at family-wise alpha %.3g: "
                       "the chance of one or more false runtime FAILs in this suite is at most "
@@ -181,8 +186,9 @@ static void summary(rpl_strbuf *out, const suite *s, double alpha, size_t m, siz
                       1.0 - pow(1.0 - alpha, (double)m), downgraded, downgraded == 1 ? "" : "s");
     for (size_t i = 0; i < s->n; i++) {
         const rpl_gate_result *r = s->results[i];
-        rpl_strbuf_printf(out, "  %-8s %s (%s, %s)  %s\n", rpl_verdict_name(r->verdict), r->test,
-                          r->arch, r->mode, s->paths[i]);
+        rpl_strbuf_printf(out, "  %-8s %s (%s, %s)  %s\n",
+                          r->skipped ? "skipped" : rpl_verdict_name(r->verdict), r->test, r->arch,
+                          r->mode, s->paths[i]);
         for (size_t j = 0; j < r->nchecks; j++)
             if (r->checks[j].verdict >= RPL_VERDICT_WARN)
                 rpl_strbuf_printf(out, "           %s: %s\n",

@@ -17,6 +17,7 @@ void rpl_profile_result_free(rpl_profile_result *r)
         free(r->files[i]);
     free(r->files);
     free(r->run_dir);
+    free(r->timing_dir);
     free(r->counters);
     rpl_counter_plan_free(r->plan);
     free(r);

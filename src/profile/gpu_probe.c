@@ -7,6 +7,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "rpl/arch.h"
 #include "rpl/error.h"
 #include "rpl/profile_backend.h"
 
@@ -47,6 +48,46 @@ int rpl_gfx_name(char *buf, size_t size, uint32_t v)
     if (n < 0 || (size_t)n >= size)
         return rpl_error_set(RPL_EUSAGE, "buffer too small for an architecture name");
     return 0;
+}
+
+/*
+ * Model-name families, most specific first ("A100" before "A10", "GH200"
+ * before "H200"): [S] CUDA programming guide, compute capabilities table.
+ */
+static const struct {
+    const char *pattern;
+    const char *arch;
+} nvidia_families[] = {
+    {"GB200", "sm_100"}, {"B200", "sm_100"}, {"B100", "sm_100"},  {"GH200", "sm_90"},
+    {"H200", "sm_90"},   {"H100", "sm_90"},  {"H800", "sm_90"},   {"H20", "sm_90"},
+    {"L40", "sm_89"},    {"L4", "sm_89"},    {"RTX 40", "sm_89"}, {"Ada", "sm_89"},
+    {"A100", "sm_80"},   {"A800", "sm_80"},  {"A30", "sm_80"},    {"A40", "sm_86"},
+    {"A10", "sm_86"},    {"A16", "sm_86"},   {"A2", "sm_86"},     {"RTX A", "sm_86"},
+    {"RTX 30", "sm_86"}, {"T4", "sm_75"},    {"RTX 20", "sm_75"}, {"V100", "sm_70"},
+};
+
+static bool contains_ci(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+
+    for (; *hay; hay++)
+        if (strncasecmp(hay, needle, n) == 0)
+            return true;
+    return false;
+}
+
+const char *rpl_nvidia_model_arch(const char *model)
+{
+    const rpl_product *p;
+
+    if (!model || !*model)
+        return NULL;
+    if ((p = rpl_product_match(model)) != NULL && strncmp(p->arch, "sm_", 3) == 0)
+        return p->arch;
+    for (size_t i = 0; i < sizeof(nvidia_families) / sizeof(nvidia_families[0]); i++)
+        if (contains_ci(model, nvidia_families[i].pattern))
+            return nvidia_families[i].arch;
+    return NULL;
 }
 
 static int path_of(char *buf, size_t size, const char *root, const char *rel)

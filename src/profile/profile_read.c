@@ -24,7 +24,10 @@
 #include "rpl/rocpd.h"
 
 #define DB_SUFFIX  "_results.db"
-#define CSV_SUFFIX "kernel_trace.csv"
+#define CSV_SUFFIX ".csv" /* kernel traces among them are told by their header row */
+
+/* Processes of one run whose dispatches lie further apart are different runs. */
+#define RUN_GAP_NS (300LL * 1000000000LL)
 
 typedef struct path_list {
     char **items;
@@ -108,13 +111,27 @@ static int collect(path_list *out, const char *dir, const char *suffix, int dept
     return rc;
 }
 
+/* Keep only the CSV files whose header row is a rocprofv3 kernel trace's. */
+static void keep_kernel_traces(path_list *l)
+{
+    uint32_t kept = 0;
+
+    for (uint32_t i = 0; i < l->count; i++) {
+        if (rpl_rocprofv3_csv_kind_of(l->items[i]) == RPL_CSV_KERNEL_TRACE)
+            l->items[kept++] = l->items[i];
+        else
+            free(l->items[i]);
+    }
+    l->count = kept;
+}
+
 /* The outputs of one run directory: databases, else CSV kernel traces; sorted. */
 static int outputs_of(path_list *out, const char *dir)
 {
     int rc = collect(out, dir, DB_SUFFIX, 1);
 
-    if (rc == 0 && out->count == 0)
-        rc = collect(out, dir, CSV_SUFFIX, 1);
+    if (rc == 0 && out->count == 0 && (rc = collect(out, dir, CSV_SUFFIX, 1)) == 0)
+        keep_kernel_traces(out);
     if (rc == 0 && out->count > 1)
         qsort(out->items, out->count, sizeof(*out->items), cmp_str);
     return rc;
@@ -207,66 +224,189 @@ static int read_file(rpl_trace *t, const char *path)
     return rpl_rocprofv3_csv_import(t, path);
 }
 
+/* The time one file's dispatches cover (start > end when it has none). */
+typedef struct file_span {
+    const char *path;
+    int64_t start, end;
+} file_span;
+
+static int cmp_span(const void *a, const void *b)
+{
+    const file_span *x = a, *y = b;
+
+    return (x->start > y->start) - (x->start < y->start);
+}
+
+/* "<prefix>kernel_trace...": the prefix of a CSV's file name, "" when it is a process id. */
+static void name_prefix(char *buf, size_t cap, const char *path)
+{
+    const char *base = strrchr(path, '/'), *word;
+    size_t n;
+
+    base = base ? base + 1 : path;
+    word = strstr(base, "kernel_trace");
+    n = word ? (size_t)(word - base) : strlen(base);
+    if (strspn(base, "0123456789") + 1 == n && base[n - 1] == '_')
+        n = 0; /* "<pid>_": every process of one run has its own */
+    snprintf(buf, cap, "%.*s", (int)n, base);
+}
+
+/*
+ * CSV files of one folder must come from one run: processes of a run share a
+ * file name prefix (rocprofv3's default is the process id, "<pid>_") and lie
+ * close in time; files with other prefixes or hours apart are other runs, which
+ * are never mixed.  `spans` is in file order.
+ */
+static int check_one_run(const char *dir, file_span *spans, uint32_t n)
+{
+    char p0[256], p[256], msg[1024];
+    int64_t end;
+    bool split = false;
+    size_t len = 0;
+
+    if (n < 2)
+        return 0;
+    name_prefix(p0, sizeof(p0), spans[0].path);
+    for (uint32_t i = 1; i < n && !split; i++) {
+        name_prefix(p, sizeof(p), spans[i].path);
+        split = strcmp(p, p0) != 0;
+    }
+    /* Files without dispatches (start > end) sort last and are not looked at. */
+    qsort(spans, n, sizeof(*spans), cmp_span);
+    end = spans[0].end;
+    for (uint32_t i = 1; i < n && !split && spans[i].start <= spans[i].end; i++) {
+        split = spans[i].start > end && spans[i].start - end > RUN_GAP_NS;
+        if (spans[i].end > end)
+            end = spans[i].end;
+    }
+    if (!split)
+        return 0;
+    for (uint32_t i = 0; i < n && len < sizeof(msg) - 1; i++) {
+        int w = spans[i].start > spans[i].end
+                    ? snprintf(msg + len, sizeof(msg) - len, "%s%s (no dispatches)", i ? ", " : "",
+                               spans[i].path)
+                    : snprintf(msg + len, sizeof(msg) - len, "%s%s (from %.3f s)", i ? ", " : "",
+                               spans[i].path, (double)(spans[i].start - spans[0].start) / 1e9);
+        if (w < 0)
+            break;
+        len += (size_t)w;
+    }
+    return rpl_error_set(RPL_EINPUT,
+                         "'%s' holds rocprofv3 CSVs of different runs (other file name prefixes "
+                         "or more than %lld s apart), which are never merged: %s; give one run's "
+                         "kernel trace with --trace FILE",
+                         dir, RUN_GAP_NS / 1000000000LL, msg);
+}
+
 /* Read every output of one run directory into `t`, noting the paths in `seen`. */
 static int read_run(rpl_trace *t, const char *dir, path_list *seen)
 {
     path_list files = {0};
+    file_span *spans = NULL;
     int rc = outputs_of(&files, dir);
 
     if (rc == 0 && files.count == 0)
-        rc = rpl_error_set(RPL_ENOTFOUND, "no '*%s' or '*%s' below '%s'", DB_SUFFIX, CSV_SUFFIX,
-                           dir);
+        rc = rpl_error_set(RPL_ENOTFOUND, "no '*%s' or rocprofv3 kernel trace CSV below '%s'",
+                           DB_SUFFIX, dir);
+    if (rc == 0 && files.count && !(spans = calloc(files.count, sizeof(*spans))))
+        rc = rpl_error_oom();
     for (uint32_t i = 0; rc == 0 && i < files.count; i++) {
+        uint32_t first = t->dispatches.count;
         rc = read_file(t, files.items[i]);
-        if (rc == 0) {
-            rc = list_push(seen, files.items[i]);
-            files.items[i] = NULL;
+        spans[i].path = files.items[i];
+        spans[i].start = INT64_MAX;
+        spans[i].end = INT64_MIN;
+        for (uint32_t d = first; rc == 0 && d < t->dispatches.count; d++) {
+            const rpl_dispatch *x = &t->dispatches.items[d];
+            if (x->start < spans[i].start)
+                spans[i].start = x->start;
+            if (x->end > spans[i].end)
+                spans[i].end = x->end;
         }
     }
+    if (rc == 0 && files.count && !ends_with(files.items[0], DB_SUFFIX))
+        rc = check_one_run(dir, spans, files.count);
+    free(spans);
+    for (uint32_t i = 0; rc == 0 && i < files.count; i++) {
+        rc = list_push(seen, files.items[i]);
+        files.items[i] = NULL;
+    }
     list_release(&files);
+    return rc;
+}
+
+/* Append the paths of `seen` to *files (taking them over). */
+static int hand_over(path_list *seen, char ***files, uint32_t *nfiles)
+{
+    char **grown = realloc(*files, (*nfiles + seen->count + 1) * sizeof(*grown));
+
+    if (!grown) {
+        list_release(seen);
+        return rpl_error_oom();
+    }
+    if (seen->count)
+        memcpy(grown + *nfiles, seen->items, seen->count * sizeof(*grown));
+    *files = grown;
+    *nfiles += seen->count;
+    free(seen->items);
+    return 0;
+}
+
+/*
+ * The passes of `dir` (the folder itself when it has no pass_N/): the first
+ * into `trace` unless `merge_all`, every other one's counters merged.
+ */
+static int read_passes(rpl_trace *trace, const char *dir, bool merge_all, path_list *seen)
+{
+    pass_dir *passes = NULL, whole = {0, (char *)dir};
+    size_t npasses = 0;
+    int rc = pass_dirs(&passes, &npasses, dir);
+
+    for (size_t i = 0; rc == 0 && i < (npasses ? npasses : 1); i++) {
+        const pass_dir *p = npasses ? &passes[i] : &whole;
+        rpl_trace *pass = NULL;
+        if (i == 0 && !merge_all) {
+            rc = read_run(trace, p->path, seen);
+            continue;
+        }
+        /* Every process of a pass together: the merge matches dispatches in run order. */
+        if ((rc = rpl_trace_new(&pass)) == 0 && (rc = read_run(pass, p->path, seen)) == 0)
+            rc = rpl_trace_merge_counter_pass(trace, pass);
+        if (rc == RPL_ENOTFOUND)
+            rc = rpl_error_set(RPL_EINPUT, "counter pass '%s' holds no output", p->path);
+        rpl_trace_free(pass);
+    }
+    for (size_t i = 0; i < npasses; i++)
+        free(passes[i].path);
+    free(passes);
     return rc;
 }
 
 int rpl_profile_read_dir(rpl_trace *trace, const char *dir, char ***files, uint32_t *nfiles)
 {
     path_list seen = {0};
-    pass_dir *passes = NULL;
-    size_t npasses = 0;
-    int rc = pass_dirs(&passes, &npasses, dir);
+    int rc = read_passes(trace, dir, false, &seen);
 
-    if (rc == 0 && npasses == 0)
-        rc = read_run(trace, dir, &seen);
-    for (size_t i = 0; rc == 0 && i < npasses; i++) {
-        rpl_trace *pass = NULL;
-        if (i == 0) {
-            rc = read_run(trace, passes[i].path, &seen);
-            continue;
-        }
-        /* Every process of a pass together: the merge matches dispatches in run order. */
-        if ((rc = rpl_trace_new(&pass)) == 0 && (rc = read_run(pass, passes[i].path, &seen)) == 0)
-            rc = rpl_trace_merge_counter_pass(trace, pass);
-        if (rc == RPL_ENOTFOUND)
-            rc = rpl_error_set(RPL_EINPUT, "counter pass '%s' holds no output", passes[i].path);
-        rpl_trace_free(pass);
+    if (rc) {
+        list_release(&seen);
+        return rc;
     }
-    for (size_t i = 0; i < npasses; i++)
-        free(passes[i].path);
-    free(passes);
-    if (rc == 0) {
-        char **grown = realloc(*files, (*nfiles + seen.count + 1) * sizeof(*grown));
-        if (!grown) {
-            rc = rpl_error_oom();
-        } else {
-            if (seen.count)
-                memcpy(grown + *nfiles, seen.items, seen.count * sizeof(*grown));
-            *files = grown;
-            *nfiles += seen.count;
-            free(seen.items);
-            return 0;
-        }
+    return hand_over(&seen, files, nfiles);
+}
+
+int rpl_profile_read_timed(rpl_trace *trace, const char *timing_dir, const char *counter_dir,
+                           char ***files, uint32_t *nfiles)
+{
+    path_list seen = {0};
+    int rc = read_run(trace, timing_dir, &seen);
+
+    if (rc == 0)
+        rc = read_passes(trace, counter_dir, true, &seen);
+    if (rc) {
+        list_release(&seen);
+        return rc;
     }
-    list_release(&seen);
-    return rc;
+    return hand_over(&seen, files, nfiles);
 }
 
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -305,6 +445,8 @@ static bool has_output_below(const char *dir, int depth)
         list_release(&l);
         return false;
     }
+    if (l.count && !ends_with(l.items[0], DB_SUFFIX))
+        keep_kernel_traces(&l);
     found = l.count > 0;
     list_release(&l);
     return found;

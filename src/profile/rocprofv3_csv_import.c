@@ -30,10 +30,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "../trace/rocpd_idmap.h"
 #include "csv.h"
 #include "rpl/error.h"
+#include "rpl/log.h"
 #include "rpl/profile_backend.h"
 
 #define NO_COL (-1)
@@ -551,7 +554,8 @@ static int import_counters(import_ctx *c)
     header h = {0};
     int c_corr, c_name, c_value;
     pending_counter *p = NULL;
-    size_t np = 0, cap = 0;
+    size_t np = 0, cap = 0, unmatched = 0;
+    int64_t first_unmatched = 0;
     char **f;
     size_t n;
     int rc;
@@ -594,16 +598,22 @@ static int import_counters(import_ctx *c)
         }
         p[np].dispatch = rpl_idmap_get(&c->by_corr, corr);
         if (p[np].dispatch == RPL_IDMAP_EMPTY) {
-            rc = rpl_error_set(RPL_EINPUT,
-                               "%s:%zu: correlation id %" PRId64 " matches no kernel dispatch",
-                               c->label, rpl_csv_line(c->csv), corr);
-            goto out;
+            /* A dispatch the kernel trace lacks (rocprofv3 writes the files apart, and an
+             * application may end mid-dispatch): keep the rest. */
+            if (unmatched++ == 0)
+                first_unmatched = corr;
+            continue;
         }
         p[np].v.value = v;
         if ((rc = rpl_trace_counter_index(c->t, field(f, n, c_name), &p[np].v.counter)) != 0)
             goto out;
         np++;
     }
+    if (rc == 0 && unmatched)
+        rpl_log_warn("%s: %zu counter row%s left out: correlation id%s such as %" PRId64
+                     " match%s no dispatch of the kernel trace",
+                     c->label, unmatched, unmatched == 1 ? "" : "s", unmatched == 1 ? "" : "s",
+                     first_unmatched, unmatched == 1 ? "es" : "");
     if (rc == 0)
         rc = set_counters(c, p, np);
 out:
@@ -692,7 +702,60 @@ static int64_t pid_of(const char *path, size_t prefix_len)
     return path[prefix_len - 1] == '_' ? pid : 0;
 }
 
-static FILE *open_sibling(const char *prefix, size_t len, const char *suffix)
+/* Every one of `names` (NULL-terminated) is in the header. */
+static bool has_all(const header *h, const char *const *names)
+{
+    for (; *names; names++)
+        if (col_find(h, (const char *const[]){*names, NULL}) == NO_COL)
+            return false;
+    return true;
+}
+
+rpl_rocprofv3_csv_kind rpl_rocprofv3_csv_kind_of(const char *path)
+{
+    rpl_rocprofv3_csv_kind kind = RPL_CSV_NOT_ROCPROFV3;
+    import_ctx c = {.label = path};
+    header h = {0};
+    FILE *f = fopen(path, "r");
+
+    if (!f)
+        return kind;
+    if (rpl_csv_open(&c.csv, f, path) == 0 && header_read(&c, &h) == 0) {
+        if (has_all(&h, ALTS("Counter_Name", "Counter_Value", "Correlation_Id")))
+            kind = RPL_CSV_COUNTERS;
+        else if (has_all(&h, ALTS("Kernel_Name", "Start_Timestamp")))
+            kind = RPL_CSV_KERNEL_TRACE;
+        else if (has_all(&h, ALTS("Node_Id", "Agent_Type")))
+            kind = RPL_CSV_AGENT_INFO;
+        else if (has_all(&h, ALTS("Direction", "Source_Agent_Id", "Destination_Agent_Id")))
+            kind = RPL_CSV_MEMORY_COPY;
+    }
+    rpl_error_clear(); /* an unreadable header only means "not ours" here */
+    header_free(&h);
+    rpl_csv_close(c.csv);
+    fclose(f);
+    return kind;
+}
+
+const char *rpl_rocprofv3_csv_kind_name(rpl_rocprofv3_csv_kind kind)
+{
+    switch (kind) {
+    case RPL_CSV_KERNEL_TRACE:
+        return "kernel trace";
+    case RPL_CSV_AGENT_INFO:
+        return "agent_info";
+    case RPL_CSV_MEMORY_COPY:
+        return "memory_copy_trace";
+    case RPL_CSV_COUNTERS:
+        return "counter_collection";
+    default:
+        return "unknown";
+    }
+}
+
+/* prefix + suffix when that file's header is of `kind`, else NULL (not an error). */
+static FILE *open_sibling(const char *prefix, size_t len, const char *suffix,
+                          rpl_rocprofv3_csv_kind kind)
 {
     char path[4096];
 
@@ -700,29 +763,61 @@ static FILE *open_sibling(const char *prefix, size_t len, const char *suffix)
         return NULL;
     memcpy(path, prefix, len);
     strcpy(path + len, suffix);
+    if (access(path, F_OK) != 0)
+        return NULL;
+    if (rpl_rocprofv3_csv_kind_of(path) != kind) {
+        rpl_log_warn("'%s' is no rocprofv3 %s CSV (by its header row); not read", path,
+                     rpl_rocprofv3_csv_kind_name(kind));
+        return NULL;
+    }
     return fopen(path, "r");
 }
 
 int rpl_rocprofv3_csv_import(rpl_trace *t, const char *kernel_trace_csv)
 {
-    static const char suffix[] = "kernel_trace.csv";
     rpl_rocprofv3_csv_files files = {0};
-    size_t len = strlen(kernel_trace_csv);
+    rpl_rocprofv3_csv_kind kind;
+    struct stat st;
+    const char *base = strrchr(kernel_trace_csv, '/'), *word;
+    size_t len;
     int rc;
 
-    if (len < sizeof(suffix) - 1 || strcmp(kernel_trace_csv + len - (sizeof(suffix) - 1), suffix))
-        return rpl_error_set(RPL_EUSAGE, "'%s' is not a rocprofv3 '*kernel_trace.csv' file",
-                             kernel_trace_csv);
-    len -= sizeof(suffix) - 1;
+    base = base ? base + 1 : kernel_trace_csv;
+    if (access(kernel_trace_csv, R_OK) != 0)
+        return rpl_error_set(errno == ENOENT ? RPL_ENOTFOUND : RPL_EIO, "cannot open '%s': %s",
+                             kernel_trace_csv, strerror(errno));
+    kind = rpl_rocprofv3_csv_kind_of(kernel_trace_csv);
+    if (kind == RPL_CSV_NOT_ROCPROFV3 && stat(kernel_trace_csv, &st) == 0 && st.st_size == 0)
+        return rpl_error_set(RPL_EINPUT, "%s: empty file (no header line)", kernel_trace_csv);
+    if (kind != RPL_CSV_KERNEL_TRACE)
+        return kind == RPL_CSV_NOT_ROCPROFV3
+                   ? rpl_error_set(RPL_EINPUT,
+                                   "'%s' is not a rocprofv3 kernel trace: its header row lacks "
+                                   "Kernel_Name or Start_Timestamp",
+                                   kernel_trace_csv)
+                   : rpl_error_set(RPL_EINPUT,
+                                   "'%s' is a rocprofv3 %s CSV, not a kernel trace; give the "
+                                   "kernel trace (its siblings are read with it)",
+                                   kernel_trace_csv, rpl_rocprofv3_csv_kind_name(kind));
     files.kernel_trace = fopen(kernel_trace_csv, "r");
     if (!files.kernel_trace)
         return rpl_error_set(errno == ENOENT ? RPL_ENOTFOUND : RPL_EIO, "cannot open '%s': %s",
                              kernel_trace_csv, strerror(errno));
-    files.agent_info = open_sibling(kernel_trace_csv, len, "agent_info.csv");
-    files.memory_copy = open_sibling(kernel_trace_csv, len, "memory_copy_trace.csv");
-    files.counters = open_sibling(kernel_trace_csv, len, "counter_collection.csv");
+    /* Siblings share the part of the name before "kernel_trace". */
+    word = strstr(base, "kernel_trace");
+    if (word) {
+        len = (size_t)(word - kernel_trace_csv);
+        files.agent_info =
+            open_sibling(kernel_trace_csv, len, "agent_info.csv", RPL_CSV_AGENT_INFO);
+        files.memory_copy =
+            open_sibling(kernel_trace_csv, len, "memory_copy_trace.csv", RPL_CSV_MEMORY_COPY);
+        files.counters =
+            open_sibling(kernel_trace_csv, len, "counter_collection.csv", RPL_CSV_COUNTERS);
+        files.pid = len ? pid_of(kernel_trace_csv, len) : 0;
+    }
+    if (!files.agent_info)
+        rpl_log_info("%s: no agent_info CSV beside it: the device is unknown", kernel_trace_csv);
     files.label = kernel_trace_csv;
-    files.pid = len ? pid_of(kernel_trace_csv, len) : 0;
     rc = rpl_rocprofv3_csv_import_files(t, &files);
     fclose(files.kernel_trace);
     if (files.agent_info)

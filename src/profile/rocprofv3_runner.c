@@ -238,12 +238,13 @@ static int remove_stale_inputs(const char *out_dir)
 }
 
 /*
- * One rocprofv3 run with `format` "rocpd" (the passes as JSON) or "csv"
- * (ROCm 6.x: the passes as text); *rocpd_unsupported when this rocprofv3
- * predates rocpd output.
+ * One rocprofv3 run into `dir` with `format` "rocpd" (the passes as JSON) or
+ * "csv" (ROCm 6.x: the passes as text); *rocpd_unsupported when this
+ * rocprofv3 predates rocpd output.  Without `counters` it is the trace-only
+ * run that gives a counter run its times: no passes, no thread trace.
  */
 static int run_once(rpl_profile_ctx *ctx, const char *rocprofv3, const char *format,
-                    bool *rocpd_unsupported)
+                    const char *dir, bool counters, bool *rocpd_unsupported)
 {
     bool csv = strcmp(format, "csv") == 0;
     char *input_file = NULL, *input_text = NULL;
@@ -253,28 +254,30 @@ static int run_once(rpl_profile_ctx *ctx, const char *rocprofv3, const char *for
     int rc;
 
     *rocpd_unsupported = false;
-    if (ctx->plan->npasses > 0 &&
+    if (counters && ctx->plan->npasses > 0 &&
         ((rc = csv ? rpl_rocprofv3_passes_text(&input_text, ctx->plan)
                    : rpl_rocprofv3_passes_json(&input_text, ctx->plan)) != 0 ||
          (rc = rpl_path_join(&input_file, ctx->opts->out_dir,
                              csv ? "rocprofv3-passes.txt" : "rocprofv3-passes.json")) != 0))
         goto out;
     cmd.rocprofv3 = rocprofv3;
-    cmd.output_dir = ctx->run_dir;
+    cmd.output_dir = dir;
     cmd.output_format = format;
     cmd.output_file = csv ? OUTPUT_FILE_CSV : OUTPUT_FILE;
     cmd.input_file = input_file;
     cmd.kernel_regex = ctx->opts->kernel_regex;
-    cmd.att = ctx->opts->att;
+    cmd.att = counters && ctx->opts->att;
     cmd.app_argv = ctx->opts->app_argv;
-    if ((rc = rpl_rocprofv3_argv(&argv, &cmd)) != 0 ||
-        (rc = rpl_profile_reset_dir(ctx->run_dir)) != 0 ||
-        (rc = remove_stale_inputs(ctx->opts->out_dir)) != 0)
+    if ((rc = rpl_rocprofv3_argv(&argv, &cmd)) != 0 || (rc = rpl_profile_reset_dir(dir)) != 0 ||
+        (counters && (rc = remove_stale_inputs(ctx->opts->out_dir)) != 0))
         goto out;
     if (input_file && (rc = rpl_file_write_atomic(input_file, input_text, strlen(input_text))) != 0)
         goto out;
-    rpl_log_info("running %s with %u counter pass%s", rocprofv3, ctx->plan->npasses,
-                 ctx->plan->npasses == 1 ? "" : "es");
+    if (counters)
+        rpl_log_info("running %s with %u counter pass%s", rocprofv3, ctx->plan->npasses,
+                     ctx->plan->npasses == 1 ? "" : "es");
+    else
+        rpl_log_info("running %s without counters, for the dispatch times", rocprofv3);
     if ((rc = rpl_profile_spawn(ctx, argv, NULL, true, &res)) != 0)
         goto out;
     /* The argument error of a rocprofv3 without rocpd is ours to handle, not to show. */
@@ -286,7 +289,7 @@ static int run_once(rpl_profile_ctx *ctx, const char *rocprofv3, const char *for
     if (!ctx->opts->quiet_app)
         rpl_profile_echo_stderr(&res);
     if (!res.exited || res.exit_code != 0)
-        rc = explain(&res, ctx, rpl_profile_dir_has_output(ctx->run_dir));
+        rc = explain(&res, ctx, rpl_profile_dir_has_output(dir));
 out:
     rpl_spawn_result_release(&res);
     free(argv);
@@ -297,23 +300,32 @@ out:
 
 int rpl_profile_run_rocprofv3(rpl_profile_ctx *ctx)
 {
+    rpl_profile_result *r = ctx->result;
+    const char *format = "rocpd";
     char *rocprofv3 = NULL;
     bool old;
     int rc;
 
     if ((rc = rpl_rocprofv3_find(&rocprofv3)) != 0)
         return rc;
-    rc = run_once(ctx, rocprofv3, "rocpd", &old);
+    rc = run_once(ctx, rocprofv3, format, ctx->run_dir, true, &old);
     if (rc == 0 && old) {
         rpl_log_warn("this rocprofv3 has no rocpd output (ROCm before 7.0): using its CSV output");
-        ctx->result->csv_fallback = true;
-        rc = run_once(ctx, rocprofv3, "csv", &old);
+        r->csv_fallback = true;
+        format = "csv";
+        rc = run_once(ctx, rocprofv3, format, ctx->run_dir, true, &old);
         if (rc == 0 && old)
             rc = rpl_error_set(RPL_EENV, "rocprofv3 accepts neither rocpd nor csv output");
     }
+    /* Counter collection serialises dispatches and adds its own time to each: the times come
+     * from one more run without counters, the counters from the passes. */
+    if (rc == 0 && ctx->plan->npasses > 0 &&
+        (rc = rpl_path_join(&r->timing_dir, ctx->run_dir, "trace_only")) == 0)
+        rc = run_once(ctx, rocprofv3, format, r->timing_dir, false, &old);
     if (rc == 0) {
-        rc = rpl_profile_read_dir(ctx->result->trace, ctx->run_dir, &ctx->result->files,
-                                  &ctx->result->nfiles);
+        rc = r->timing_dir ? rpl_profile_read_timed(r->trace, r->timing_dir, ctx->run_dir,
+                                                    &r->files, &r->nfiles)
+                           : rpl_profile_read_dir(r->trace, ctx->run_dir, &r->files, &r->nfiles);
         if (rc == RPL_ENOTFOUND)
             rc =
                 rpl_error_set(RPL_EENV, "rocprofv3 exited cleanly but wrote no database under '%s'",

@@ -1,7 +1,10 @@
 /* The human summary of a profile: header lines and an aligned kernel table. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "rpl/error.h"
+#include "rpl/kernel_filter.h"
 #include "rpl/report.h"
 
 #define NAME_WIDTH 40
@@ -32,63 +35,6 @@ static const char *format_bytes(char *buf, size_t cap, double bytes)
     return buf;
 }
 
-/* Offset of the parameter list: the first '(' outside template arguments and "(anonymous
- * namespace)". */
-static size_t params_at(const char *name)
-{
-    static const char anon[] = "(anonymous namespace)";
-    size_t depth = 0, i;
-
-    for (i = 0; name[i]; i++) {
-        if (name[i] == '<')
-            depth++;
-        else if (name[i] == '>' && depth > 0)
-            depth--;
-        else if (name[i] == '(' && depth == 0 && strncmp(name + i, anon, sizeof(anon) - 1) != 0)
-            break;
-    }
-    return i;
-}
-
-/*
- * A kernel name that fits NAME_WIDTH: the display name when it fits; else
- * without return type and with "(...)" for the parameters (template
- * arguments tell instances apart); else the short name with "<...>" and
- * "(...)", cut at the front when still too long (the function name is at the
- * end, namespaces at the front).
- */
-static int fit_name(rpl_strbuf *out, const rpl_kernel_summary *k)
-{
-    const char *name = k->name;
-    size_t params = params_at(name);
-    int rc;
-
-    rpl_strbuf_reset(out);
-    if (strlen(name) <= NAME_WIDTH)
-        return rpl_strbuf_puts(out, name);
-    if (strncmp(name, "void ", 5) == 0) {
-        name += 5;
-        params -= 5;
-    }
-    if (params + (name[params] ? 5 : 0) <= NAME_WIDTH) {
-        rc = rpl_strbuf_put(out, name, params);
-        return rc || !name[params] ? rc : rpl_strbuf_puts(out, "(...)");
-    }
-    rc = rpl_kernel_short_name(out, k->mangled_name, k->name);
-    if (!rc && memchr(name, '<', params))
-        rc = rpl_strbuf_puts(out, "<...>");
-    if (!rc && name[params])
-        rc = rpl_strbuf_puts(out, "(...)");
-    if (!rc && out->len > NAME_WIDTH) {
-        size_t keep = NAME_WIDTH - 3;
-        memmove(out->ptr + 3, out->ptr + out->len - keep, keep);
-        memcpy(out->ptr, "...", 3);
-        out->len = NAME_WIDTH;
-        out->ptr[out->len] = '\0';
-    }
-    return rc;
-}
-
 static int put_header(rpl_strbuf *out, const rpl_profile *p)
 {
     const rpl_profile_totals *t = &p->totals;
@@ -97,7 +43,13 @@ static int put_header(rpl_strbuf *out, const rpl_profile *p)
     char b1[32], b2[32], b3[32];
     int rc = 0;
 
-    if (a) {
+    if (a && !a->product_name[0] && !a->name[0]) {
+        /* A CSV import without agent_info: the trace has the agent's id and nothing more. */
+        rc = rpl_strbuf_printf(out,
+                               "device:     unknown device (GPU agent %d; the trace does "
+                               "not describe it)\n",
+                               a->logical_index);
+    } else if (a) {
         rc = rpl_strbuf_printf(out, "device:     %s (%s",
                                a->product_name[0] ? a->product_name : a->name, a->name);
         if (!rc && a->cu_count)
@@ -124,26 +76,24 @@ static int put_header(rpl_strbuf *out, const rpl_profile *p)
     return rc;
 }
 
-static int put_row(rpl_strbuf *out, rpl_strbuf *name, size_t rank, const rpl_kernel_summary *k)
+static int put_row(rpl_strbuf *out, const char *label, size_t rank, const rpl_kernel_summary *k)
 {
     const rpl_duration_stats *s = &k->stats;
     char total[32], median[32], mean[32], cv[16];
-    int rc = fit_name(name, k);
+    /* printf pads bytes; a label's "…" is three bytes in one column. */
+    int pad = NAME_WIDTH + (int)(strlen(label) - rpl_utf8_columns(label));
 
-    if (rc)
-        return rc;
     /* One dispatch has no spread: CV and class would only say "stable" by definition. */
     if (s->count < 2)
         snprintf(cv, sizeof(cv), "-");
     else
         snprintf(cv, sizeof(cv), "%.3f", s->cv);
-    return rpl_strbuf_printf(out, "%3zu  %-*s %10llu %11s %6.1f%% %11s %11s %6s  %s%s\n", rank,
-                             NAME_WIDTH, rpl_strbuf_cstr(name), (unsigned long long)s->count,
-                             rpl_format_ns(total, sizeof(total), (double)k->total_ns),
-                             100.0 * k->share, rpl_format_ns(median, sizeof(median), s->median),
-                             rpl_format_ns(mean, sizeof(mean), s->mean), cv,
-                             s->count < 2 ? "-" : rpl_stability_name(s->stability),
-                             k->helper ? " (helper)" : "");
+    return rpl_strbuf_printf(
+        out, "%3zu  %-*s %10llu %11s %6.1f%% %11s %11s %6s  %s%s\n", rank, pad, label,
+        (unsigned long long)s->count, rpl_format_ns(total, sizeof(total), (double)k->total_ns),
+        100.0 * k->share, rpl_format_ns(median, sizeof(median), s->median),
+        rpl_format_ns(mean, sizeof(mean), s->mean), cv,
+        s->count < 2 ? "-" : rpl_stability_name(s->stability), k->helper ? " (helper)" : "");
 }
 
 static const char *plural(size_t n)
@@ -183,18 +133,26 @@ static int put_footer(rpl_strbuf *out, const rpl_profile *p, size_t shown)
 
 int rpl_profile_table(rpl_strbuf *out, const rpl_profile *p, size_t top)
 {
-    rpl_strbuf name = RPL_STRBUF_INIT;
     size_t shown = top == 0 || top > p->nkernels ? p->nkernels : top;
-    int rc = put_header(out, p);
+    const char **names = calloc(shown ? shown : 1, sizeof(*names));
+    char **labels = NULL;
+    int rc = names ? 0 : rpl_error_oom();
 
+    for (size_t i = 0; i < shown && names; i++)
+        names[i] = p->kernels[i].name;
+    if (!rc)
+        rc = rpl_kernel_labels(&labels, names, shown, NAME_WIDTH);
+    if (!rc)
+        rc = put_header(out, p);
     if (!rc)
         rc = rpl_strbuf_printf(out, "\n%3s  %-*s %10s %11s %7s %11s %11s %6s  %s\n", "#",
                                NAME_WIDTH, "kernel", "dispatches", "total", "share", "median",
                                "mean", "cv", "stability");
     for (size_t i = 0; !rc && i < shown; i++)
-        rc = put_row(out, &name, i + 1, &p->kernels[i]);
+        rc = put_row(out, labels[i], i + 1, &p->kernels[i]);
     if (!rc)
         rc = put_footer(out, p, shown);
-    rpl_strbuf_release(&name);
+    rpl_kernel_labels_free(labels, shown);
+    free(names);
     return rc;
 }

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "rpl/error.h"
+#include "model_int.h"
 #include "rpl/trace.h"
 #include "strpool.h"
 
@@ -25,6 +26,27 @@ static int array_reserve(void **items, uint32_t *cap, uint32_t count, size_t siz
         return rpl_error_oom();
     *items = p;
     *cap = ncap;
+    return 0;
+}
+
+int rpl_trace_array_room(void **items, uint32_t *cap, uint32_t count, uint64_t more, size_t size)
+{
+    uint64_t need = (uint64_t)count + more, ncap;
+    void *p;
+
+    if (need <= *cap)
+        return 0;
+    if (need > RPL_NONE - 1)
+        return rpl_error_set(RPL_EINPUT, "trace has too many records");
+    /* Past the first size, double: one row at a time must not mean one realloc a row. */
+    ncap = *cap && need < 2 * (uint64_t)*cap ? 2 * (uint64_t)*cap : need;
+    if (ncap > RPL_NONE - 1)
+        ncap = RPL_NONE - 1;
+    p = realloc(*items, (size_t)ncap * size);
+    if (!p)
+        return rpl_error_oom();
+    *items = p;
+    *cap = (uint32_t)ncap;
     return 0;
 }
 

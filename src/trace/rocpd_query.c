@@ -197,6 +197,18 @@ uint64_t rd_rowid_span(rd_reader *r, enum rd_table t, int64_t *lo, int64_t *hi)
     return (uint64_t)(b - a) + 1;
 }
 
+/* The fewest bytes a table row takes in the file (cell pointer, sizes, a few columns). */
+#define RD_MIN_ROW_BYTES 8
+
+uint32_t rd_rows_hint(rd_reader *r, enum rd_table t)
+{
+    uint64_t span = rd_rowid_span(r, t, NULL, NULL), most = r->file_bytes / RD_MIN_ROW_BYTES;
+
+    if (span > most)
+        span = most;
+    return span < RD_ROWS_MAX ? (uint32_t)span : RD_ROWS_MAX;
+}
+
 int rd_grow(rd_reader *r, enum rd_table t, void **items, uint32_t *cap, uint32_t count, size_t size)
 {
     uint32_t ncap;

@@ -426,8 +426,12 @@ static int event_row(rd_row *row)
 int rd_read_events(rd_reader *r)
 {
     static const char *const cols[] = {"id", "category_id", "stack_id", "parent_stack_id"};
-    /* No count(*), which reads the whole table once more: the arrays grow as rows come. */
-    uint64_t rows = rd_rowid_span(r, RD_EVENT, NULL, NULL);
+    /* No count(*), which reads the whole table once more: the rowid span sizes the array
+     * once (it grows if the span was short). */
+    uint32_t rows = rd_rows_hint(r, RD_EVENT);
 
+    if (rows && !(r->events = malloc((size_t)rows * sizeof(*r->events))))
+        return rpl_error_oom();
+    r->event_cap = rows;
     return rd_scan(r, RD_EVENT, cols, RD_COLUMNS(cols), "events", rows, event_row);
 }

@@ -1,6 +1,6 @@
 /*
- * rocpd reader: the record tables (kernel dispatches, memory copies, API
- * regions with their arguments, counter values).  Rows are read straight
+ * rocpd reader: the record tables (kernel dispatches, memory copies, counter
+ * values; API regions are in rocpd_read_regions.c).  Rows are read straight
  * from the base tables and joined here through the id maps of
  * rocpd_read_info.c: the data views' SQL joins are far slower on large
  * traces.
@@ -16,7 +16,7 @@
 /* --- shared column checks -------------------------------------------------- */
 
 /* start and end of a record: 0 <= start <= end, so end - start never overflows. */
-static int read_times(const rd_row *row, int col, int64_t *start, int64_t *end)
+int rd_read_times(const rd_row *row, int col, int64_t *start, int64_t *end)
 {
     int rc;
 
@@ -31,8 +31,8 @@ static int read_times(const rd_row *row, int col, int64_t *start, int64_t *end)
 }
 
 /* pid (NOT NULL) and tid columns, checked against the process and thread tables. */
-static int read_pid_tid(const rd_row *row, int pid_col, int tid_col, bool tid_nullable,
-                        int64_t *pid, int64_t *tid)
+int rd_read_pid_tid(const rd_row *row, int pid_col, int tid_col, bool tid_nullable, int64_t *pid,
+                    int64_t *tid)
 {
     rd_reader *r = row->r;
     bool has_tid = true;
@@ -50,26 +50,8 @@ static int read_pid_tid(const rd_row *row, int pid_col, int tid_col, bool tid_nu
     return 0;
 }
 
-/* A nullable event_id: the event (or NULL) and the raw id. */
-static int read_event(const rd_row *row, int col, const rd_event **event, int64_t *id,
-                      bool *present)
-{
-    rd_reader *r = row->r;
-    uint32_t index;
-    int rc = rd_i64_opt(row, col, id, present);
-
-    *event = NULL;
-    if (rc || !*present || !r->present[RD_EVENT])
-        return rc;
-    index = rpl_idmap_get(&r->event_ids, *id);
-    if (index == RPL_IDMAP_EMPTY)
-        return rd_dangling(row, col, *id, RD_EVENT);
-    *event = &r->events[index];
-    return 0;
-}
-
 /* A string reference (NOT NULL or nullable), interned; "" for NULL. */
-static int read_string(const rd_row *row, int col, bool nullable, const char **out)
+int rd_read_string(const rd_row *row, int col, bool nullable, const char **out)
 {
     uint32_t index;
     int rc = nullable ? rd_ref_opt(row, col, &row->r->string_ids, RD_STRING, &index)
@@ -168,13 +150,13 @@ static int dispatch_row(rd_row *row)
 
     if (!dispatch_claimed(r, row->id))
         return RD_SCAN_STOP;
-    if ((rc = read_pid_tid(row, D_PID, D_TID, true, &d.pid, &d.tid)) != 0 ||
+    if ((rc = rd_read_pid_tid(row, D_PID, D_TID, true, &d.pid, &d.tid)) != 0 ||
         (rc = rd_ref(row, D_AGENT, &r->agent_ids, RD_AGENT, &d.agent)) != 0 ||
         (rc = rd_ref(row, D_KERNEL, &r->symbol_ids, RD_SYMBOL, &d.kernel)) != 0 ||
         (rc = rd_i64(row, D_DISPATCH_ID, &d.dispatch_id)) != 0 ||
         (rc = read_queue(row, D_QUEUE, false, false, d.pid, &d.queue)) != 0 ||
         (rc = read_queue(row, D_STREAM, true, false, d.pid, &d.stream)) != 0 ||
-        (rc = read_times(row, D_START, &d.start, &d.end)) != 0 ||
+        (rc = rd_read_times(row, D_START, &d.start, &d.end)) != 0 ||
         (rc = rd_u32(row, D_PRIVATE, true, &d.private_segment_size)) != 0 ||
         (rc = rd_u32(row, D_GROUP, true, &d.group_segment_size)) != 0 ||
         (rc = rd_i64_opt(row, D_EVENT, &event_id, &has_event)) != 0)
@@ -189,6 +171,13 @@ static int dispatch_row(rd_row *row)
             return rd_bad_range(row, D_WG_X + i, 0, "1..4294967295");
     }
     d.correlation_id = event_id; /* until rd_resolve_events */
+    if (r->top_items) {
+        /* The worker: the next slot down from the top of the shared slots. */
+        index = r->top_end - ++r->top_count;
+        r->top_items[index] = d;
+        r->top_flags[index] = has_event;
+        return 0;
+    }
     if ((rc = rd_grow(r, RD_DISPATCH, (void **)&r->dispatch_has_event, &r->dispatch_cap,
                       r->trace->dispatches.count - r->first_dispatch, 1)) != 0 ||
         (rc = rpl_trace_add_dispatch(r->trace, &d, &index)) != 0)
@@ -220,7 +209,8 @@ int rd_read_dispatches(rd_reader *r)
                                        "event_id"};
     _Static_assert(RD_COLUMNS(cols) == D_NCOLS, "columns and their enum differ");
 
-    r->first_dispatch = r->trace->dispatches.count;
+    if (!r->top_items)
+        r->first_dispatch = r->trace->dispatches.count;
     return rd_scan(r, RD_DISPATCH, cols, RD_COLUMNS(cols), "kernel dispatches",
                    rd_rowid_span(r, RD_DISPATCH, NULL, NULL), dispatch_row);
 }
@@ -251,9 +241,9 @@ static int memcpy_row(rd_row *row)
     bool has_event;
     int rc;
 
-    if ((rc = read_pid_tid(row, M_PID, M_TID, true, &m.pid, &m.tid)) != 0 ||
-        (rc = read_times(row, M_START, &m.start, &m.end)) != 0 ||
-        (rc = read_string(row, M_NAME, false, &m.name)) != 0 ||
+    if ((rc = rd_read_pid_tid(row, M_PID, M_TID, true, &m.pid, &m.tid)) != 0 ||
+        (rc = rd_read_times(row, M_START, &m.start, &m.end)) != 0 ||
+        (rc = rd_read_string(row, M_NAME, false, &m.name)) != 0 ||
         (rc = rd_ref_opt(row, M_DST_AGENT, &r->agent_ids, RD_AGENT, &m.dst_agent)) != 0 ||
         (rc = rd_ref_opt(row, M_SRC_AGENT, &r->agent_ids, RD_AGENT, &m.src_agent)) != 0 ||
         (rc = rd_i64(row, M_SIZE, &size)) != 0 ||
@@ -360,144 +350,6 @@ int rd_resolve_events(rd_reader *r)
             return rc;
     }
     return 0;
-}
-
-/* --- rocpd_arg ------------------------------------------------------------ */
-
-static int arg_row(rd_row *row)
-{
-    rd_reader *r = row->r;
-    rd_pending_arg *a;
-    const char *type, *name, *value;
-    int rc;
-
-    if (r->npending_args >= r->pending_arg_cap)
-        return rd_row_error(row, "the table grew while it was read");
-    a = &r->pending_args[r->npending_args];
-    if ((rc = rd_ref(row, 1, &r->event_ids, RD_EVENT, &a->event)) != 0 ||
-        (rc = rd_i64(row, 2, &a->position)) != 0 ||
-        (rc = rd_text(row, 3, false, RD_NAME_MAX, &type, NULL)) != 0 ||
-        (rc = rd_text(row, 4, false, RD_NAME_MAX, &name, NULL)) != 0 ||
-        (rc = rd_text(row, 5, true, RD_TEXT_MAX, &value, NULL)) != 0)
-        return rc;
-    a->row = r->npending_args;
-    if (!(a->arg.type = rpl_trace_intern(r->trace, type)) ||
-        !(a->arg.name = rpl_trace_intern(r->trace, name)) ||
-        !(a->arg.value = rpl_trace_intern(r->trace, value)))
-        return rpl_error_oom();
-    r->npending_args++;
-    return 0;
-}
-
-static int cmp_arg(const void *x, const void *y)
-{
-    const rd_pending_arg *a = x, *b = y;
-
-    if (a->event != b->event)
-        return a->event < b->event ? -1 : 1;
-    if (a->position != b->position)
-        return a->position < b->position ? -1 : 1;
-    return (a->row > b->row) - (a->row < b->row);
-}
-
-/* Group the pending arguments by event, each group by position (rows keep their order). */
-static int group_args(rd_reader *r)
-{
-    r->args = malloc(((size_t)r->npending_args + 1) * sizeof(*r->args));
-    if (!r->args)
-        return rpl_error_oom();
-    qsort(r->pending_args, r->npending_args, sizeof(*r->pending_args), cmp_arg);
-    for (uint32_t i = 0; i < r->npending_args; i++)
-        r->args[i] = r->pending_args[i].arg;
-    return 0;
-}
-
-/* The arguments of event e: *n of them from *first in r->args. */
-static void event_args(const rd_reader *r, uint32_t e, uint32_t *first, uint32_t *n)
-{
-    uint32_t lo = 0, hi = r->npending_args, end;
-
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-
-        if (r->pending_args[mid].event < e)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (end = lo; end < r->npending_args && r->pending_args[end].event == e; end++)
-        ;
-    *first = lo;
-    *n = end - lo;
-}
-
-static int read_args(rd_reader *r)
-{
-    static const char *const cols[] = {"id", "event_id", "position", "type", "name", "value"};
-    uint64_t rows;
-    int rc;
-
-    if ((rc = rd_count(r, RD_ARG, &rows)) != 0)
-        return rc;
-    if (rows > UINT32_MAX - 2)
-        return rpl_error_set(RPL_EINPUT, "'%s': %s has too many rows", r->label, r->table[RD_ARG]);
-    r->pending_arg_cap = (uint32_t)rows + 1;
-    if (!(r->pending_args = malloc((size_t)r->pending_arg_cap * sizeof(*r->pending_args))))
-        return rpl_error_oom();
-    rc = rd_scan(r, RD_ARG, cols, RD_COLUMNS(cols), "API arguments", rows, arg_row);
-    return rc ? rc : group_args(r);
-}
-
-/* --- rocpd_region ----------------------------------------------------------- */
-
-enum { R_ID, R_PID, R_TID, R_START, R_END, R_NAME, R_EVENT, R_NCOLS };
-
-static int region_row(rd_row *row)
-{
-    rd_reader *r = row->r;
-    rpl_region g = {.source = r->source, .id = row->id, .category = ""};
-    const rpl_arg *args = NULL;
-    uint32_t nargs = 0;
-    const rd_event *event;
-    int64_t event_id;
-    bool has_event;
-    int rc;
-
-    if ((rc = read_pid_tid(row, R_PID, R_TID, false, &g.pid, &g.tid)) != 0 ||
-        (rc = read_times(row, R_START, &g.start, &g.end)) != 0 ||
-        (rc = read_string(row, R_NAME, false, &g.name)) != 0 ||
-        (rc = read_event(row, R_EVENT, &event, &event_id, &has_event)) != 0)
-        return rc;
-    if (event) {
-        uint32_t e = (uint32_t)(event - r->events);
-        g.correlation_id = event->stack_id;
-        g.parent_correlation_id = event->parent_stack_id;
-        if (event->category != RPL_NONE && (rc = rd_string(r, event->category, &g.category)) != 0)
-            return rc;
-        if (r->args) {
-            uint32_t first;
-            event_args(r, e, &first, &nargs);
-            args = r->args + first;
-        }
-    }
-    return rpl_trace_add_region(r->trace, &g, args, nargs, NULL);
-}
-
-int rd_read_regions(rd_reader *r)
-{
-    static const char *const cols[] = {"id", "pid", "tid", "start", "end", "name_id", "event_id"};
-    _Static_assert(RD_COLUMNS(cols) == R_NCOLS, "columns and their enum differ");
-    uint64_t rows;
-    int rc;
-
-    if (!r->present[RD_REGION])
-        return 0;
-    /* Arguments hang off events: without regions and events they have no place. */
-    if (r->present[RD_ARG] && r->present[RD_EVENT] && (rc = read_args(r)) != 0)
-        return rc;
-    if ((rc = rd_count(r, RD_REGION, &rows)) != 0)
-        return rc;
-    return rd_scan(r, RD_REGION, cols, RD_COLUMNS(cols), "API regions", rows, region_row);
 }
 
 /* --- rocpd_info_pmc, rocpd_pmc_event ------------------------------------- */

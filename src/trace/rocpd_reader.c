@@ -92,7 +92,8 @@ static void guard(rd_reader *r, saved_settings *saved)
         sqlite3_db_config(r->db, configs[i][0], configs[i][1], (int *)NULL);
     }
     r->steps = 0;
-    r->max_steps = RD_STEPS_BASE + RD_STEPS_PER_BYTE * database_bytes(r->db);
+    r->file_bytes = database_bytes(r->db);
+    r->max_steps = RD_STEPS_BASE + RD_STEPS_PER_BYTE * r->file_bytes;
     sqlite3_progress_handler(r->db, RD_STEP_INTERVAL, step_budget, r);
 }
 
@@ -122,8 +123,8 @@ static void free_reader(rd_reader *r)
     free(r->text);
     free(r->node_hosts);
     free(r->events);
-    free(r->args);
     free(r->pending_args);
+    free(r->region_has_event);
     free(r->pending_values);
     free(r->dispatch_has_event);
     free(r->memcpy_has_event);
@@ -150,14 +151,17 @@ static int read_tables(rd_reader *r)
         (r->present[RD_STREAM] && (rc = rd_read_queues(r, RD_STREAM)) != 0) ||
         (rc = rd_worker_begin(r)) != 0)
         return rc;
-    /* The largest tables, events and dispatches, are read partly on the worker;
-     * the dispatches last, so that both threads end together. */
+    /* The worker reads the events, then dispatches from the top; this thread the copies,
+     * the API regions and their arguments, then dispatches from the bottom: the shared
+     * dispatch rows come last, so that both threads end together. */
     rc = rd_read_memcpys(r);
+    if (rc == 0)
+        rc = rd_read_regions(r);
     if (rc == 0)
         rc = rd_read_dispatches(r);
     if ((worker_rc = rd_worker_end(r, rc != 0)) != 0)
         return worker_rc;
-    if (rc || (rc = rd_resolve_events(r)) != 0 || (rc = rd_read_regions(r)) != 0 ||
+    if (rc || (rc = rd_resolve_events(r)) != 0 || (rc = rd_resolve_regions(r)) != 0 ||
         (rc = rd_read_counters(r)) != 0)
         return rc;
     return 0;

@@ -61,10 +61,10 @@ typedef struct rd_event {
 
 /* An argument read from rocpd_arg, before grouping by event. */
 typedef struct rd_pending_arg {
-    uint32_t event; /* index into rd_reader.events */
-    uint32_t row;   /* in table order, which breaks ties of position */
+    int64_t event_id; /* raw: the events may still be being read */
     int64_t position;
-    rpl_arg arg;
+    int64_t row; /* its id, for messages */
+    rpl_arg arg; /* interned */
 } rd_pending_arg;
 
 /* A counter value read from rocpd_pmc_event, before grouping by dispatch. */
@@ -94,6 +94,7 @@ typedef struct rd_reader {
 
     /* Step budget of the SQLite progress handler (see rocpd_reader.c). */
     uint64_t steps, max_steps;
+    uint64_t file_bytes; /* size of the database, which bounds its row counts */
 
     /* Strings: texts in one buffer, located through string_ids. */
     rpl_idmap string_ids;
@@ -121,9 +122,12 @@ typedef struct rd_reader {
     uint32_t dispatch_cap, first_memcpy, memcpy_cap;
     rpl_idmap dispatch_events;    /* dispatch event_id -> trace dispatch index */
     rpl_idmap pmc_ids;            /* -> trace counter index */
-    rpl_arg *args;                /* arguments grouped by event, in position order */
-    rd_pending_arg *pending_args; /* as read; then sorted by (event, position, row) */
+    rd_pending_arg *pending_args; /* as read; then by (event, position, table order) */
     uint32_t npending_args, pending_arg_cap;
+    const char *last_arg[3]; /* the last interned type, name and value of an argument */
+    /* Regions hold their raw event_id in correlation_id until rd_resolve_regions. */
+    uint8_t *region_has_event;
+    uint32_t first_region, region_cap;
     rd_pending_value *pending_values;
     uint32_t npending_values, pending_value_cap;
     bool pmc_sample_id;      /* rocpd_pmc_event has sample_id (schema 3.0.3) */
@@ -135,6 +139,13 @@ typedef struct rd_reader {
     struct rd_claims *claims;
     int64_t claim_base; /* the lowest rowid; claims are offsets from it */
     uint64_t claimed;   /* this side's bound as last claimed (see rd_claims) */
+    /* Shared dispatch rows go straight into the trace's array, made room for the rowid
+     * span before the worker starts: the main thread appends from first_dispatch up,
+     * the worker fills top_items[top_end - top_count, top_end) from the top down (the
+     * slots after first_dispatch, and the dispatch_has_event flags in top_flags). */
+    rpl_dispatch *top_items;
+    uint8_t *top_flags;
+    uint32_t top_end, top_count;
 } rd_reader;
 
 /* One row of a query, for the checked getters and their messages. */
@@ -184,6 +195,12 @@ uint64_t rd_rowid_span(rd_reader *r, enum rd_table t, int64_t *lo, int64_t *hi);
  */
 int rd_grow(rd_reader *r, enum rd_table t, void **items, uint32_t *cap, uint32_t count,
             size_t size);
+/*
+ * The expected row count of table t, for sizing its arrays once: its rowid
+ * span, bounded by what the file can hold (a sparse table must not make a
+ * huge array); 0 when unknown.
+ */
+uint32_t rd_rows_hint(rd_reader *r, enum rd_table t);
 /* Printable, bounded copy of text that came from the database, for messages. */
 const char *rd_printable(char *buf, size_t size, const char *s);
 
@@ -194,6 +211,15 @@ int rd_bad_range(const rd_row *row, int col, int64_t value, const char *range);
 int rd_too_long(const rd_row *row, int col, size_t len, size_t max);
 int rd_dangling(const rd_row *row, int col, int64_t value, enum rd_table target);
 int rd_row_error(const rd_row *row, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* rocpd_read_records.c: checked columns shared by the record tables. */
+/* start and end of a record: 0 <= start <= end. */
+int rd_read_times(const rd_row *row, int col, int64_t *start, int64_t *end);
+/* pid (NOT NULL) and tid columns, checked against the process and thread tables. */
+int rd_read_pid_tid(const rd_row *row, int pid_col, int tid_col, bool tid_nullable, int64_t *pid,
+                    int64_t *tid);
+/* A string reference (NOT NULL or nullable), interned; "" for NULL. */
+int rd_read_string(const rd_row *row, int col, bool nullable, const char **out);
 
 /* rocpd_read_info.c and rocpd_read_records.c: one function per table. */
 int rd_read_strings(rd_reader *r);
@@ -208,8 +234,12 @@ int rd_read_dispatches(rd_reader *r);
 int rd_read_memcpys(rd_reader *r);
 /* Turn the raw event ids of dispatches and copies into correlation ids (events read). */
 int rd_resolve_events(rd_reader *r);
-int rd_read_regions(rd_reader *r);
 int rd_read_counters(rd_reader *r);
+
+/* rocpd_read_regions.c: API regions and their arguments, read while the worker reads the
+ * events; then, with the events read, their correlation ids, categories and arguments. */
+int rd_read_regions(rd_reader *r);
+int rd_resolve_regions(rd_reader *r);
 
 /* rocpd_worker.c: claim more dispatch rows for this side; false when the other has the rest. */
 bool rd_claim_dispatch(rd_reader *r, int64_t rowid);

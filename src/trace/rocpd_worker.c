@@ -18,10 +18,13 @@
  * the queue and stream tables present (rows of other tables are never
  * added by the worker).
  *
- * The worker writes only its own copy of the reader: the event table and
- * id map, and its dispatches in a private trace that the main thread
- * appends after its own (in rowid order).  It only reads the id maps that
- * the main thread finished before it started.  Its error message is
+ * The worker writes only its own copy of the reader (the event table and
+ * id map) and its slots of the trace's dispatch array: room for the rowid
+ * span is made before it starts, the main thread appends from the bottom,
+ * the worker fills from the top down, and after the join its rows (in
+ * rowid order already) move down next to the main thread's.  Nothing is
+ * copied between two arrays and the array never grows during the read.
+ * It only reads the id maps that the main thread finished before it started.  Its error message is
  * thread-local, so it is carried back and set again on the main thread.
  * A worker that fails gives back the rows below the last one it read, so
  * that the main thread reads them: the error of the lowest bad row is the
@@ -32,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model_int.h"
 #include "rocpd_reader_int.h"
 #include "rpl/error.h"
 #include "rpl/log.h"
@@ -114,14 +118,13 @@ bool rd_claim_dispatch(rd_reader *r, int64_t rowid)
 static void worker_stopped(rd_worker *w)
 {
     rd_claims *c = &w->claims;
-    const rpl_trace *wt = w->r.trace;
+    const rd_reader *wr = &w->r;
 
     pthread_mutex_lock(&c->lock);
     if (w->rc)
-        c->above =
-            wt && wt->dispatches.count
-                ? (uint64_t)wt->dispatches.items[wt->dispatches.count - 1].id - (uint64_t)c->lo
-                : c->span;
+        c->above = wr->top_count
+                       ? (uint64_t)wr->top_items[wr->top_end - wr->top_count].id - (uint64_t)c->lo
+                       : c->span;
     c->done = true;
     pthread_cond_signal(&c->stopped);
     pthread_mutex_unlock(&c->lock);
@@ -155,14 +158,26 @@ static bool plain_rowid_table(rd_reader *r)
            !rd_has_column(r, RD_DISPATCH, "rowid");
 }
 
-/* Whether the dispatch rows are shared with the worker; their rowids go to c. */
+/* The fewest bytes a dispatch row takes in the file: a span beyond this many rows is sparse. */
+#define MIN_DISPATCH_ROW_BYTES 16
+
+/*
+ * Whether the dispatch rows are shared with the worker; their rowids go to
+ * c, and the trace gets room for all of them (and their flags).
+ */
 static bool plan_sharing(rd_reader *r, rd_claims *c)
 {
+    rpl_trace *t = r->trace;
     int64_t hi;
 
     if (!r->present[RD_QUEUE] || !r->present[RD_STREAM] || !plain_rowid_table(r) ||
-        (c->span = rd_rowid_span(r, RD_DISPATCH, &c->lo, &hi)) < MIN_SPLIT_ROWS)
+        (c->span = rd_rowid_span(r, RD_DISPATCH, &c->lo, &hi)) < MIN_SPLIT_ROWS ||
+        c->span > r->file_bytes / MIN_DISPATCH_ROW_BYTES ||
+        RPL_TRACE_ROOM(t->dispatches, c->span) != 0 ||
+        !(r->dispatch_has_event = malloc((size_t)c->span)))
         return false;
+    r->dispatch_cap = (uint32_t)c->span;
+    r->first_dispatch = t->dispatches.count;
     c->below = 0;
     c->above = c->span;
     return true;
@@ -199,8 +214,6 @@ static int open_worker(rd_worker *w, const char *path)
     if (sqlite3_exec(r->db, "BEGIN; SELECT count(*) FROM sqlite_schema", NULL, NULL, NULL) !=
         SQLITE_OK)
         return -1;
-    if (r->split_side && rpl_trace_new(&r->trace) != 0)
-        return -1;
     return 0;
 }
 
@@ -209,10 +222,6 @@ static void close_worker(rd_worker *w)
     if (w->r.db && !sqlite3_get_autocommit(w->r.db))
         sqlite3_exec(w->r.db, "COMMIT", NULL, NULL, NULL);
     sqlite3_close(w->r.db);
-    if (w->r.split_side) {
-        rpl_trace_free(w->r.trace);
-        free(w->r.dispatch_has_event);
-    }
     pthread_cond_destroy(&w->claims.stopped);
     pthread_mutex_destroy(&w->claims.lock);
     free(w);
@@ -246,6 +255,9 @@ static rd_worker *new_worker(rd_reader *r, bool events)
         r->claim_base = w->r.claim_base = w->claims.lo;
         r->claimed = 0;
         w->r.claimed = w->claims.span;
+        w->r.top_items = r->trace->dispatches.items + r->first_dispatch;
+        w->r.top_flags = r->dispatch_has_event;
+        w->r.top_end = (uint32_t)w->claims.span;
     }
     return w;
 }
@@ -269,27 +281,17 @@ int rd_worker_begin(rd_reader *r)
     return events ? rd_read_events(r) : 0;
 }
 
-/* Append the worker's dispatches (read from the highest rowid down) after the main thread's. */
-static int take_dispatches(rd_reader *r, const rd_worker *w)
+/* Move the worker's dispatches (from the top of the shared slots) down after the main thread's. */
+static void take_dispatches(rd_reader *r, const rd_worker *w)
 {
-    const rpl_trace *wt = w->r.trace;
-    uint32_t have = r->trace->dispatches.count - r->first_dispatch, n = wt->dispatches.count;
-    uint8_t *flags;
-    int rc;
+    rpl_trace *t = r->trace;
+    uint32_t have = t->dispatches.count - r->first_dispatch, n = w->r.top_count;
+    uint32_t from = w->r.top_end - n;
 
-    if (n > UINT32_MAX - 2 - r->trace->dispatches.count)
-        return rpl_error_set(RPL_EINPUT, "'%s': %s has too many rows", r->label,
-                             r->table[RD_DISPATCH]);
-    flags = realloc(r->dispatch_has_event, (size_t)have + n + 1);
-    if (!flags)
-        return rpl_error_oom();
-    r->dispatch_has_event = flags;
-    for (uint32_t i = 0; i < n; i++) {
-        flags[have + i] = w->r.dispatch_has_event[n - 1 - i];
-        if ((rc = rpl_trace_add_dispatch(r->trace, &wt->dispatches.items[n - 1 - i], NULL)) != 0)
-            return rc;
-    }
-    return 0;
+    memmove(t->dispatches.items + r->first_dispatch + have,
+            t->dispatches.items + r->first_dispatch + from, (size_t)n * sizeof(rpl_dispatch));
+    memmove(r->dispatch_has_event + have, r->dispatch_has_event + from, n);
+    t->dispatches.count += n;
 }
 
 int rd_worker_end(rd_reader *r, bool cancel)
@@ -317,7 +319,7 @@ int rd_worker_end(rd_reader *r, bool cancel)
     if (!cancel && w->rc)
         rc = rpl_error_set(w->rc, "%s", w->message);
     else if (!cancel && w->r.split_side)
-        rc = take_dispatches(r, w);
+        take_dispatches(r, w);
     close_worker(w);
     return rc;
 }

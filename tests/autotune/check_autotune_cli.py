@@ -80,7 +80,21 @@ def case_optimum():
     check(r["space"]["configs"] == 200 and r["space"]["combinations"] == 400,
           "the constraint keeps 200 of 400", p)
     check(r["best"]["parameters"] == OPTIMUM, f"best {r['best']['parameters']}", p)
-    check(r["counts"]["measured"] <= 60, f"measured {r['counts']['measured']} of 200", p)
+    c = r["counts"]
+    check(r["budget"] == 60, f"the budget is floor(0.30 x 200) = 60, not {r['budget']}", p)
+    check(c["measurements"] <= 60 and c["measured"] <= 60,
+          f"{c['measurements']} measurements ({c['measured']} configs) of 200", p)
+    check(c["measurements"] == c["measured"] + c["confirm_remeasures"] + c["unstable_remeasures"],
+          f"measurements add up: {c}", p)
+    check(c["profiler_runs"] == c["measurements"], "one profiler run per measurement", p)
+    check(c["confirm_remeasures"] == 3 and not r["confirm"]["cut"], "the confirm phase fit", p)
+    check("measurements 60 of the budget's 60" in p.stdout or
+          f"measurements {c['measurements']} of the budget's 60" in p.stdout,
+          "the summary counts measurements against the budget", p)
+    m = r["model"]
+    check(m["cv_error"] is not None and 0 <= m["cv_error"] < 0.1 and m["cv_points"] >= 7,
+          f"a CV error (median held-out |pred/meas - 1|) on the seed configs: {m['cv_error']}", p)
+    check("median held-out |pred/meas - 1|" in p.stdout, "the summary says what the CV error is", p)
     check(r["counts"]["measured"] == len([c for c in r["configs"] if c["status"] == "ok"]),
           "every measured config is listed")
     check(r["model"]["trusted"] and r["model"]["r2"] >= 0.75, "the model is trusted", p)
@@ -160,6 +174,117 @@ def case_pathological():
     ok = [c for c in r["configs"] if c["status"] == "ok"]
     check(r["best"]["median_ns"] == min(c["median_ns"] for c in ok if c["samples"] == 40),
           "the fastest confirmed config wins", p)
+
+
+def case_cut():
+    """A budget too small for the confirm phase: it is cut to fit, and says so."""
+    base = ["--space", space("space_known.json"), "--cmd-template", f"{A.objective} {OBJ_ARGS}",
+            "--no-cache", "--json", "r.json"]
+    # A trusted model: the search leaves the confirm phase its top-k.
+    p = autotune(*base, "--budget", "12", "--min-r2", "0")
+    r = validate("r.json")
+    c = r["counts"]
+    check(c["measurements"] == 12 and c["measured"] == 9 and c["confirm_remeasures"] == 3 and
+          not r["confirm"]["cut"], f"9 configs and 3 confirmed within 12: {c}", p)
+    # Not trusted after the seed: the widened confirm phase (6) no longer fits.
+    p = autotune(*base, "--budget", "12")
+    r = validate("r.json")
+    c = r["counts"]
+    check(c["measurements"] == 12 and r["confirm"]["cut"] and r["confirm"]["wanted"] == 6 and
+          len(r["confirm"]["configs"]) == 12 - c["measured"],
+          f"the confirm phase takes what is left: {c}, {r['confirm']}", p)
+    check("confirm phase cut to" in p.stderr and "the confirm phase was cut to fit" in p.stdout,
+          "it says so", p)
+    p = autotune(*base, "--budget", "1")
+    r = validate("r.json")
+    c = r["counts"]
+    check(c["measurements"] == 1 and c["confirm_remeasures"] == 0, f"a budget of 1: {c}", p)
+    check(r["confirm"]["cut"] and r["confirm"]["configs"] == [] and r["best"] is not None,
+          "the confirm phase is cut to nothing; the measured config wins", p)
+    check("confirm phase cut to 0 of 1 configs" in p.stderr and
+          "the confirm phase was cut to fit" in p.stdout, "it says so", p)
+
+
+def case_unstable():
+    """Unstable configs are measured again within the budget; a cached re-run charges the same."""
+    args = ["--space", space("space_known.json"), "--cmd-template",
+            f"{A.objective} --jitter 0.5 {OBJ_ARGS}", "--budget", "20", "--cache", "u.db"]
+    p = autotune(*args, "--json", "first.json")
+    first = validate("first.json")
+    c = first["counts"]
+    check(c["unstable_remeasures"] > 0 and c["measurements"] <= 20, f"re-measures counted: {c}", p)
+    check(c["measurements"] == c["measured"] + c["confirm_remeasures"] + c["unstable_remeasures"],
+          f"measurements add up: {c}", p)
+    check(c["profiler_runs"] == c["measurements"], "one profiler run per measurement", p)
+    remeasured = [x for x in first["configs"] if x["remeasured"]]
+    check(len(remeasured) == c["unstable_remeasures"] and all(x["unstable"] for x in first["configs"]
+                                                             if x["status"] == "ok"),
+          "every config unstable; the re-measured ones marked", p)
+    p = autotune(*args, "--json", "second.json")
+    second = validate("second.json")
+    check(second["counts"]["profiler_runs"] == 0, "the cached re-run measures nothing", p)
+    for k in ("measured", "measurements", "confirm_remeasures", "unstable_remeasures"):
+        check(second["counts"][k] == c[k], f"{k}: {second['counts'][k]} again, not {c[k]}", p)
+    check(second["best"] == first["best"], "the same answer from the cache", p)
+
+
+def stamped_builds(build_template, cmd_template, check_log):
+    """Two runs whose builds differ in their bytes only: the second measures nothing."""
+    blog = os.path.abspath("builds.log")
+    args = ["--space", space("space_build.json"), "--build-template", build_template,
+            "--cmd-template", cmd_template, "--kernel", "vector_add", "--budget", "100%",
+            "--cache", "c.db"]
+    runs = []
+    for name in ("first", "second"):
+        p = autotune(*args, "--json", f"{name}.json", extra_env={"FAKE_BUILD_LOG": blog})
+        runs.append((validate(f"{name}.json"), p))
+    (first, _), (second, p) = runs
+    if check_log:
+        check(len(log_lines(blog)) == 6, f"every config built twice: {log_lines(blog)}")
+    check(first["counts"]["profiler_runs"] > 0 and first["counts"]["cache_hits"] == 0,
+          "the first run measures", runs[0][1])
+    check(second["counts"]["profiler_runs"] == 0 and
+          second["counts"]["cache_hits"] == second["counts"]["measured"] ==
+          first["counts"]["measured"], "the rebuilt configs all hit the cache", p)
+    check(second["best"] == first["best"], "the same answer from the cache", p)
+    before = {c["index"]: c for c in first["configs"]}
+    for c in second["configs"]:
+        b = before[c["index"]]
+        check(c["binary_sha256"] != b["binary_sha256"],
+              f"config {c['index']} was rebuilt into other bytes")
+        check(c["code_kind"] == "gpu_code" and c["code_sha256"] == b["code_sha256"] and
+              c["inputs_sha256"] == b["inputs_sha256"],
+              f"config {c['index']}: the same GPU code and build inputs")
+    return args, first
+
+
+def case_rebuild():
+    """Builds that differ only in an embedded time hit the cache; other GPU code misses."""
+    fatbin = os.path.abspath("kernel.fatbin")
+    shutil.copy(os.path.join(A.source, "..", "inspect", "recorded", "basic.fatbin"), fatbin)
+    args, first = stamped_builds(
+        f"{space('stamp-build.sh')} {A.objective} {fatbin} {{E}} {{OUT}}",
+        "{OUT} --kernel-name vector_add --extra-ns {E} U={U}", True)
+    check(len({c["code_sha256"] for c in first["configs"]}) == 1 and
+          len({c["inputs_sha256"] for c in first["configs"]}) == 3,
+          "one GPU code, three builds (E differs)")
+    # Other GPU code (and so other build inputs) under the same command: measured again.
+    shutil.copy(os.path.join(A.source, "..", "inspect", "recorded", "smem.fatbin"), fatbin)
+    p = autotune(*args, "--json", "third.json")
+    third = validate("third.json")
+    check(third["counts"]["cache_hits"] == 0 and third["counts"]["profiler_runs"] > 0,
+          "changed GPU code misses the cache", p)
+
+
+def case_nvcc():
+    """Real nvcc builds (temporary names in every program): the second run measures nothing."""
+    if not A.nvcc:
+        fail("the nvcc case needs --nvcc")
+    # An object file: enough GPU code to key on, no main to link.
+    stamped_builds(f"{A.nvcc} -O1 -arch=sm_90 -c -DE={{E}} -o {{OUT}} "
+                   f"{os.path.join(A.source, '..', 'inspect', 'kernels', 'basic.cu')}",
+                   f"{A.objective} --program {{OUT}} --kernel-name vector_add --extra-ns {{E}} "
+                   "U={U}", False)
 
 
 def case_progress():
@@ -308,6 +433,7 @@ def main():
               "--validate", "--workdir"):
         ap.add_argument(o, required=True)
     ap.add_argument("--hipcc")
+    ap.add_argument("--nvcc")
     ap.add_argument("case")
     A = ap.parse_args()
     for k in ("rocm_perf", "objective", "fixture", "double_bin", "source", "schemas", "validate"):

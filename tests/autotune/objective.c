@@ -8,7 +8,7 @@
  *
  *   objective [--random SALT] [--launches N] [--sleep-ms MS] [--log FILE]
  *             [--fail-if NAME=VALUE] [--sleep-if NAME=VALUE] [--extra-ns NS]
- *             [--program FILE] [--kernel-name NAME] NAME=VALUE...
+ *             [--program FILE] [--kernel-name NAME] [--jitter FRAC] NAME=VALUE...
  *
  * Known objective (ns): with b = log2 BM, n = log2 BN, t = log2 TM, u = U,
  *   80000 (1 + 0.10 (b-6)^2 + 0.07 (n-6)^2 + 0.06 (t-2)^2 + 0.05 (u-3)^2
@@ -22,7 +22,8 @@
  * parameter has that value; --extra-ns adds to the runtime (the compile-time
  * parameter of tests/autotune/fake-build.sh); --program names the built
  * program a GPU run would time, and is otherwise ignored; --kernel-name
- * names the kernel (default objective_kernel).
+ * names the kernel (default objective_kernel); --jitter sets the dispatches'
+ * jitter (default 0.01; 0.5 makes every measurement unstable).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
@@ -77,7 +78,7 @@ static int usage(void)
     fprintf(stderr,
             "usage: objective [--random SALT] [--launches N] [--sleep-ms MS] [--log FILE] "
             "[--fail-if NAME=VALUE] [--sleep-if NAME=VALUE] [--extra-ns NS] [--program FILE] "
-            "[--kernel-name NAME] NAME=VALUE...\n");
+            "[--kernel-name NAME] [--jitter FRAC] NAME=VALUE...\n");
     return 64;
 }
 
@@ -87,7 +88,7 @@ int main(int argc, char **argv)
     double vals[MAX_PARAMS], ns;
     const char *desc = getenv("FAKE_ROCPROF_APP_DESC"), *kernel = "objective_kernel";
     long launches = 21, sleep_ms = 0, salt = -1;
-    double extra_ns = 0;
+    double extra_ns = 0, jitter = 0.01;
     uint64_t h = 1469598103934665603ull;
     int n = 0;
     int64_t start = now_ns();
@@ -113,6 +114,8 @@ int main(int argc, char **argv)
             i++;
         else if (strcmp(argv[i], "--kernel-name") == 0 && i + 1 < argc)
             kernel = argv[++i];
+        else if (strcmp(argv[i], "--jitter") == 0 && i + 1 < argc)
+            jitter = atof(argv[++i]);
         else if ((eq = strchr(argv[i], '=')) != NULL && n < MAX_PARAMS) {
             *eq = '\0'; /* argv[i] is the name from here on */
             names[n] = argv[i];
@@ -173,9 +176,9 @@ int main(int argc, char **argv)
             "\"display_name\": \"%s(float*)\", \"vgprs\": 32, \"sgprs\": 16}],\n"
             " \"queues\": [\"Queue 1\"],\n"
             " \"dispatches\": [{\"kernel\": \"k\", \"queue\": 1, \"count\": %ld, \"start\": "
-            "1000000, \"duration_ns\": %.0f, \"gap_ns\": 1000, \"jitter\": 0.01, \"seed\": "
+            "1000000, \"duration_ns\": %.0f, \"gap_ns\": 1000, \"jitter\": %g, \"seed\": "
             "%llu}]}\n",
-            (long)getpid(), strlen(kernel), kernel, kernel, launches, ns,
+            (long)getpid(), strlen(kernel), kernel, kernel, launches, ns, jitter,
             (unsigned long long)(h % 1000000 + 1));
     return fclose(f) == 0 ? 0 : 72;
 }

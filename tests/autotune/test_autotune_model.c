@@ -1,7 +1,8 @@
 /*
  * The regression model (coefficients of a known quadratic recovered, with
- * and without an interaction; R^2 and cross-validation; terms dropped for
- * lack of points) and the confirm phase's winner and ties.
+ * and without an interaction; R^2 and cross-validation, its median held-out
+ * relative error; terms dropped for lack of points; constant and collinear
+ * columns left out) and the confirm phase's winner and ties.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -165,13 +166,83 @@ static void ties(void **state)
     assert_int_equal(rpl_tune_decide(&winner, tied, cmp, s, n, 2, &o), RPL_EUSAGE);
 }
 
+/*
+ * A feature that is (almost) a multiple of a parameter over the points, and
+ * one that is constant there: both left out, so the fit keeps sane
+ * coefficients and predicts sanely away from the points.
+ */
+static void collinear_left_out(void **state)
+{
+    double x[3 * 49], y[49], xy[98];
+    bool quad[3] = {true, true, false};
+    rpl_tune_fit_opts o = {quad, 2, false, 5, 1};
+    rpl_tune_model *m = NULL;
+    size_t n = make_data(xy, y, false, 0.001, 4);
+
+    (void)state;
+    for (size_t i = 0; i < n; i++) {
+        x[3 * i] = xy[2 * i];
+        x[3 * i + 1] = xy[2 * i + 1];
+        /* 2 x0 + 1e-9 noise: collinear to far beyond what least squares can separate */
+        x[3 * i + 2] = 2 * xy[2 * i] + 1e-9 * (double)((i * 7919) % 13);
+    }
+    assert_int_equal(rpl_tune_model_fit(&m, x, n, 3, y, &o), RPL_OK);
+    assert_int_equal(m->inactive, 1);
+    for (size_t t = 0; t < m->nterms; t++) {
+        bool third = m->terms[t].a == 2 && m->terms[t].b < 0;
+        assert_true(m->active[t] == !third);
+        if (third)
+            assert_true(m->coef[t + 1] == 0);
+    }
+    assert_true(fabs(coef(m, 0, -1) - 0.5) < 0.01);
+    assert_true(fabs(coef(m, 0, 0) - 0.75) < 0.01);
+    {
+        /* Off the manifold x2 = 2 x0: a near-singular fit would answer with its huge
+         * coefficients; left out, the third input changes nothing. */
+        double p[3] = {1, -1, -40}, q[3] = {1, -1, 2};
+        assert_true(fabs(rpl_tune_model_predict(m, p) - rpl_tune_model_predict(m, q)) < 1e-12);
+        assert_true(fabs(rpl_tune_model_predict(m, q) - (2 + 0.5 + 0.25 + 0.75 + 0.3)) < 0.01);
+    }
+    rpl_tune_model_free(m);
+    /* A constant column is left out too, and the rest is recovered. */
+    for (size_t i = 0; i < n; i++)
+        x[3 * i + 2] = 5;
+    quad[2] = true;
+    assert_int_equal(rpl_tune_model_fit(&m, x, n, 3, y, &o), RPL_OK);
+    assert_int_equal(m->inactive, 2); /* x2 and x2^2 */
+    assert_true(fabs(coef(m, 1, 1) - 0.3) < 0.01);
+    assert_true(m->r2 > 0.999);
+    rpl_tune_model_free(m);
+}
+
+/* The CV error is the median held-out |pred/meas - 1| of exp(response). */
+static void cv_error_is_relative(void **state)
+{
+    double x[98], y[49];
+    bool quad[2] = {true, true};
+    rpl_tune_fit_opts o = {quad, 2, false, 5, 2};
+    rpl_tune_model *m = NULL;
+    size_t n = make_data(x, y, false, 0.05, 3);
+
+    (void)state;
+    assert_int_equal(rpl_tune_model_fit(&m, x, n, 2, y, &o), RPL_OK);
+    /* Gaussian noise of sigma 0.05 on ln runtime: the median |e^e - 1| is near 0.674 sigma. */
+    assert_true(m->cv_error > 0.02 && m->cv_error < 0.06);
+    assert_true(m->cv_rmse > m->cv_error); /* the RMSE is near sigma, above the median */
+    rpl_tune_model_free(m);
+    /* Exact data: no error. */
+    n = make_data(x, y, false, 0, 3);
+    assert_int_equal(rpl_tune_model_fit(&m, x, n, 2, y, &o), RPL_OK);
+    assert_true(m->cv_error < 1e-9);
+    rpl_tune_model_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(quadratic_recovered),
-        cmocka_unit_test(interaction_when_it_helps),
-        cmocka_unit_test(few_points),
-        cmocka_unit_test(ties),
+        cmocka_unit_test(quadratic_recovered),  cmocka_unit_test(interaction_when_it_helps),
+        cmocka_unit_test(few_points),           cmocka_unit_test(collinear_left_out),
+        cmocka_unit_test(cv_error_is_relative), cmocka_unit_test(ties),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -360,6 +360,15 @@ def case_nothing_checked():
           "JUnit shows a skipped case")
     schema_valid("gate-result.schema.json", "s.json")
     check(json.load(open("s.json"))["skipped"] is True, "JSON says skipped")
+    os.makedirs("suite", exist_ok=True)
+    shutil.copy("s.json", "suite/s.json")
+    p = run(A.rocm_perf, "report", "--suite", "suite", "--junit", "suite.xml", expect=0)
+    check("1 skipped (nothing checked)" in p.stdout and "  skipped  gemm" in p.stdout,
+          "report --suite counts it as skipped", p)
+    xsd_valid("suite.xml")
+    check('skipped="1"' in open("suite.xml").read(), "suite JUnit keeps the skip")
+    shutil.copy("n.json", "suite/n.json")
+    run(A.rocm_perf, "report", "--suite", "suite", expect=1)
     # A baseline whose kernel list is empty.
     b = json.load(open(BL))
     b["runtime"]["kernels"] = []

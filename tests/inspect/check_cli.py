@@ -52,13 +52,32 @@ def check_valid(args, expected):
                 "rule": occ.get("rule"), "block_size": occ.get("block_size"),
                 "n_args": len(k["args"]),
             }
-            bad = [f"{f}: want {v} got {have[f]}" for f, v in w.items() if have[f] != v]
+            bad = [f"{f}: want {v} got {have[f]}" for f, v in w.items()
+                   if f != "table_name" and have[f] != v]
             if bad:
                 print(f"FAIL {name} {k['name']}: " + "; ".join(bad))
                 failures += 1
             else:
                 print(f"ok   {name} {k['name']}")
+        failures += check_table(args, name, want)
     return failures
+
+
+def check_table(args, name, want):
+    """The table's KERNEL column: the demangled name where one is expected."""
+    if not any("table_name" in w for w in want):
+        return 0
+    res = subprocess.run([args.rocm_perf, "inspect", os.path.join(args.dir, name)],
+                         capture_output=True, text=True)
+    lines = res.stdout.splitlines()
+    col = lines[0].index("KERNEL") if lines else 0
+    got = [r[col:] for r in lines[1:]]
+    expect = [w.get("table_name", w["name"]) for w in want]
+    if res.returncode != 0 or got != expect:
+        print(f"FAIL {name} table: kernels {got}, expected {expect}\n{res.stdout}{res.stderr}")
+        return 1
+    print(f"ok   {name} table")
+    return 0
 
 
 def check_bad(args, case):

@@ -219,6 +219,16 @@ def cases():
         "nv_kernel.fatbin": (fat, NV_EXPECTED),
         "nv_host.o": (host_elf(".nv_fatbin", fat + b"\0" * 8 + fat), NV_EXPECTED * 2),
     }
+    # Mangled kernel names: the table shows them demangled, the JSON keeps them mangled.
+    mangled = amd_codeobj(amd_metadata([
+        amd_kernel("_Z10vector_addPfPKfi", 24, 0, 16, 16384, 0, 256),
+        amd_kernel("_Z6reduceILi256EEvPKfPfi", 200, 64, 40, 0, 128, 1024, spill=3)]))
+    want = amd_expected("llvm")
+    want[0] = dict(want[0], name="_Z10vector_addPfPKfi",
+                   table_name="vector_add(float*, float const*, int)")
+    want[1] = dict(want[1], name="_Z6reduceILi256EEvPKfPfi",
+                   table_name="void reduce<256>(float const*, float*, int)")
+    valid["amd_mangled.co"] = (mangled, want)
     if shutil.which("zstd"):
         valid["amd_compressed.hipfb"] = (ccob_v2(bnd), amd_expected("llvm"))
     deep = b"\x91" * 200 + b"\x00"

@@ -57,8 +57,8 @@ def main():
     p = run([rp, "gpus", "--root", mixed])
     rows = [line.split() for line in p.stdout.splitlines()[1:]]
     got = [(r[0], r[1], r[2]) for r in rows]
-    if got != [("0", "amd", "gfx90a"), ("1", "amd", "gfx942"), ("2", "nvidia", "-"),
-               ("3", "nvidia", "-")]:
+    if got != [("0", "amd", "gfx90a"), ("1", "amd", "gfx942"), ("2", "nvidia", "sm_90"),
+               ("3", "nvidia", "sm_90")]:
         fail(f"mixed listing: {p.stdout}")
     if "H100" not in p.stdout.splitlines()[3] or "0000:05:00.0" not in p.stdout.splitlines()[3]:
         fail(f"NVIDIA GPUs not in bus order with their model: {p.stdout}")
@@ -76,6 +76,18 @@ def main():
     p = run([rp, "gpus", "--root", devs])
     if len(p.stdout.splitlines()) != 3 or "/dev/nvidia1" not in p.stdout:
         fail(f"device-node listing: {p.stdout}")
+
+    # ARCH from the model name: products of the arch table, else the family; unknown is "-".
+    models = os.path.join(work, "models")
+    nv = os.path.join(models, "proc/driver/nvidia/gpus")
+    write(f"{nv}/0000:01:00.0/information", "Model: \t\t NVIDIA H100 PCIe\n")
+    write(f"{nv}/0000:02:00.0/information", "Model: \t\t NVIDIA A100-SXM4-40GB\n")
+    write(f"{nv}/0000:03:00.0/information", "Model: \t\t NVIDIA A10\n")
+    write(f"{nv}/0000:04:00.0/information", "Model: \t\t Unknown Accelerator X\n")
+    p = run([rp, "gpus", "--root", models])
+    arches = [line.split()[2] for line in p.stdout.splitlines()[1:]]
+    if arches != ["sm_90", "sm_80", "sm_86", "-"]:
+        fail(f"ARCH from model names: {p.stdout}")
 
     # Bad usage and an unwritable spec.
     run([rp, "gpus", "--bogus"], 2)

@@ -87,6 +87,11 @@ roofline)
     done
     grep -q '"pmc"' D/rocprofv3-passes.json || fail "no passes file left in D"
     roofline_merged D
+    # Times from the run without counters (gemm 40 us there, 80 us under counter collection).
+    ls D/rocprofv3/trace_only/*/*_results.db >/dev/null 2>&1 || fail "no trace-only run"
+    longest=$(sql D/profile.db 'SELECT MAX(end - start) FROM rocpd_kernel_dispatch')
+    [ "$longest" -lt 60000 ] || fail "longest dispatch $longest ns: times of a counter pass"
+    grep -q '^times: from a run without counters' out.txt || fail "no word on where times come from"
     ;;
 list)
     double_env
@@ -217,14 +222,44 @@ no_rocprof_csv)
     expect_rc 2
     expect_err "quote inside an unquoted field"
     ;;
+csv_real_shapes)
+    # A folder with two runs' CSVs, 492,188 s apart: refused with the list, nothing written.
+    rp profile --no-rocprof --trace "$TESTDATA/csv/two_runs" -o D
+    expect_rc 2
+    expect_err "holds rocprofv3 CSVs of different runs"
+    expect_err "4100_kernel_trace.csv (from 0.000 s), .*9800_kernel_trace.csv (from 492188.000 s)"
+    [ -e D/profile.json ] && fail "a mixed folder was analysed"
+    # Counter rows without a dispatch: the rest is kept, one warning counts them.
+    rp profile --no-rocprof --trace "$TESTDATA/csv/partial/55_kernel_trace.csv" -o P
+    expect_rc 0
+    expect_err "2 counter rows left out: correlation ids such as 3 match no dispatch"
+    [ "$(grep -c 'counter rows left out' err.txt)" = 1 ] || fail "warned more than once"
+    [ "$(sql P/profile.db 'SELECT COUNT(*) FROM rocpd_pmc_event')" = 2 ] ||
+        fail "not the 2 matched counter values"
+    # Template instances stay apart in the table.
+    grep -q 'mul_mat_vec_q<(ggml_type)2, 1>(' out.txt || fail "instance 2 not shown: $(cat out.txt)"
+    grep -q 'mul_mat_vec_q<(ggml_type)8, 1>(' out.txt || fail "instance 8 not shown"
+    # A kernel trace under another name, found by its header row; no agent_info beside it.
+    rp profile --no-rocprof --trace "$TESTDATA/csv/renamed/kernel_trace_truncated.csv" -o R
+    expect_rc 0
+    grep -q '^device:     unknown device' out.txt || fail "device not 'unknown device': $(cat out.txt)"
+    grep -q '()' out.txt && fail "an empty device name printed"
+    rp profile --no-rocprof --trace "$TESTDATA/csv/rocm62/1234_agent_info.csv" -o R
+    expect_rc 2
+    expect_err "is a rocprofv3 agent_info CSV, not a kernel trace"
+    ;;
 cupti)
     : >fake_librpl_cupti.so
     export ROCM_PERF_CUPTI_LIB=$work/fake_librpl_cupti.so EXPECT_LIB=$work/fake_librpl_cupti.so
     export RPL_FIXTURE_TOOL FAKE_APP_DESC=$TESTDATA/double/trace.json EXPECT_COUNTERS=roofline
-    rp profile --backend cupti -o D -- "$TESTDATA/fake-cuda-app"
+    FAKE_APP_LOG=$work/runs.txt rp profile --backend cupti -o D -- "$TESTDATA/fake-cuda-app"
     expect_rc 0
     valid_profile D
     ls D/cupti/*/*_results.db >/dev/null || fail "no recorder database in D/cupti"
+    # A counter run, then a trace-only run whose times are used.
+    [ "$(tr '\n' ' ' <runs.txt)" = "roofline none " ] || fail "runs: $(cat runs.txt)"
+    ls D/cupti/trace_only/*/*_results.db >/dev/null || fail "no trace-only run in D/cupti"
+    grep -q '^times: from a run without counters' out.txt || fail "no word on where times come from"
     EXPECT_COUNTERS=sm__cycles_elapsed.avg,dram__bytes_read.sum
     rp profile --backend cupti --counters "sm__cycles_elapsed.avg dram__bytes_read.sum" -o D \
         -- "$TESTDATA/fake-cuda-app"
@@ -251,6 +286,40 @@ cupti)
     ROCM_PERF_CUPTI_LIB=$work/nothing rp profile --backend cupti -o D -- /bin/true
     expect_rc 3
     expect_err "ROCM_PERF_CUPTI_LIB names"
+    ;;
+seed_spellings)
+    # The seed tool's spellings: our long options after the program, --json, --quiet.
+    double_env
+    FAKE_ROCPROF_DIR=$TESTDATA/double
+    rp profile /bin/echo program output --backend rocprofv3 --counters none --out D --json
+    expect_rc 0
+    "$PYTHON" "$VALIDATE" "$SCHEMA" out.txt || fail "--json after the program: no profile.json"
+    grep -q '^program output$' err.txt || fail "with --json the program's output is not on stderr"
+    valid_profile D
+    rp profile --backend rocprofv3 --counters none -o Q /bin/true --quiet
+    expect_rc 0
+    [ -s err.txt ] && fail "--quiet after the program still logged"
+    [ -f Q/profile.json ] || fail "no Q/profile.json"
+    # The program's own options before ours: whose is --json is not clear.
+    rp profile --backend rocprofv3 /bin/sh -c true --json
+    expect_rc 2
+    expect_err "'--json' after the program could be the program's own option"
+    rp profile --backend rocprofv3 /bin/true --json extra
+    expect_rc 2
+    expect_err "'extra' follows rocm-perf's options after the program"
+    # Without our options after it, the program keeps its own.
+    rp profile --backend rocprofv3 --counters none -o S /bin/sh -c 'exit 0'
+    expect_rc 0
+    [ -f S/profile.json ] || fail "the program's own options were not passed on"
+    # --no-rocprof with a program: run it plainly, wall-clock only.
+    rp profile /bin/true --no-rocprof
+    expect_rc 0
+    grep -q "ran in .* without a profiler (--no-rocprof)" out.txt || fail "no plain-run line"
+    rp profile /bin/false --no-rocprof
+    expect_rc 3
+    expect_err "the program exited with status 1"
+    rp profile /bin/true --no-rocprof --json
+    expect_rc 2
     ;;
 usage)
     rp profile --help

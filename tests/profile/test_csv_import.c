@@ -184,7 +184,6 @@ static void import_rejects(void **state)
         {"bad_number", "'12x' is not"},
         {"end_before_start", "ends before it starts"},
         {"quote_in_field", "quote inside an unquoted field"},
-        {"unmatched_counter", "correlation id 99 matches no kernel dispatch"},
         {"grid_overflow", "'Grid_Size_X': '99999999999' is not a 32-bit"},
         {"empty", "empty file"},
     };
@@ -206,10 +205,85 @@ static void import_rejects(void **state)
         assert_int_equal(t->counter_names.count, 0);
     }
     assert_int_equal(rpl_rocprofv3_csv_import(t, CSV_DIR "/rocm64/4321_agent_info.csv"),
-                     RPL_EUSAGE);
+                     RPL_EINPUT);
+    assert_non_null(strstr(rpl_error_last()->message, "is a rocprofv3 agent_info CSV"));
+    assert_int_equal(rpl_rocprofv3_csv_import(t, RPL_PROFILE_TESTDATA "/CMakeLists.txt"),
+                     RPL_EINPUT);
+    assert_non_null(strstr(rpl_error_last()->message, "is not a rocprofv3 kernel trace"));
     assert_int_equal(rpl_rocprofv3_csv_import(t, CSV_DIR "/nowhere/9_kernel_trace.csv"),
                      RPL_ENOTFOUND);
     rpl_trace_free(t);
+}
+
+/* Counter rows of dispatches the kernel trace lacks are left out; the rest are kept. */
+static void import_keeps_matched_counters(void **state)
+{
+    rpl_trace *t;
+
+    (void)state;
+    assert_int_equal(rpl_trace_new(&t), 0);
+    assert_int_equal(rpl_rocprofv3_csv_import(t, CSV_DIR "/partial/55_kernel_trace.csv"), 0);
+    assert_int_equal(t->dispatches.count, 2);
+    assert_int_equal(t->counter_names.count, 1);
+    for (uint32_t i = 0; i < t->dispatches.count; i++)
+        assert_int_equal(t->dispatches.items[i].counters_count, 1);
+    rpl_trace_free(t);
+}
+
+/* A kernel trace is told by its header row, whatever its file name. */
+static void import_by_header(void **state)
+{
+    static const char *const names[] = {"kernel_trace_truncated.csv", "my_dispatches.csv"};
+    rpl_trace *t;
+
+    (void)state;
+    for (size_t i = 0; i < 2; i++) {
+        char path[512];
+        snprintf(path, sizeof(path), "%s/renamed/%s", CSV_DIR, names[i]);
+        assert_int_equal(rpl_rocprofv3_csv_kind_of(path), RPL_CSV_KERNEL_TRACE);
+        assert_int_equal(rpl_trace_new(&t), 0);
+        assert_int_equal(rpl_rocprofv3_csv_import(t, path), 0);
+        assert_int_equal(t->dispatches.count, 3);
+        rpl_trace_free(t);
+    }
+    assert_int_equal(rpl_rocprofv3_csv_kind_of(CSV_DIR "/rocm62/1234_counter_collection.csv"),
+                     RPL_CSV_COUNTERS);
+    assert_int_equal(rpl_rocprofv3_csv_kind_of(CSV_DIR "/rocm62/1234_memory_copy_trace.csv"),
+                     RPL_CSV_MEMORY_COPY);
+    assert_int_equal(rpl_rocprofv3_csv_kind_of(CSV_DIR "/rocm62/1234_agent_info.csv"),
+                     RPL_CSV_AGENT_INFO);
+}
+
+/* A folder of CSVs from different runs is refused with the list; one run's processes merge. */
+static void folder_of_different_runs(void **state)
+{
+    static const struct {
+        const char *dir;
+        int rc;
+    } cases[] = {{"two_runs", RPL_EINPUT}, {"two_prefixes", RPL_EINPUT}, {"one_run", 0}};
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char dir[512], **files = NULL;
+        uint32_t nfiles = 0;
+        rpl_trace *t;
+
+        snprintf(dir, sizeof(dir), "%s/%s", CSV_DIR, cases[i].dir);
+        assert_int_equal(rpl_trace_new(&t), 0);
+        assert_int_equal(rpl_profile_read_dir(t, dir, &files, &nfiles), cases[i].rc);
+        if (cases[i].rc) {
+            const char *msg = rpl_error_last()->message;
+            if (!strstr(msg, "CSVs of different runs") || !strstr(msg, "kernel_trace.csv (from"))
+                fail_msg("%s: message '%s'", cases[i].dir, msg);
+        } else {
+            assert_int_equal(nfiles, 2);
+            assert_int_equal(t->dispatches.count, 2);
+        }
+        for (uint32_t f = 0; f < nfiles; f++)
+            free(files[f]);
+        free(files);
+        rpl_trace_free(t);
+    }
 }
 
 int main(void)
@@ -221,6 +295,9 @@ int main(void)
         cmocka_unit_test(import_rocm62),
         cmocka_unit_test(import_rocm64),
         cmocka_unit_test(import_rejects),
+        cmocka_unit_test(import_keeps_matched_counters),
+        cmocka_unit_test(import_by_header),
+        cmocka_unit_test(folder_of_different_runs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

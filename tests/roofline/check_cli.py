@@ -1,17 +1,20 @@
 #!/usr/bin/python3
 """CLI checks of the roofline analysis on fixture databases.
 
-usage: check_cli.py CASE ROCM_PERF DB SCHEMAS WORKDIR [XMLLINT]
+usage: check_cli.py CASE ROCM_PERF DB SCHEMAS WORKDIR [XMLLINT [RSVG_CONVERT]]
 
 CASE is one of:
   outputs   analyze --out on roofline_cases: schemas, formulas, classes, priorities
-  att       the same with --att: features attached, bad folders skipped
+  att       the same with --att: features attached, bad folders skipped, another run's
+            folder and PC-sampling output refused
   ceilings  --ceilings FILE replaces the product table; a bad file exits 2
   missing   a trace without roofline counters: roofline null with a reason, exit 0
-  svg       report DIR --roofline-svg FILE: well-formed (xmllint), every kernel labelled
+  svg       report DIR --roofline-svg FILE: well-formed (xmllint), every kernel labelled,
+            rendered to PNG (rsvg-convert) with labels clear of each other, axes fitted
 """
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -115,6 +118,17 @@ def case_att(rocm_perf, db, work):
     gemm = by_kernel(ana, "gemm_bf16")
     check(gemm["att"]["instruction_mix"]["mfma"] > 0.4, "gemm MFMA share")
     check(by_kernel(ana, "vecCopy")["att"] is None, "no ATT folder: att null")
+    # Dispatch 4 of this trace is the l41 kernel: a softmax folder of dispatch 4 is another
+    # run's, and is refused, as is a folder of PC-sampling output; neither writes an analysis.
+    for folder, msg in (("att_other_run", "holds kernel '_Z14softmax_kernelPKfPfi' (code.json), "
+                         "but dispatch 4 of the trace is '__omp_offloading_32_6b6b__QQmain_l41'"),
+                        ("att_pc_sampling", "code.json is PC-sampling output")):
+        out = os.path.join(work, folder)
+        shutil.rmtree(out, ignore_errors=True)
+        p = run([rocm_perf, "analyze", db, "--out", out, "--att",
+                 os.path.join(HERE, "fixtures", folder)], expect=2)
+        check(msg in p.stderr, f"{folder}: stderr {p.stderr!r}")
+        check(not os.path.exists(os.path.join(out, "analysis.json")), f"{folder}: analysis written")
 
 
 def case_ceilings(rocm_perf, db, work):
@@ -148,12 +162,34 @@ def case_missing(rocm_perf, db, work):
         check(k["bottleneck"] == "unknown" and "not collected" in k["evidence"][0], k["kernel"])
 
 
+def top_decade(text):
+    """The highest y-axis tick ("1eN", anchored at its end) of a roofline SVG."""
+    ticks = re.findall(r'text-anchor="end"[^>]*>1e(-?\d+)<', text)
+    return max(int(t) for t in ticks)
+
+
+def check_chart(svg, png, doc):
+    """Renders, labels clear, and no empty decade above the highest roof or point."""
+    if RSVG:
+        run([sys.executable, os.path.join(HERE, "..", "tools", "check_svg.py"), RSVG, svg, png,
+             "--labels-clear"])
+    with open(svg, encoding="utf-8") as f:
+        text = f.read()
+    highest = max([k.get("gflops") or 0 for k in doc["kernels"]] +
+                  [v for c in doc["ceilings"] for g in ("valu_gflops", "matrix_gflops")
+                   for v in c[g].values() if v])
+    top = top_decade(text)
+    check(10 ** (top - 1) <= highest * 1.3, f"y axis to 1e{top}: a decade above {highest}")
+    return text
+
+
 def case_svg(rocm_perf, db, work, xmllint):
     out = os.path.join(work, "svg")
     docs = analyze(rocm_perf, db, out)
     svg = os.path.join(work, "roofline.svg")
     run([rocm_perf, "report", out, "--roofline-svg", svg, "-q"])
     run([xmllint, "--noout", svg])
+    check_chart(svg, os.path.join(work, "roofline.png"), docs["roofline"])
     with open(svg, encoding="utf-8") as f:
         text = f.read()
     for k in docs["roofline"]["kernels"]:
@@ -165,13 +201,29 @@ def case_svg(rocm_perf, db, work, xmllint):
           "ceiling lines are labelled")
     p = run([rocm_perf, "report", db, "--roofline-svg", svg], expect=2)
     check("analyze --out" in p.stderr, "databases instead of a folder: usage error")
+    # An H100 chart (fixtures/h100_chart): VALU fp32 and matrix fp64 share 66.9 TFLOP/s, long
+    # and templated kernel names.  Its roofline.json replaces the analysis's.
+    with open(os.path.join(HERE, "fixtures", "h100_chart", "roofline.json"), encoding="utf-8") as f:
+        h100 = json.load(f)
+    shutil.copy(os.path.join(HERE, "fixtures", "h100_chart", "roofline.json"), out)
+    svg = os.path.join(work, "h100.svg")
+    run([rocm_perf, "report", out, "--roofline-svg", svg, "-q"])
+    run([xmllint, "--noout", svg])
+    text = check_chart(svg, os.path.join(work, "h100.png"), h100)
+    check(text.count("VALU fp32, matrix fp64 66.9 TFLOP/s") == 1, "equal roofs share one label")
+    check("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_" in text.split("</title>")[-1] or
+          ">sm90_xmma_gemm_bf16" in text, "a long name keeps its front")
+    check("mul_mat_vec_q&lt;(ggml_type)2" in text and "mul_mat_vec_q&lt;(ggml_type)8" in text,
+          "template instances labelled apart")
 
 
 def main(argv):
     global SCHEMAS
     if len(argv) < 6:
         sys.exit(__doc__)
+    global RSVG
     case, rocm_perf, db, SCHEMAS, work = argv[1:6]
+    RSVG = argv[7] if len(argv) > 7 else ""
     os.makedirs(work, exist_ok=True)
     if case == "svg":
         case_svg(rocm_perf, db, work, argv[6])
@@ -182,5 +234,6 @@ def main(argv):
 
 
 SCHEMAS = ""
+RSVG = ""  # rsvg-convert, to render the charts and check their labels
 if __name__ == "__main__":
     sys.exit(main(sys.argv))

@@ -97,6 +97,25 @@ static void test_parse_malformed(void **state)
             fail_msg("accepted malformed code.json #%zu: %s", i, bad[i]);
 }
 
+/* PC-sampling output has code rows without counts: told apart, not "no instruction". */
+static void test_parse_pc_sampling(void **state)
+{
+    static const char *const pcs[] = {
+        "{\"code\":[[\"v_add_f32\",0,1,\"\",1,4096,0,0,0,0]],\"pc_samples\":[[4096,3]]}",
+        "{\"code\":[[\"v_add_f32\",0,1,\"\",1,4096,0,0,0,0]],\"header\":\"ISA, Samples\"}",
+    };
+    const char *plain = "{\"code\":[[\"v_add_f32\",0,1,\"\",1,4096,0,0,0,0]]}";
+    rpl_att_features f;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(pcs) / sizeof(pcs[0]); i++) {
+        assert_int_equal(rpl_att_parse_code_json(&f, pcs[i], strlen(pcs[i])), RPL_EUSAGE);
+        assert_non_null(strstr(rpl_error_last()->message, "PC-sampling output"));
+    }
+    assert_int_equal(rpl_att_parse_code_json(&f, plain, strlen(plain)), RPL_EINPUT);
+    assert_non_null(strstr(rpl_error_last()->message, "no executed instruction"));
+}
+
 static void test_read_folders(void **state)
 {
     rpl_att_set set;
@@ -147,7 +166,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_isa_classes),     cmocka_unit_test(test_parse),
         cmocka_unit_test(test_parse_malformed), cmocka_unit_test(test_read_folders),
-        cmocka_unit_test(test_merge),
+        cmocka_unit_test(test_merge),           cmocka_unit_test(test_parse_pc_sampling),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -64,7 +64,8 @@ typedef struct rpl_att_set {
 /*
  * Read DIR: a ui_output_agent_*_dispatch_* folder, or a folder holding them
  * (searched one level deep).  Unreadable parts are skipped with a warning;
- * fails only when out of memory.
+ * fails when out of memory, and with RPL_EINPUT for a folder of PC-sampling
+ * output (no thread-trace counts), which is refused rather than skipped.
  */
 int rpl_att_read(rpl_att_set *out, const char *dir);
 void rpl_att_set_release(rpl_att_set *set);

@@ -88,6 +88,9 @@ int rpl_baseline_path(char **out, const char *dir, const char *arch, const char 
  */
 int rpl_baseline_read(rpl_baseline **out, const char *path);
 
+/* The same checks on `len` bytes of text; `name` names it in errors (RPL_EINPUT). */
+int rpl_baseline_parse(rpl_baseline **out, const char *text, size_t len, const char *name);
+
 /* Write atomically (temporary sibling + rename), creating the directory. */
 int rpl_baseline_write(const rpl_baseline *b, const char *path);
 

@@ -76,4 +76,20 @@ bool rpl_kernel_filter_selects(const rpl_kernel_filter *f, const char *name,
  */
 int rpl_kernel_short_name(rpl_strbuf *out, const char *name, const char *display_name);
 
+/*
+ * Table labels of at most `width` columns (width >= 16) for names[0..n):
+ * a name that fits as it is; else without a "void " return type and with
+ * the parameters that fit ("f(int, flo…)"); else the qualified name with
+ * the template arguments that fit ("f<int, 3…>(…)"); else elided in the
+ * middle with "…" (its front and its end kept).  Labels of different names
+ * stay different: where two would be equal, both show the part where the
+ * names differ.  *out receives n strings; free them with
+ * rpl_kernel_labels_free.
+ */
+int rpl_kernel_labels(char ***out, const char *const *names, size_t n, size_t width);
+void rpl_kernel_labels_free(char **labels, size_t n);
+
+/* Display columns of a UTF-8 string (its bytes less the continuation bytes). */
+size_t rpl_utf8_columns(const char *s);
+
 #endif

@@ -54,6 +54,13 @@ size_t rpl_kfd_node_list(long *nodes, size_t max, const char *nodes_dir);
 int rpl_gpu_probe_run(rpl_gpu_probe *out, const char *root);
 
 /*
+ * The CUDA architecture ("sm_90") of an NVIDIA GPU from its model name as
+ * the driver shows it ("NVIDIA H100 PCIe"): a product of the arch table, else
+ * the family the name belongs to.  NULL when the name is not known.
+ */
+const char *rpl_nvidia_model_arch(const char *model);
+
+/*
  * Resolve `requested`: AUTO becomes ROCPROFV3 with an AMD GPU, else CUPTI
  * with an NVIDIA GPU, else RPL_ENODEV ("no AMD or NVIDIA GPU found (...)").
  * An explicit backend is kept as asked (its tool then says what is missing).
@@ -131,14 +138,37 @@ int rpl_rocprofv3_find(char **out);
 int rpl_profile_read_dir(rpl_trace *trace, const char *dir, char ***files, uint32_t *nfiles);
 
 /*
- * Import the rocprofv3 CSV files of one process: `kernel_trace_csv` names
- * "<prefix>kernel_trace.csv"; "<prefix>agent_info.csv",
+ * A counter run's output read for its counters only: the dispatches (and
+ * their times) from the run without counters in `timing_dir`, the counters
+ * of every pass below `counter_dir` merged into them by dispatch.  Counter
+ * collection serialises and slows dispatches, so its times are not used.
+ */
+int rpl_profile_read_timed(rpl_trace *trace, const char *timing_dir, const char *counter_dir,
+                           char ***files, uint32_t *nfiles);
+
+/* What a rocprofv3 CSV file holds, told by its header row (never by its name). */
+typedef enum rpl_rocprofv3_csv_kind {
+    RPL_CSV_NOT_ROCPROFV3 = 0, /* unreadable, empty, or another header */
+    RPL_CSV_KERNEL_TRACE,
+    RPL_CSV_AGENT_INFO,
+    RPL_CSV_MEMORY_COPY,
+    RPL_CSV_COUNTERS
+} rpl_rocprofv3_csv_kind;
+
+rpl_rocprofv3_csv_kind rpl_rocprofv3_csv_kind_of(const char *path);
+const char *rpl_rocprofv3_csv_kind_name(rpl_rocprofv3_csv_kind kind);
+
+/*
+ * Import the rocprofv3 CSV files of one process: `kernel_trace_csv` is a
+ * file whose header row is a kernel trace's (whatever its name).  When its
+ * name is "<prefix>kernel_trace<rest>.csv", "<prefix>agent_info.csv",
  * "<prefix>memory_copy_trace.csv" and "<prefix>counter_collection.csv" are
- * read too when they exist.  Columns are found by header name (ROCm 6.2 to
- * 6.4 spellings), unknown columns are ignored; a missing required column,
- * a bad number, end < start, a record over the length limit or a broken
- * quote fail with RPL_EINPUT naming the file and line.  On failure `trace`
- * is left as it was.
+ * read too when they exist and their headers say so.  Columns are found by
+ * header name (ROCm 6.2 to 6.4 spellings), unknown columns are ignored; a
+ * missing required column, a bad number, end < start, a record over the
+ * length limit or a broken quote fail with RPL_EINPUT naming the file and
+ * line.  Counter rows whose correlation id has no dispatch are left out
+ * with one warning that counts them.  On failure `trace` is left as it was.
  */
 int rpl_rocprofv3_csv_import(rpl_trace *trace, const char *kernel_trace_csv);
 
@@ -202,6 +232,8 @@ typedef struct rpl_profile_result {
     rpl_counter_plan *plan; /* rocprofv3's passes (npasses 0: none; cupti: none, the
                                recorder replays kernels itself) */
     bool csv_fallback;      /* rocprofv3 had no rocpd output: CSV was imported */
+    char *timing_dir;       /* rocprofv3 with counters: the run without counters that gave
+                               the dispatch times (counter collection distorts them), or NULL */
 } rpl_profile_result;
 
 /*

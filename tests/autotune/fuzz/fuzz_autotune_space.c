@@ -1,7 +1,8 @@
 /*
  * libFuzzer target for the autotune inputs that come from users: the search
  * space file (JSON, parameters, constraint expressions, expansion), command
- * templates (quoting, placeholders) and expressions on their own.
+ * templates (quoting, placeholders) and expressions on their own; and the
+ * driver version text that tools and /proc print.
  * Run: fuzz_autotune_space -max_total_time=180 CORPUS_DIR tests/autotune/fuzz/seeds
  */
 #include <stddef.h>
@@ -41,6 +42,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (rpl_template_expand(&argv, t, names, values, 6) == RPL_OK)
             rpl_argv_free(argv);
         rpl_template_free(t);
+    }
+    {
+        char version[64];
+        rpl_tune_driver_version(version, sizeof(version), text);
     }
     if (rpl_expr_parse(&e, text, names, 5) == RPL_OK) {
         double r;

@@ -200,6 +200,48 @@ static void short_names(void **state)
     rpl_strbuf_release(&sb);
 }
 
+/* Table labels: within the width, the front kept, different names never equal. */
+static void labels_are_short_and_unique(void **state)
+{
+    static const char *const names[] = {
+        "saxpy(int, float, float*, float*)",
+        "sm80_xmma_gemm_f16f16_f16f32_f32_tn_n_tilesize128x128x32_stage4_warpsize2x2x1_"
+        "tensor16x8x16_kernel",
+        "void mul_mat_vec_q<(ggml_type)2, 1, ggml_cuda_mmvq_parameter_table<(ggml_type)2>::"
+        "value, false>(void const*, void const*, float*, int, int, int)",
+        "void mul_mat_vec_q<(ggml_type)8, 1, ggml_cuda_mmvq_parameter_table<(ggml_type)8>::"
+        "value, false>(void const*, void const*, float*, int, int, int)",
+        "void mul_mat_vec_q<(ggml_type)2, 1, ggml_cuda_mmvq_parameter_table<(ggml_type)2>::"
+        "value, true>(void const*, void const*, float*, int, int, int)",
+        "void very_long_namespace_name::another_long_namespace::kernel_with_a_long_name_one()",
+        "void very_long_namespace_name::another_long_namespace::kernel_with_a_long_name_two()",
+    };
+    const size_t n = sizeof(names) / sizeof(names[0]), width = 40;
+    char **labels = NULL;
+
+    (void)state;
+    assert_int_equal(rpl_kernel_labels(&labels, names, n, width), 0);
+    assert_string_equal(labels[0], names[0]); /* fits: as it is */
+    /* Elided in the middle: its front stays. */
+    assert_int_equal(strncmp(labels[1], "sm80_xmma_gemm_", 15), 0);
+    assert_non_null(strstr(labels[1], "\xe2\x80\xa6"));
+    assert_int_equal(strcmp(labels[1] + strlen(labels[1]) - 6, "kernel"), 0);
+    for (size_t i = 0; i < n; i++) {
+        assert_true(rpl_utf8_columns(labels[i]) <= width);
+        assert_null(strstr(labels[i], "void "));
+        for (size_t j = i + 1; j < n; j++)
+            assert_string_not_equal(labels[i], labels[j]);
+    }
+    /* Template instances show the template arguments that tell them apart. */
+    assert_int_equal(strncmp(labels[2], "mul_mat_vec_q", 13), 0);
+    assert_non_null(strstr(labels[2], "false>"));
+    assert_non_null(strstr(labels[3], "(ggml_type)8"));
+    assert_non_null(strstr(labels[4], "true>"));
+    /* The function name stays where the namespaces are long. */
+    assert_non_null(strstr(labels[5], "long_name_one"));
+    rpl_kernel_labels_free(labels, n);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -211,6 +253,7 @@ int main(void)
         cmocka_unit_test(environment_replaces_the_default),
         cmocka_unit_test(bad_regex_is_a_usage_error),
         cmocka_unit_test(short_names),
+        cmocka_unit_test(labels_are_short_and_unique),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,9 +1,13 @@
 /*
  * rocpd reader on two threads: a database large enough to be split (the
- * worker reads rocpd_event and the dispatch rows from the highest down)
- * reads exactly as on one thread, errors found by the worker come back as
- * one clear line with nothing added to the trace (the lowest bad row's, as
- * on one thread), and a WAL database is read on one thread.
+ * worker reads rocpd_event and the dispatch rows from the highest down,
+ * while the main thread reads the API regions and their arguments) reads
+ * exactly as on one thread, also with holes in the dispatch rowids;
+ * regions get their events' correlation ids and their arguments in
+ * position order (table order among equals) however the rows come; errors
+ * found by the worker come back as one clear line with nothing added to
+ * the trace (the lowest bad row's, as on one thread), and a WAL database
+ * is read on one thread.
  */
 #include <fcntl.h>
 #include <setjmp.h>
@@ -28,7 +32,7 @@
 #define BIG  TMP "/big.db"
 #define LOGF TMP "/stderr.txt"
 
-enum { NDISPATCH = 30000, NCOPY = 2000, COUNTER_EVERY = 97 };
+enum { NDISPATCH = 30000, NCOPY = 2000, COUNTER_EVERY = 97, NREGION = 5000 };
 
 static rpl_trace *build_model(void)
 {
@@ -88,6 +92,22 @@ static rpl_trace *build_model(void)
                         .stream = (uint32_t)(i % 2),
                         .correlation_id = 500000 + i};
         assert_int_equal(rpl_trace_add_memcpy(t, &m, NULL), 0);
+    }
+    /* Launch regions of the first dispatches, each with a stream and a size argument. */
+    for (int i = 0; i < NREGION; i++) {
+        char size[16];
+        rpl_arg args[2] = {{.name = "stream", .type = "hipStream_t", .value = "0x5555a0"},
+                           {.name = "sizeBytes", .type = "size_t", .value = size}};
+        rpl_region r = {.name = i % 2 ? "hipMemcpyAsync" : "hipLaunchKernel",
+                        .category = "HIP_RUNTIME_API_EXT",
+                        .pid = 7,
+                        .tid = 8,
+                        .start = 900 + 3000 * (int64_t)(i / 2),
+                        .end = 950 + 3000 * (int64_t)(i / 2),
+                        .correlation_id = 100000 + i,
+                        .parent_correlation_id = i};
+        snprintf(size, sizeof(size), "%d", i);
+        assert_int_equal(rpl_trace_add_region(t, &r, args, 2, NULL), 0);
     }
     return t;
 }
@@ -193,6 +213,95 @@ static void test_split_reads_like_one_thread(void **state)
     rpl_trace_free(one);
 }
 
+/* Rows with holes in their rowids: the worker's rows still move down next to the main thread's. */
+static void test_split_with_rowid_holes(void **state)
+{
+    const char *path = TMP "/holes.db";
+    rpl_trace *two, *one;
+    char *log;
+    int rc;
+
+    (void)state;
+    mutate_db(BIG, path,
+              "DELETE FROM rocpd_pmc_event{{uuid}}; DELETE FROM rocpd_kernel_dispatch{{uuid}} "
+              "WHERE id % 7 = 3 OR id BETWEEN 14000 AND 16000");
+    assert_int_equal(rpl_trace_new(&two), 0);
+    log = read_logged(two, path, &rc);
+    if (rc != 0)
+        fail_msg("reading %s: %s", path, rpl_error_last()->message);
+    assert_non_null(strstr(log, "worker used"));
+    one = read_one_thread(path);
+    assert_same_records(two, one);
+    assert_int_equal(two->dispatches.count, 30000 - 4286 - 1715);
+    for (uint32_t i = 1; i < two->dispatches.count; i++)
+        assert_true(two->dispatches.items[i].id > two->dispatches.items[i - 1].id);
+    free(log);
+    rpl_trace_free(two);
+    rpl_trace_free(one);
+}
+
+/* Region i's values as build_model made them; `swapped`: its two arguments in reverse. */
+static void assert_region(const rpl_trace *t, uint32_t i, bool swapped)
+{
+    const rpl_region *r = &t->regions.items[i];
+    const rpl_arg *a = &t->args.items[r->args_first];
+    char size[16];
+
+    snprintf(size, sizeof(size), "%u", i);
+    assert_string_equal(r->name, i % 2 ? "hipMemcpyAsync" : "hipLaunchKernel");
+    assert_string_equal(r->category, "HIP_RUNTIME_API_EXT");
+    assert_int_equal(r->correlation_id, 100000 + i);
+    assert_int_equal(r->parent_correlation_id, i);
+    assert_int_equal(r->start, 900 + 3000 * (int64_t)(i / 2));
+    assert_int_equal(r->args_count, 2);
+    assert_string_equal(a[swapped ? 1 : 0].name, "stream");
+    assert_string_equal(a[swapped ? 1 : 0].value, "0x5555a0");
+    assert_string_equal(a[swapped ? 0 : 1].name, "sizeBytes");
+    assert_string_equal(a[swapped ? 0 : 1].value, size);
+}
+
+/* Regions and arguments, read while the worker reads the events. */
+static void test_regions(void **state)
+{
+    const char *reversed = TMP "/args_reversed.db", *moved = TMP "/args_moved.db";
+    rpl_trace *t;
+
+    (void)state;
+    /* On two threads and on one. */
+    for (int threads = 2; threads >= 1; threads--) {
+        if (threads == 2) {
+            assert_int_equal(rpl_trace_new(&t), 0);
+            assert_int_equal(rpl_rocpd_read(t, BIG), 0);
+        } else {
+            t = read_one_thread(BIG);
+        }
+        assert_int_equal(t->regions.count, NREGION);
+        assert_int_equal(t->args.count, 2 * NREGION);
+        for (uint32_t i = 0; i < NREGION; i++)
+            assert_region(t, i, false);
+        rpl_trace_free(t);
+    }
+
+    /* Positions against the table order: each region's arguments are sorted by position. */
+    mutate_db(BIG, reversed, "UPDATE rocpd_arg{{uuid}} SET position = 1 - position");
+    assert_int_equal(rpl_trace_new(&t), 0);
+    assert_int_equal(rpl_rocpd_read(t, reversed), 0);
+    for (uint32_t i = 0; i < NREGION; i++)
+        assert_region(t, i, true);
+    rpl_trace_free(t);
+
+    /* Equal positions keep the table order, also when a row comes out of place. */
+    mutate_db(BIG, moved,
+              "UPDATE rocpd_arg{{uuid}} SET position = 0; UPDATE rocpd_arg{{uuid}} SET id = "
+              "100000000 WHERE id = (SELECT min(id) FROM rocpd_arg{{uuid}})");
+    assert_int_equal(rpl_trace_new(&t), 0);
+    assert_int_equal(rpl_rocpd_read(t, moved), 0);
+    assert_region(t, 0, true);
+    for (uint32_t i = 1; i < NREGION; i++)
+        assert_region(t, i, false);
+    rpl_trace_free(t);
+}
+
 static void test_wal_reads_on_one_thread(void **state)
 {
     const char *path = TMP "/wal.db";
@@ -238,6 +347,11 @@ static const bad_case bad_cases[] = {
     {"UPDATE rocpd_event{{uuid}} SET category_id = 99999 WHERE id = (SELECT max(id) FROM "
      "rocpd_event{{uuid}})",
      "category_id 99999 does not exist"},
+    /* Regions and arguments are read while the events are: their event ids are checked after. */
+    {"UPDATE rocpd_region{{uuid}} SET event_id = 77777777 WHERE id IN (40, 41)",
+     "row 40: event_id 77777777 does not exist in rocpd_event"},
+    {"UPDATE rocpd_arg{{uuid}} SET event_id = 88888888 WHERE id IN (90, 91)",
+     "row 90: event_id 88888888 does not exist in rocpd_event"},
     /* A rocpd_event that never ends: the worker's own step budget stops it. */
     {"PRAGMA legacy_alter_table = ON; DROP VIEW IF EXISTS rocpd_event;"
      "ALTER TABLE rocpd_event{{uuid}} RENAME TO ev;"
@@ -282,6 +396,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_split_reads_like_one_thread),
+        cmocka_unit_test(test_split_with_rowid_holes),
+        cmocka_unit_test(test_regions),
         cmocka_unit_test(test_wal_reads_on_one_thread),
         cmocka_unit_test(test_worker_errors),
     };

@@ -1,0 +1,289 @@
+/*
+ * rocpd reader: API regions (rocpd_region) and their arguments (rocpd_arg).
+ *
+ * With runtime API tracing there is a region for every launch, as many as
+ * dispatches, so this path is built for size.  The main thread reads both
+ * tables while the worker reads rocpd_event (rocpd_worker.c): the rows
+ * keep their raw event_id until rd_resolve_regions, which runs after the
+ * join and gives each region its event's correlation ids and category and
+ * its arguments (grouped by event, in position order).  Regions are written
+ * straight into the trace's array, sized once from the table's rowid span;
+ * each string is interned once, as it is read, and never again.
+ *
+ * A dangling event_id is found at resolution; the scans' own errors (types,
+ * ranges, other references) come first.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "model_int.h"
+#include "rocpd_reader_int.h"
+#include "rpl/error.h"
+
+/* --- rocpd_arg ------------------------------------------------------------ */
+
+enum { A_ID, A_EVENT, A_POSITION, A_TYPE, A_NAME, A_VALUE, A_NCOLS };
+
+/*
+ * The interned copy of s, which is often the previous row's text in the
+ * same column (argument types and names repeat row after row): a compare
+ * then saves the pool's hash.
+ */
+static const char *intern_repeated(rpl_trace *t, const char **last, const char *s)
+{
+    if (!s)
+        s = "";
+    if (!*last || strcmp(*last, s) != 0)
+        *last = rpl_trace_intern(t, s);
+    return *last;
+}
+
+static int arg_row(rd_row *row)
+{
+    rd_reader *r = row->r;
+    rd_pending_arg *a;
+    const char *type, *name, *value;
+    int rc;
+
+    if ((rc = rd_grow(r, RD_ARG, (void **)&r->pending_args, &r->pending_arg_cap, r->npending_args,
+                      sizeof(*r->pending_args))) != 0)
+        return rc;
+    a = &r->pending_args[r->npending_args];
+    if ((rc = rd_i64(row, A_EVENT, &a->event_id)) != 0 ||
+        (rc = rd_i64(row, A_POSITION, &a->position)) != 0 ||
+        (rc = rd_text(row, A_TYPE, false, RD_NAME_MAX, &type, NULL)) != 0 ||
+        (rc = rd_text(row, A_NAME, false, RD_NAME_MAX, &name, NULL)) != 0 ||
+        (rc = rd_text(row, A_VALUE, true, RD_TEXT_MAX, &value, NULL)) != 0)
+        return rc;
+    a->row = row->id;
+    if (!(a->arg.type = intern_repeated(r->trace, &r->last_arg[0], type)) ||
+        !(a->arg.name = intern_repeated(r->trace, &r->last_arg[1], name)) ||
+        !(a->arg.value = intern_repeated(r->trace, &r->last_arg[2], value)))
+        return rpl_error_oom();
+    r->npending_args++;
+    return 0;
+}
+
+static int read_args(rd_reader *r)
+{
+    static const char *const cols[] = {"id", "event_id", "position", "type", "name", "value"};
+    _Static_assert(RD_COLUMNS(cols) == A_NCOLS, "columns and their enum differ");
+    uint32_t rows = rd_rows_hint(r, RD_ARG);
+
+    if (rows && !(r->pending_args = malloc((size_t)rows * sizeof(*r->pending_args))))
+        return rpl_error_oom();
+    r->pending_arg_cap = rows;
+    return rd_scan(r, RD_ARG, cols, RD_COLUMNS(cols), "API arguments", rows, arg_row);
+}
+
+/* --- rocpd_region --------------------------------------------------------- */
+
+enum { R_ID, R_PID, R_TID, R_START, R_END, R_NAME, R_EVENT, R_NCOLS };
+
+static int region_row(rd_row *row)
+{
+    rd_reader *r = row->r;
+    rpl_trace *t = r->trace;
+    rpl_region *g;
+    int64_t event_id;
+    bool has_event;
+    int rc;
+
+    if ((rc = RPL_TRACE_ROOM(t->regions, 1)) != 0 ||
+        (rc = rd_grow(r, RD_REGION, (void **)&r->region_has_event, &r->region_cap,
+                      t->regions.count - r->first_region, 1)) != 0)
+        return rc;
+    g = &t->regions.items[t->regions.count];
+    *g = (rpl_region){.source = r->source, .id = row->id, .category = ""};
+    if ((rc = rd_read_pid_tid(row, R_PID, R_TID, false, &g->pid, &g->tid)) != 0 ||
+        (rc = rd_read_times(row, R_START, &g->start, &g->end)) != 0 ||
+        (rc = rd_read_string(row, R_NAME, false, &g->name)) != 0 ||
+        (rc = rd_i64_opt(row, R_EVENT, &event_id, &has_event)) != 0)
+        return rc;
+    g->correlation_id = event_id; /* until rd_resolve_regions */
+    r->region_has_event[t->regions.count - r->first_region] = has_event && r->present[RD_EVENT];
+    t->regions.count++;
+    return 0;
+}
+
+int rd_read_regions(rd_reader *r)
+{
+    static const char *const cols[] = {"id", "pid", "tid", "start", "end", "name_id", "event_id"};
+    _Static_assert(RD_COLUMNS(cols) == R_NCOLS, "columns and their enum differ");
+    rpl_trace *t = r->trace;
+    uint32_t rows;
+    int rc;
+
+    r->first_region = t->regions.count;
+    if (!r->present[RD_REGION])
+        return 0;
+    /* Arguments hang off events: without regions and events they have no place. */
+    if (r->present[RD_ARG] && r->present[RD_EVENT] && (rc = read_args(r)) != 0)
+        return rc;
+    rows = rd_rows_hint(r, RD_REGION);
+    if ((rc = RPL_TRACE_ROOM(t->regions, rows)) != 0)
+        return rc;
+    if (rows && !(r->region_has_event = malloc(rows)))
+        return rpl_error_oom();
+    r->region_cap = rows;
+    return rd_scan(r, RD_REGION, cols, RD_COLUMNS(cols), "API regions", rows, region_row);
+}
+
+/* --- resolution, once the events are read ---------------------------------- */
+
+static int dangling_event(rd_reader *r, enum rd_table t, int64_t row, int64_t event_id)
+{
+    return rpl_error_set(RPL_EINPUT, "'%s': %s row %lld: event_id %lld does not exist in %s",
+                         r->label, r->table[t], (long long)row, (long long)event_id,
+                         r->table[RD_EVENT]);
+}
+
+typedef struct arg_key {
+    int64_t event_id, position;
+    uint32_t index; /* in table order, which breaks ties of position */
+} arg_key;
+
+static int cmp_arg_key(const void *x, const void *y)
+{
+    const arg_key *a = x, *b = y;
+
+    if (a->event_id != b->event_id)
+        return a->event_id < b->event_id ? -1 : 1;
+    if (a->position != b->position)
+        return a->position < b->position ? -1 : 1;
+    return (a->index > b->index) - (a->index < b->index);
+}
+
+/*
+ * Check every argument's event (in table order, so the first bad row is the
+ * one named), then order the arguments by (event, position, table order):
+ * they normally come that way, and are sorted only when they do not.
+ */
+static int group_args(rd_reader *r)
+{
+    rd_pending_arg *p = r->pending_args, *sorted;
+    uint32_t n = r->npending_args;
+    bool in_order = true;
+    arg_key *keys;
+
+    for (uint32_t i = 0; i < n; i++) {
+        if (rpl_idmap_get(&r->event_ids, p[i].event_id) == RPL_IDMAP_EMPTY)
+            return dangling_event(r, RD_ARG, p[i].row, p[i].event_id);
+        if (i > 0 && (p[i].event_id < p[i - 1].event_id ||
+                      (p[i].event_id == p[i - 1].event_id && p[i].position < p[i - 1].position)))
+            in_order = false;
+    }
+    if (in_order)
+        return 0;
+    keys = malloc((size_t)n * sizeof(*keys));
+    sorted = malloc((size_t)n * sizeof(*sorted));
+    if (!keys || !sorted) {
+        free(keys);
+        free(sorted);
+        return rpl_error_oom();
+    }
+    for (uint32_t i = 0; i < n; i++)
+        keys[i] = (arg_key){p[i].event_id, p[i].position, i};
+    qsort(keys, n, sizeof(*keys), cmp_arg_key);
+    for (uint32_t i = 0; i < n; i++)
+        sorted[i] = p[keys[i].index];
+    free(keys);
+    free(p);
+    r->pending_args = sorted;
+    r->pending_arg_cap = n;
+    return 0;
+}
+
+/*
+ * The arguments of event `event_id`: [*first, *end) of the grouped
+ * arguments.  Regions normally come in event order, so the group right
+ * after the previous one (*first on entry) is tried before a search.
+ */
+static void find_args(const rd_reader *r, int64_t event_id, uint32_t *first, uint32_t *end)
+{
+    const rd_pending_arg *p = r->pending_args;
+    uint32_t n = r->npending_args, lo = *first, hi = n;
+
+    if (!(lo < n && p[lo].event_id == event_id && (lo == 0 || p[lo - 1].event_id < event_id))) {
+        lo = 0;
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+
+            if (p[mid].event_id < event_id)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+    }
+    for (hi = lo; hi < n && p[hi].event_id == event_id; hi++)
+        ;
+    *first = lo;
+    *end = hi;
+}
+
+/* Copy the region's arguments to the trace (each region keeps its own slice). */
+static int attach_args(rd_reader *r, rpl_region *g, int64_t event_id, uint32_t *cursor)
+{
+    rpl_trace *t = r->trace;
+    uint32_t first = *cursor, end;
+    int rc;
+
+    find_args(r, event_id, &first, &end);
+    *cursor = end;
+    g->args_first = t->args.count;
+    g->args_count = end - first;
+    if (first == end)
+        return 0;
+    if ((rc = RPL_TRACE_ROOM(t->args, end - first)) != 0)
+        return rc;
+    for (uint32_t i = first; i < end; i++)
+        t->args.items[t->args.count++] = r->pending_args[i].arg;
+    return 0;
+}
+
+int rd_resolve_regions(rd_reader *r)
+{
+    rpl_trace *t = r->trace;
+    const char *empty = rpl_trace_intern(t, "");
+    uint32_t cursor = 0;
+    int rc = 0;
+
+    if (!empty)
+        return rpl_error_oom();
+    if (r->npending_args) {
+        if ((rc = group_args(r)) != 0)
+            return rc;
+        /* Most regions have arguments: room for all of them at once. */
+        if ((rc = RPL_TRACE_ROOM(t->args, r->npending_args)) != 0)
+            return rc;
+    }
+    for (uint32_t i = r->first_region; i < t->regions.count && rc == 0; i++) {
+        rpl_region *g = &t->regions.items[i];
+        int64_t event_id = g->correlation_id;
+        const rd_event *e;
+        uint32_t index;
+
+        g->category = empty;
+        g->correlation_id = 0;
+        g->args_first = t->args.count;
+        if (!r->region_has_event[i - r->first_region])
+            continue;
+        index = rpl_idmap_get(&r->event_ids, event_id);
+        if (index == RPL_IDMAP_EMPTY)
+            return dangling_event(r, RD_REGION, g->id, event_id);
+        e = &r->events[index];
+        g->correlation_id = e->stack_id;
+        g->parent_correlation_id = e->parent_stack_id;
+        if (e->category != RPL_NONE && (rc = rd_string(r, e->category, &g->category)) != 0)
+            return rc;
+        if (r->npending_args)
+            rc = attach_args(r, g, event_id, &cursor);
+    }
+    /* Done with them: less to hold while the rest is read and analysed. */
+    free(r->pending_args);
+    free(r->region_has_event);
+    r->pending_args = NULL;
+    r->region_has_event = NULL;
+    r->npending_args = r->pending_arg_cap = r->region_cap = 0;
+    return rc;
+}

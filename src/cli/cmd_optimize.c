@@ -101,14 +101,22 @@ static int parse(optimize_args *a, int argc, char **argv)
     return rpl_optimize_cli_finish(&a->cli, "optimize", argc - optind, argv + optind);
 }
 
-/* The one kernel whose definition the candidate changes. */
-static int changed_kernel(const rpl_kernel_source *orig, const char *name, const char *text,
+/* The one kernel whose definition the candidate changes (parsed as the original was). */
+static int changed_kernel(const optimize_args *a, const rpl_kernel_source *orig, const char *text,
                           size_t len, const char **out)
 {
+    const char *includes[RPL_OPTIMIZE_CLI_MAX_FLAGS + 1] = {NULL};
+    rpl_ks_options ko = {.no_vendor_headers = orig->mode == RPL_KS_MODE_CUDA_PRELUDE,
+                         .include_dirs = includes};
     rpl_kernel_source *cand = NULL;
     const char *found = NULL;
-    size_t n = 0;
-    int rc = rpl_kernel_source_parse_buffer(&cand, name, text, len, NULL);
+    size_t n = 0, ni = 0;
+    int rc;
+
+    for (size_t i = 0; i + 1 < a->cli.ncflags; i += 2)
+        if (strcmp(a->cli.cflags[i], "-I") == 0)
+            includes[ni++] = a->cli.cflags[i + 1];
+    rc = rpl_kernel_source_parse_buffer(&cand, orig->name, text, len, &ko);
 
     if (rc == 0) {
         for (size_t i = 0; i < orig->n_kernels; i++) {
@@ -156,8 +164,7 @@ static int run_candidate_file(optimize_args *a, rpl_pipe *p, rpl_optimize_sessio
     c.len = len;
     c.kernel = a->cli.kernel;
     if (!c.kernel)
-        rc = changed_kernel(rpl_pipe_original_parsed(p), rpl_pipe_original_parsed(p)->name, text,
-                            len, &c.kernel);
+        rc = changed_kernel(a, rpl_pipe_original_parsed(p), text, len, &c.kernel);
     if (rc == 0 && (rc = rpl_pipe_run(p, &c, &oc)) == 0) {
         *accepted = oc->decision == RPL_PIPE_ACCEPTED;
         rc = rpl_optimize_session_outcome(s, oc, text, len);

@@ -315,6 +315,8 @@ static int null_stream_role(const char *h, bool per_thread_api)
 {
     static const char *const nulls[] = {"0", "0x0", "(nil)", "(null)", "NULL", "nullptr"};
 
+    if (h[0] != '0' && h[0] != '(' && h[0] != 'N' && h[0] != 'n')
+        return RPL_DAG_ROLE_STREAM; /* an ordinary handle or id: most launches */
     if (strcmp(h, "0x1") == 0)
         return RPL_DAG_ROLE_LEGACY;
     if (strcmp(h, "0x2") == 0)

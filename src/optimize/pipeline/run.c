@@ -651,10 +651,14 @@ int rpl_pipe_record(rpl_pipe *p, const rpl_pipe_candidate *c, rpl_pipe_decision 
                                          "strategy and a rejection");
     k.display = (char *)c->kernel; /* not captured: nothing runs */
     if ((rc = outcome_new(&s)) == 0) {
+        char *note = NULL;
         s.o->decision = decision;
-        free(s.o->build_log_path); /* nothing was built */
-        s.o->build_log_path = NULL;
         rc = pipe_set(&s.o->message, "%s", message && message[0] ? message : "rejected");
+        /* Nothing was built: the build log says so, for the reports that link it. */
+        if (rc == 0 && (rc = pipe_set(&note, "not built: rejected before the build (%s): %s\n",
+                                      rpl_pipe_decision_name(decision), s.o->message)) == 0)
+            rc = rpl_file_write_atomic(s.o->build_log_path, note, strlen(note));
+        free(note);
     }
     if (rc == 0)
         rc = keep(&s);

@@ -27,6 +27,8 @@ DOUBLES = os.path.join(SRC_DIR, "tests", "optimize", "doubles")
 SERVER = os.path.join(SRC_DIR, "tests", "llm", "standin_server.py")
 VALIDATE_JSONL = os.path.join(SRC_DIR, "tests", "tools", "validate_jsonl.py")
 TRANSCRIPT_SCHEMA = os.path.join(SRC_DIR, "docs", "schemas", "llm-transcript.schema.json")
+VALIDATE_JSON = os.path.join(SRC_DIR, "tests", "tools", "validate_json.py")
+LOG_SCHEMA = os.path.join(SRC_DIR, "docs", "schemas", "optimize-log.schema.json")
 SENTINEL = "rpl-SENTINEL-llm-loop-5c1d9e7a"
 
 KERNELS = """\
@@ -334,6 +336,29 @@ def sigint():
     env.done()
 
 
+def contract():
+    """Replies that break the output contract: no code, the kernel twice, an edit outside
+    it.  Each is a `patch` verdict in the reports (the log follows its schema), the
+    reason goes back as a repair turn, nothing is built or committed."""
+    env = Env("cli-contract")
+    env.run("--auto-approve", "--max-iters", "1", "--max-repairs", "2", expect=0)
+    check(env.junit_cases() == ["patch", "patch", "patch"], f"{SCENARIO}: {env.junit_cases()}")
+    r = subprocess.run([sys.executable, VALIDATE_JSON, LOG_SCHEMA,
+                        os.path.join(env.art, "optimize-log.json")], capture_output=True,
+                       text=True)
+    check(r.returncode == 0, f"{SCENARIO}: optimize-log.json: {r.stdout}{r.stderr}")
+    expect_in(env.server.prompt(2), "verdict `patch`", "prompt 2")
+    expect_in(env.server.prompt(2), "Reason: the reply has no fenced code block", "prompt 2")
+    expect_in(env.server.prompt(3), "defines scale twice", "prompt 3")
+    check(env.branches() == [], f"{SCENARIO}: branches {env.branches()}")
+    for d in sorted(os.listdir(os.path.join(env.art, "candidates"))):
+        with open(os.path.join(env.art, "candidates", d, "build.log")) as f:
+            log = f.read()
+        check(log.startswith("not built: rejected before the build (patch): "),
+              f"{SCENARIO}: {d}/build.log: {log}")
+    env.done()
+
+
 def bad_prompt():
     """An unknown placeholder in --prompt-dir: exit 2 before any request."""
     env = Env("cli-budget")
@@ -347,7 +372,8 @@ def bad_prompt():
     env.done()
 
 
-SCENARIOS = {f.__name__: f for f in [six, shift, errors, auth, budget, sigint, bad_prompt]}
+SCENARIOS = {f.__name__: f
+             for f in [six, shift, errors, auth, budget, sigint, contract, bad_prompt]}
 SCENARIOS[SCENARIO]()
 if failures:
     sys.exit(1)

@@ -345,7 +345,7 @@ static int make_groups(tune_builds *b, char **keys, size_t n)
     return RPL_OK;
 }
 
-/* Start the build threads; the groups of `first` go first. */
+/* Start the build threads; the groups of `first` go first (NULL: the search waits for all). */
 static int start_threads(tuner *t, tune_builds *b, const size_t *first, size_t nfirst)
 {
     unsigned n = t->o->build_jobs ? t->o->build_jobs : 1;
@@ -358,9 +358,12 @@ static int start_threads(tuner *t, tune_builds *b, const size_t *first, size_t n
             b->queue[k++] = b->group_of[first[i]];
         }
     }
-    for (size_t i = 0; i < b->ngroups; i++)
+    for (size_t i = 0; i < b->ngroups; i++) {
         if (!b->groups[i].urgent)
             b->queue[k++] = i;
+        /* Without a first few, the search waits for every build: none runs niced. */
+        b->groups[i].urgent = b->groups[i].urgent || !first;
+    }
     if (n > MAX_THREADS)
         n = MAX_THREADS;
     if (n > b->ngroups)

@@ -267,14 +267,17 @@ static void *build_worker(void *arg)
 
     for (;;) {
         size_t i = SIZE_MAX;
+        bool urgent = false;
         int rc;
         pthread_mutex_lock(&t->lock);
-        if (!t->fatal && !b->stop && b->next < b->ngroups)
+        if (!t->fatal && !b->stop && b->next < b->ngroups) {
             i = b->queue[b->next++];
+            urgent = b->groups[i].urgent;
+        }
         pthread_mutex_unlock(&t->lock);
         if (i == SIZE_MAX)
             break;
-        if (!b->groups[i].urgent && !background) {
+        if (!urgent && !background) {
             go_background();
             background = true;
         }

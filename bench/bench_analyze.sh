@@ -96,7 +96,7 @@ row() { # row NAME DISPATCHES QUEUES COPIES [--api]
     rscan=$1
     rm -rf "$work/out-$name"
     set -- $(median_of "$rocm_perf" analyze "$db" --out "$work/out-$name" -q)
-    size=$(du -m "$db" | cut -f1)
+    size=$(du -mL "$db" | cut -f1)
     printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$name" "$size" "$floor" \
         "$dscan" "$rscan" "$1" "$3" \
         "$(awk "BEGIN { printf \"%.2f\", $1 / ($floor > 0 ? $floor : 0.01) }")" \

@@ -164,6 +164,59 @@ function(_rpl_space_params out fn space)
     set(${out} ${names} PARENT_SCOPE)
 endfunction()
 
+# _rpl_json_words(<out-var> <word>...): the words as a JSON array of strings.
+function(_rpl_json_words out)
+    set(items "")
+    foreach(w IN LISTS ARGN)
+        string(REPLACE "\\" "\\\\" w "${w}")
+        string(REPLACE "\"" "\\\"" w "${w}")
+        list(APPEND items "\"${w}\"")
+    endforeach()
+    list(JOIN items ", " joined)
+    set(${out} "[${joined}]" PARENT_SCOPE)
+endfunction()
+
+# _rpl_target_json(<name> <vendor> <archs> <kernel> <sources>...): what `rocm-perf optimize
+# --test <name> --build-dir <build>` reads, <build>/rocm-perf/<name>/target.json
+# (docs/schemas/target.schema.json): the kernel source first, the build of the test
+# program with the source as {src}, the device code object for {arch}, the program.
+function(_rpl_target_json name vendor archs kernel)
+    set(sources ${ARGN})
+    list(POP_FRONT sources first)
+    _rpl_compile_command(compile ${vendor} "${archs}")
+    get_property(templates GLOBAL PROPERTY ROCM_PERF_TEMPLATES_DIR)
+    set(includes "-I${templates}" "-I${CMAKE_CURRENT_SOURCE_DIR}")
+    if(vendor STREQUAL "hip")
+        separate_arguments(flags UNIX_COMMAND "${ROCM_PERF_HIPCC_FLAGS}")
+        set(codeobj "${ROCM_PERF_HIPCC}" ${flags} ${includes} --genco "--offload-arch={arch}")
+    else()
+        separate_arguments(flags UNIX_COMMAND "${ROCM_PERF_NVCC_FLAGS}")
+        set(codeobj "${ROCM_PERF_NVCC}" ${flags} ${includes} -cubin "-arch={arch}")
+    endif()
+    _rpl_json_words(build ${compile} -o "{out}" ${_rpl_lang} "{src}" ${sources})
+    _rpl_json_words(co ${codeobj} -o "{out}" ${_rpl_lang} "{src}")
+    _rpl_json_words(all "${first}" ${sources})
+    # KERNEL is a regex for the gate; the optimizer wants a name.
+    if(kernel MATCHES "^[A-Za-z_][A-Za-z0-9_:]*$")
+        set(kernel "\"${kernel}\"")
+    else()
+        set(kernel null)
+    endif()
+    file(WRITE "${CMAKE_BINARY_DIR}/rocm-perf/${name}/target.json"
+"{
+  \"schema_version\": \"1.0\",
+  \"name\": \"${name}\",
+  \"sources\": ${all},
+  \"kernel\": ${kernel},
+  \"build_command\": ${build},
+  \"codeobj_command\": ${co},
+  \"test_command\": [\"{out}\"],
+  \"seed_flag\": \"--seed\",
+  \"baseline\": null
+}
+")
+endfunction()
+
 function(rocm_perf_add_kernel_test name)
     cmake_parse_arguments(PARSE_ARGV 1 arg ""
         "KERNEL;BASELINE_DIR;TOLERANCE;REPETITIONS;WARMUP;TUNE"
@@ -286,6 +339,9 @@ function(rocm_perf_add_kernel_test name)
                 string(APPEND tune_build " -o '{OUT}' ${tail}")
                 set(tune_cmd "'{OUT}'")
                 list(GET varchs 0 tune_arch)
+            endif()
+            if(NOT exes)
+                _rpl_target_json("${name}" ${vendor} "${varchs}" "${arg_KERNEL}" ${sources})
             endif()
             list(APPEND exes "${exe}")
             list(APPEND dynamic_pairs "${key}=${exe}")

@@ -3,7 +3,7 @@
 #
 # Run from the repository root on the GPU machine, with the recorder, the
 # CLI and the prebuilt programs bundled beside it (built on the CPU machine;
-# see docs/validation/cupti-recorder.md for the exact commands):
+# see gpu/README.md for the exact commands):
 #   .device-bundle/lib/librpl_cupti.so, .device-bundle/bin/rocm-perf,
 #   .device-bundle/gpu/{two_streams,copies,gemm_tiled,saxpy_copy,
 #       tiny_kernel_launches,spawn_child,libcupti_floor.so,segv_backtrace.so}

@@ -23,8 +23,13 @@
  * the operations a device synchronisation waited for that the legacy
  * stream's last operation waited for already.  An edge whose target starts
  * more than tolerance_ns before its source ends is not added and is counted
- * (host_edges_dropped).  Both passes are linear
- * after one radix sort; edges are at most a lane count per blocking call.
+ * (host_edges_dropped).
+ *
+ * Cost: the barriers take one pass in enqueue order after a radix sort, with
+ * at most one edge per operation and lane it moved; the host edges one pass
+ * per host thread in issue order, with at most one edge per waited lane for
+ * the first operation of each lane after a call.  A work budget (spend())
+ * bounds the host part for hostile traces.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -60,9 +65,9 @@ typedef struct host_ctx {
 /*
  * One step of the host rules' work; false once the budget is spent.  Real
  * traces stay far below it (32 steps per operation and blocking call, for
- * collecting and for applying the waited sets);
- * a hostile one with a device synchronisation between operations on
- * thousands of lanes would otherwise take time quadratic in its size.
+ * collecting and for applying the waited sets); a hostile one with a device
+ * synchronisation between operations on thousands of lanes would otherwise
+ * take time quadratic in its size.
  */
 static bool spend(host_ctx *h, uint64_t *budget)
 {
@@ -100,8 +105,6 @@ static bool barrier_implies(const host_ctx *h, uint32_t u, uint32_t v)
 
 static int pool_push(host_ctx *h, uint32_t node)
 {
-    if (!spend(h, &h->pool_budget))
-        return 0;
     if (h->nwait == h->wait_cap) {
         uint32_t ncap = h->wait_cap ? h->wait_cap * 2 : 256;
         uint32_t *p;
@@ -163,7 +166,7 @@ static int collect_wait(host_ctx *h, uint32_t r, host_call *c)
     switch (h->d->api[r].kind) {
     case RPL_DAG_API_DEVICE_SYNC:
         /* The legacy stream's last operation, when there is one, stands for those before it. */
-        for (uint32_t l = 0; l < h->proc_lane_count[p]; l++) {
+        for (uint32_t l = 0; l < h->proc_lane_count[p] && spend(h, &h->pool_budget); l++) {
             lane = h->proc_lane_first[p] + l;
             node = h->d->lane_role[lane] == RPL_DAG_ROLE_LEGACY ? last_before(h, lane, reg->start)
                                                                 : RPL_NONE;
@@ -171,7 +174,8 @@ static int collect_wait(host_ctx *h, uint32_t r, host_call *c)
                 (legacy_last == RPL_NONE || h->d->enq[node] > h->d->enq[legacy_last]))
                 legacy_last = node;
         }
-        for (uint32_t l = 0; rc == 0 && l < h->proc_lane_count[p]; l++) {
+        for (uint32_t l = 0; rc == 0 && l < h->proc_lane_count[p] && spend(h, &h->pool_budget);
+             l++) {
             node = last_before(h, h->proc_lane_first[p] + l, reg->start);
             if (node != RPL_NONE && (legacy_last == RPL_NONE || node == legacy_last ||
                                      !barrier_implies(h, node, legacy_last)))
@@ -266,7 +270,7 @@ static int apply_calls(host_ctx *h, const host_call *calls, uint32_t from, uint3
     uint32_t ntouched = 0;
     int rc = 0;
 
-    for (uint32_t k = from; k < to; k++) {
+    for (uint32_t k = from; k < to && spend(h, &h->apply_budget); k++) {
         const host_call *c = &calls[k];
 
         for (uint32_t i = 0; i < c->count && spend(h, &h->apply_budget); i++)
@@ -650,7 +654,8 @@ int rpl_dag_host_edges(rpl_dag_deps *d)
         rpl_log_warn(
             "critical-path DAG: the host synchronisations of this trace need more than "
             "%llu steps; the host_sync edges past them were left out",
-            (unsigned long long)(64 * ((uint64_t)dag->node_count + dag->blocking_calls) + 4096));
+            (unsigned long long)(2 *
+                                 (32 * ((uint64_t)dag->node_count + dag->blocking_calls) + 4096)));
     }
 done:
     free(h.pos);

@@ -99,7 +99,7 @@ static char *elide(const char *s, size_t width, size_t head, size_t from)
     return out;
 }
 
-/* The first '<' of s[0..end) outside "operator<<" and the like, or end. */
+/* Where the template arguments begin: the first '<' of s[0..end), or end. */
 static size_t template_at(const char *s, size_t end)
 {
     const char *lt = memchr(s, '<', end);
@@ -211,6 +211,17 @@ static char *label_at_difference(const char *name, size_t width, size_t diff)
     return out;
 }
 
+/* Pairs of different names with equal labels. */
+static size_t clash_count(char **l, const char *const *names, size_t n)
+{
+    size_t count = 0;
+
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++)
+            count += strcmp(l[i], l[j]) == 0 && strcmp(names[i], names[j]) != 0;
+    return count;
+}
+
 void rpl_kernel_labels_free(char **labels, size_t n)
 {
     if (!labels)
@@ -257,21 +268,20 @@ int rpl_kernel_labels(char ***out, const char *const *names, size_t n, size_t wi
             l[i] = again[i];
             again[i] = NULL;
         }
-    /* Still equal (names that differ only past the window): number them. */
-    for (i = 0; i < n; i++) {
-        unsigned k = 1;
-        for (j = i + 1; j < n; j++)
-            if (strcmp(l[i], l[j]) == 0 && strcmp(names[i], names[j]) != 0) {
-                char tag[16], *tagged;
-                size_t cut;
-                snprintf(tag, sizeof(tag), ELLIPSIS "#%u", ++k);
-                cut = byte_at(l[j], width - rpl_utf8_columns(tag));
-                if (!(tagged = piece(l[j], cut, tag)))
-                    goto oom;
-                free(l[j]);
-                l[j] = tagged;
-            }
-    }
+    /* Still equal (names that differ only past the window): the later one gets a number
+     * unique in the table ("…#2"), until no two differ in name but not in label. */
+    for (unsigned round = 0, tag = 2; round < 8 && clash_count(l, names, n) > 0; round++)
+        for (i = 0; i < n; i++)
+            for (j = i + 1; j < n; j++)
+                if (strcmp(l[i], l[j]) == 0 && strcmp(names[i], names[j]) != 0) {
+                    char mark[16], *tagged;
+                    snprintf(mark, sizeof(mark), ELLIPSIS "#%u", tag++);
+                    tagged = piece(l[j], byte_at(l[j], width - rpl_utf8_columns(mark)), mark);
+                    if (!tagged)
+                        goto oom;
+                    free(l[j]);
+                    l[j] = tagged;
+                }
     free(again);
     *out = l;
     return 0;

@@ -21,6 +21,8 @@ int cmd_help(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
 int cmd_kernels(int argc, char **argv);
 int cmd_new_test(int argc, char **argv);
+int cmd_optimize(int argc, char **argv);
+int cmd_llm_optimize(int argc, char **argv);
 int cmd_profile(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_report(int argc, char **argv);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "rpl/error.h"
@@ -60,11 +61,12 @@ static void usage(FILE *out)
             "                       GPU found; neither is exit 77)\n"
             "  --counters SPEC      roofline (FLOP and HBM-byte counters; the default where\n"
             "                       the architecture has a set), none, or counter names\n"
-            "                       separated by commas; rocprofv3 runs PROGRAM once per pass\n"
+            "                       separated by commas; rocprofv3 runs PROGRAM once per pass;\n"
+            "                       with counters PROGRAM runs once more without, for the times\n"
             "  --arch GFX           architecture whose counter set to use (default: the\n"
             "                       first AMD GPU of the KFD topology)\n"
             "  --att                rocprofv3 thread trace (files left in DIR/rocprofv3)\n"
-            "  --kernel-timing MODE cupti without counters: concurrent (default; CUPTI\n"
+            "  --kernel-timing MODE cupti trace-only runs: concurrent (default; CUPTI\n"
             "                       instruments kernels, several percent slower when made\n"
             "                       of many short blocks) or serial (as ncu measures them,\n"
             "                       but no two kernels overlap)\n"
@@ -400,7 +402,16 @@ static int run(profile_args *a)
         else
             rc = load_traces(r, a);
     } else {
+        /* With --json stdout carries the document alone: the program's output goes to stderr. */
+        int saved = a->json ? dup(STDOUT_FILENO) : -1;
+        if (saved >= 0)
+            dup2(STDERR_FILENO, STDOUT_FILENO);
         rc = rpl_profile_run(&r, &a->opts);
+        if (saved >= 0) {
+            fflush(stdout);
+            dup2(saved, STDOUT_FILENO);
+            close(saved);
+        }
         if (rc == 0)
             rpl_log_info("%s: %u dispatches from %u file%s, counters: %s%s%s",
                          rpl_backend_name(r->backend), r->trace->dispatches.count, r->nfiles,

@@ -252,10 +252,14 @@ cupti)
     : >fake_librpl_cupti.so
     export ROCM_PERF_CUPTI_LIB=$work/fake_librpl_cupti.so EXPECT_LIB=$work/fake_librpl_cupti.so
     export RPL_FIXTURE_TOOL FAKE_APP_DESC=$TESTDATA/double/trace.json EXPECT_COUNTERS=roofline
-    rp profile --backend cupti -o D -- "$TESTDATA/fake-cuda-app"
+    FAKE_APP_LOG=$work/runs.txt rp profile --backend cupti -o D -- "$TESTDATA/fake-cuda-app"
     expect_rc 0
     valid_profile D
     ls D/cupti/*/*_results.db >/dev/null || fail "no recorder database in D/cupti"
+    # A counter run, then a trace-only run whose times are used.
+    [ "$(tr '\n' ' ' <runs.txt)" = "roofline none " ] || fail "runs: $(cat runs.txt)"
+    ls D/cupti/trace_only/*/*_results.db >/dev/null || fail "no trace-only run in D/cupti"
+    grep -q '^times: from a run without counters' out.txt || fail "no word on where times come from"
     EXPECT_COUNTERS=sm__cycles_elapsed.avg,dram__bytes_read.sum
     rp profile --backend cupti --counters "sm__cycles_elapsed.avg dram__bytes_read.sum" -o D \
         -- "$TESTDATA/fake-cuda-app"
@@ -287,9 +291,10 @@ seed_spellings)
     # The seed tool's spellings: our long options after the program, --json, --quiet.
     double_env
     FAKE_ROCPROF_DIR=$TESTDATA/double
-    rp profile /bin/true --backend rocprofv3 --counters none --out D --json
+    rp profile /bin/echo program output --backend rocprofv3 --counters none --out D --json
     expect_rc 0
     "$PYTHON" "$VALIDATE" "$SCHEMA" out.txt || fail "--json after the program: no profile.json"
+    grep -q '^program output$' err.txt || fail "with --json the program's output is not on stderr"
     valid_profile D
     rp profile --backend rocprofv3 --counters none -o Q /bin/true --quiet
     expect_rc 0

@@ -1,0 +1,142 @@
+#!/bin/bash
+# gpu/llm/check.sh: the GPU acceptance of issue 15 for `rocm-perf llm-optimize`, in one
+# run on an NVIDIA GPU (docs/validation/llm-optimize-gpu.md).  No network: the model is
+# the stand-in server (python3, 127.0.0.1) answering from answers/.
+#
+# The bundle (gpu/llm/bundle.sh, by default .device-llm/, RPL_BUNDLE) holds bin/rocm-perf,
+# lib/ (librpl_cupti.so and what the machine lacks), gpu/ (saxpy_slow.hip: the perf
+# suite's saxpy with its uncoalesced variant on; twokernel.cu; rpl_harness.h),
+# templates/llm, answers/{six,shift}, standin_server.py, this script and summary.py.
+# On the GPU machine, from the repository root:  OUT=DIR bash .device-llm/check.sh
+#
+#   six    the six-answer script on saxpy_slow.hip, built and run for real: a reply that
+#          does not compile and its repair, a signature change, a wrong result, a cheat
+#          (writes nothing), a slower and a faster kernel; only the last is committed,
+#          with its measured speedup and CI
+#   shift  twokernel.cu: `gather` dominates; its coalesced version is accepted, the
+#          application is ranked again, `scale_rows` is now dominant and the loop
+#          retargets; the second answer speeds up scale_rows
+# A sentinel API key is sent to the server; no file under $OUT, the artifacts or the
+# repository and nothing printed may hold it.  summary.py prints the table and writes
+# $OUT/results.json; $OUT also gets summary.txt, machine.txt, branches.txt, key.txt,
+# six.tar.gz and shift.tar.gz (reports, transcript, candidates, requests, output) and
+# logs.tar.gz: 8 files.  Exit 0 when every check passes, 1 when one fails, 77
+# without a GPU.  Takes about 4-6 minutes.
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+bundle=${RPL_BUNDLE:-$(cd "$(dirname "$0")" && pwd)}
+out=${OUT:-$root/out/llm}
+rp=$bundle/bin/rocm-perf
+rounds=${RPL_ROUNDS:-6}
+key=rpl-SENTINEL-gpu-llm-3e8b1f27
+work=$(mktemp -d)
+mkdir -p "$out" "$work/logs"
+export LD_LIBRARY_PATH=$bundle/lib:/usr/local/cuda/extras/CUPTI/lib64:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+export ROCM_PERF_CUPTI_LIB=$bundle/lib/librpl_cupti.so
+export ROCM_PERF_TEMPLATES=$bundle/templates
+export PATH=/usr/local/cuda/bin:$PATH
+if [ -z "${ROCM_PERF_LIBCLANG:-}" ]; then
+    for c in /usr/lib/x86_64-linux-gnu/libclang-*.so* /usr/lib/llvm-*/lib/libclang.so*; do
+        [ -f "$c" ] && { export ROCM_PERF_LIBCLANG=$c; break; }
+    done
+fi
+server_pid=
+log() { echo "$*" | tee -a "$work/logs/steps.txt" >&2; }
+finish() {
+    [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null
+    tar -czf "$out/logs.tar.gz" -C "$work" logs 2>/dev/null
+    rm -rf "$work"
+}
+trap finish EXIT
+
+{
+    echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    echo "host: $(hostname) kernel: $(uname -r)"
+    echo "gpu: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1)"
+    echo "nvcc: $(nvcc --version 2>&1 | tail -1)"
+    echo "libclang: ${ROCM_PERF_LIBCLANG:-none found}"
+    echo "python3: $(python3 --version 2>&1)"
+    echo "rocm-perf: $("$rp" version 2>&1)"
+} | tee "$work/logs/machine.txt" "$out/machine.txt" >&2
+[ -x "$rp" ] || { log "missing $rp"; exit 1; }
+if [ ! -e /dev/nvidia0 ] && [ ! -d /proc/driver/nvidia/gpus ]; then
+    log "no NVIDIA GPU: skipped"
+    exit 77
+fi
+
+repo=$work/repo
+mkdir -p "$repo/src"
+cp "$bundle/gpu/saxpy_slow.hip" "$bundle/gpu/twokernel.cu" "$bundle/gpu/rpl_harness.h" \
+    "$repo/src/"
+git -C "$repo" init -q -b main
+git -C "$repo" add .
+git -C "$repo" -c user.name=check -c user.email=check@localhost commit -q -m "kernels"
+git -C "$repo" config user.name "rocm-perf check"
+git -C "$repo" config user.email "check@localhost"
+state() { (cd "$repo" && git rev-parse HEAD && sha256sum .git/index .git/HEAD src/*) | sha256sum; }
+before=$(state)
+
+# serve NAME: the stand-in server answering from answers/NAME; sets $url
+serve() {
+    rm -f "$work/port"
+    STANDIN_EXPECTED_KEY=$key python3 "$bundle/standin_server.py" \
+        --scripts "$bundle/answers/$1" --port-file "$work/port" \
+        --log "$work/logs/$1.requests.jsonl" --time-limit 400 &
+    server_pid=$!
+    for _ in $(seq 100); do [ -s "$work/port" ] && break; sleep 0.1; done
+    url=http://127.0.0.1:$(cat "$work/port")/v1
+}
+
+# run NAME ARGS...: one llm-optimize run with its server; reports kept under $out/NAME
+run() {
+    local name=$1
+    shift
+    serve "$name"
+    log "== $name: rocm-perf llm-optimize $*"
+    local t0=$SECONDS
+    OPENAI_API_KEY=$key timeout -k 10 330 "$rp" llm-optimize "$@" --base-url "$url" \
+        --model standin-model --artifacts "$work/art/$name" --rounds "$rounds" \
+        --seed-flag --seed --auto-approve >"$work/logs/$name.out" 2>"$work/logs/$name.err"
+    local rc=$?
+    echo "$rc" >"$work/logs/$name.exit"
+    kill "$server_pid" 2>/dev/null
+    wait "$server_pid" 2>/dev/null
+    server_pid=
+    log "   exit $rc in $((SECONDS - t0)) s"
+    tail -12 "$work/logs/$name.out" >&2
+    [ "$rc" = 0 ] || tail -5 "$work/logs/$name.err" >&2
+    mkdir -p "$work/keep/$name"
+    (cd "$work/art/$name" 2>/dev/null && cp -r junit.xml summary.md optimize-log.json \
+        llm-transcript.jsonl candidates "$work/keep/$name/" 2>/dev/null)
+    find "$work/keep/$name" -name profile -type d -prune -exec rm -rf {} + 2>/dev/null
+    cp "$work/logs/$name".* "$work/keep/$name/" 2>/dev/null
+}
+
+run six "$repo/src/saxpy_slow.hip" "./saxpy_slow --reps 20 --size 4194304" --max-iters 5
+run shift "$repo/src/twokernel.cu" "./twokernel --reps 20" --max-iters 2
+
+for b in $(git -C "$repo" for-each-ref --format='%(refname:short)' refs/heads/rocm-perf/); do
+    echo "== $b"
+    git -C "$repo" log --format='--- %h%n%B' "main..$b"
+    git -C "$repo" diff --stat main "$b"
+done >"$out/branches.txt" 2>&1
+after=$(state)
+if [ "$before" = "$after" ]; then
+    echo "checkout untouched: yes" | tee -a "$out/branches.txt" >&2
+else
+    echo "checkout untouched: NO" | tee -a "$out/branches.txt" >&2
+fi
+# The key: in no file written and in nothing printed.
+if grep -rlF "$key" "$out" "$work/art" "$work/keep" "$work/logs"/*.out "$work/logs"/*.err "$repo/src" \
+    >"$work/key_hits.txt" 2>/dev/null || git -C "$repo" log --all -p | grep -qF "$key"; then
+    echo "key leaked: YES ($(tr '\n' ' ' <"$work/key_hits.txt"))" | tee "$out/key.txt" >&2
+else
+    echo "key leaked: no" | tee "$out/key.txt" >&2
+fi
+python3 "$bundle/summary.py" "$work/keep" "$out" | tee "$out/summary.txt"
+status=${PIPESTATUS[0]}
+# At most 8 files come back from $OUT: one archive per run.
+for name in six shift; do
+    tar -czf "$out/$name.tar.gz" -C "$work/keep" "$name" 2>/dev/null
+done
+exit "$status"

@@ -1,0 +1,276 @@
+/*
+ * rocm-perf optimize: the guarded optimizer without an LLM.  Profile the
+ * program, rank kernels by critical-path impact, propose loop unrolling
+ * under the guardrails (or take --candidate FILE), put each proposal
+ * through the candidate pipeline (src/optimize/pipeline), and commit what
+ * is accepted on rocm-perf/opt/<kernel>/<UTC> branches.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "optimize_cli.h"
+#include "rpl/cleanup.h"
+#include "rpl/error.h"
+#include "rpl/fsutil.h"
+#include "rpl/kernel_source.h"
+#include "rpl/optimize_rules.h"
+
+#define DEFAULT_MAX_KERNELS 3
+
+enum { OPT_CANDIDATE = 256, OPT_MAX_KERNELS };
+
+typedef struct optimize_args {
+    rpl_optimize_cli cli;
+    const char *candidate;
+    unsigned max_kernels;
+} optimize_args;
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: rocm-perf optimize SOURCE \"APP ARGS\" [options]\n"
+            "       rocm-perf optimize --test NAME --build-dir DIR [options]\n"
+            "\n"
+            "Build the original in a scratch tree, profile it, rank its kernels by\n"
+            "critical-path impact 1/(1-f), and for the best ones propose loop unrolling\n"
+            "(factors 2-8, wave-aware; never across __syncthreads, atomics or dynamic shared\n"
+            "memory).  Each proposal, or the kernel of --candidate FILE, is built, checked\n"
+            "(same kernel symbol; no spills, no occupancy drop), replayed on a snapshot of the\n"
+            "original with poisoned outputs and compared region by region, run through the\n"
+            "program's own check on fresh seeds, measured against the original in\n"
+            "alternating rounds, and kept only when its speedup's confidence bound beats\n"
+            "--min-gain and the whole program does not get slower.  Accepted changes become\n"
+            "commits on rocm-perf/opt/<kernel>/<UTC> branches; the checkout is never touched.\n"
+            "\n"
+            "  --candidate FILE       the whole source with a changed kernel (by hand or by\n"
+            "                         another tool) instead of the unroll proposals\n"
+            "  --max-kernels N        ranked kernels to try (default %d)\n"
+            "\n",
+            DEFAULT_MAX_KERNELS);
+    rpl_optimize_cli_usage(out);
+    fputs("  -v, --verbose / -q, --quiet / -h, --help\n"
+          "\n"
+          "Exit codes: 0 the run finished (see the reports; with --candidate: accepted),\n"
+          "1 --candidate rejected, 2 bad usage or input (a dirty source, an original that does\n"
+          "not build), 3 a tool is missing (compiler, libclang, profiler), 77 no GPU.\n",
+          out);
+}
+
+/* 1: --help printed; 0: parsed; else an exit code. */
+static int parse(optimize_args *a, int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"candidate", required_argument, NULL, OPT_CANDIDATE},
+        {"max-kernels", required_argument, NULL, OPT_MAX_KERNELS},
+        RPL_OPTIMIZE_CLI_LONGOPTS,
+        RPL_CLI_COMMON_LONGOPTS,
+        {NULL, 0, NULL, 0}};
+    int opt, rc;
+
+    rpl_optimize_cli_init(&a->cli);
+    a->max_kernels = DEFAULT_MAX_KERNELS;
+    optind = 1;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, RPL_OPTIMIZE_CLI_SHORTOPTS RPL_CLI_COMMON_SHORTOPTS,
+                              longopts, NULL)) != -1) {
+        if (rpl_cli_common_option(opt))
+            continue;
+        if (opt == 'h') {
+            usage(stdout);
+            return 1;
+        }
+        if (opt == OPT_CANDIDATE) {
+            a->candidate = optarg;
+        } else if (opt == OPT_MAX_KERNELS) {
+            char *end;
+            unsigned long v = strtoul(optarg, &end, 10);
+            if (end == optarg || *end || v < 1 || v > 100)
+                return rpl_cli_usage_error("--max-kernels wants 1 to 100, not '%s'", optarg);
+            a->max_kernels = (unsigned)v;
+        } else if ((rc = rpl_optimize_cli_option(&a->cli, opt, optarg)) != 1) {
+            if (rc == 0)
+                return rpl_cli_usage_error("option '%s' is unknown or lacks its value; see "
+                                           "'rocm-perf optimize --help'",
+                                           argv[optind - 1]);
+            return rc;
+        }
+    }
+    return rpl_optimize_cli_finish(&a->cli, "optimize", argc - optind, argv + optind);
+}
+
+/* The one kernel whose definition the candidate changes (parsed as the original was). */
+static int changed_kernel(const optimize_args *a, const rpl_kernel_source *orig, const char *text,
+                          size_t len, const char **out)
+{
+    const char *includes[RPL_OPTIMIZE_CLI_MAX_FLAGS + 1] = {NULL};
+    rpl_ks_options ko = {.no_vendor_headers = orig->mode == RPL_KS_MODE_CUDA_PRELUDE,
+                         .include_dirs = includes};
+    rpl_kernel_source *cand = NULL;
+    const char *found = NULL;
+    size_t n = 0, ni = 0;
+    int rc;
+
+    for (size_t i = 0; i + 1 < a->cli.ncflags; i += 2)
+        if (strcmp(a->cli.cflags[i], "-I") == 0)
+            includes[ni++] = a->cli.cflags[i + 1];
+    rc = rpl_kernel_source_parse_buffer(&cand, orig->name, text, len, &ko);
+
+    if (rc == 0) {
+        for (size_t i = 0; i < orig->n_kernels; i++) {
+            const rpl_ks_kernel *k = &orig->kernels[i], *c = NULL;
+            size_t kl = k->definition.end - k->definition.begin;
+            if (rpl_kernel_source_find(cand, k->qualified_name, &c) != 0) {
+                rpl_error_clear();
+                continue;
+            }
+            if (kl != c->definition.end - c->definition.begin ||
+                memcmp(orig->text + k->definition.begin, cand->text + c->definition.begin, kl)) {
+                found = k->qualified_name;
+                n++;
+            }
+        }
+    }
+    rpl_kernel_source_free(cand);
+    if (rc)
+        return rc;
+    if (n == 1) {
+        *out = found;
+        return 0;
+    }
+    return rpl_error_set(RPL_EINPUT,
+                         n ? "the candidate changes %zu kernels: name the one to check with "
+                             "--kernel"
+                           : "the candidate changes no kernel (%zu): name one with --kernel",
+                         n);
+}
+
+static int run_candidate_file(optimize_args *a, rpl_pipe *p, rpl_optimize_session *s,
+                              bool *accepted)
+{
+    rpl_pipe_candidate c = {.strategy = "hand-written candidate", .origin = RPL_PIPE_ORIGIN_FILE};
+    rpl_pipe_outcome *oc = NULL;
+    char *text = NULL;
+    size_t len = 0;
+    int rc = rpl_file_read_all(a->candidate, 16u << 20, &text, &len);
+
+    if (rc) {
+        rpl_error_prefix("--candidate");
+        return rc == RPL_ENOTFOUND ? RPL_EINPUT : rc;
+    }
+    c.text = text;
+    c.len = len;
+    c.kernel = a->cli.kernel;
+    if (!c.kernel)
+        rc = changed_kernel(a, rpl_pipe_original_parsed(p), text, len, &c.kernel);
+    if (rc == 0 && (rc = rpl_pipe_run(p, &c, &oc)) == 0) {
+        *accepted = oc->decision == RPL_PIPE_ACCEPTED;
+        rc = rpl_optimize_session_outcome(s, oc, text, len);
+    }
+    if (rc == 0)
+        rc = rpl_pipe_write_reports(p);
+    free(text);
+    return rc;
+}
+
+/* The kernels to try: --kernel, else the ranked ones, else every kernel of the source. */
+static size_t kernels_to_try(const optimize_args *a, const rpl_pipe *p, const char **out,
+                             size_t max)
+{
+    const rpl_kernel_source *src = rpl_pipe_original_parsed(p);
+    const char *const *ranked = NULL;
+    size_t n = rpl_pipe_ranked(p, &ranked, NULL), k = 0;
+
+    if (a->cli.kernel) {
+        out[0] = a->cli.kernel;
+        return 1;
+    }
+    for (size_t i = 0; i < n && k < max; i++)
+        out[k++] = ranked[i];
+    for (size_t i = 0; n == 0 && i < src->n_kernels && k < max; i++)
+        if (!src->kernels[i].in_macro)
+            out[k++] = src->kernels[i].qualified_name;
+    return k;
+}
+
+static int run_rules(optimize_args *a, rpl_pipe *p, rpl_optimize_session *s)
+{
+    const char *kernels[100];
+    size_t nk = kernels_to_try(a, p, kernels, a->max_kernels);
+    int rc = 0;
+
+    if (nk == 0)
+        printf("no kernel to optimise: the profile shows none of the source's kernels\n");
+    for (size_t i = 0; rc == 0 && i < nk; i++) {
+        rpl_unroll_plan *plan = NULL;
+        bool kept = false;
+        /* A kernel with nothing to unroll is not captured; the wave size needs the capture. */
+        if ((rc = rpl_rules_unroll(&plan, rpl_pipe_original_parsed(p), kernels[i], 64)) != 0)
+            break;
+        if (plan->count) {
+            rpl_unroll_plan_free(plan);
+            plan = NULL;
+            if ((rc = rpl_pipe_prepare(p, kernels[i])) != 0 ||
+                (rc = rpl_rules_unroll(&plan, rpl_pipe_original_parsed(p), kernels[i],
+                                       rpl_pipe_wave_size(p))) != 0)
+                break;
+        }
+        for (size_t j = 0; j < plan->nskipped; j++)
+            printf("%s: %s\n", kernels[i], plan->skipped[j]);
+        if (plan->count == 0)
+            printf("%s: no loop to unroll\n", kernels[i]);
+        /* One accepted change per kernel: later proposals were made against the original. */
+        for (size_t j = 0; rc == 0 && !kept && j < plan->count; j++) {
+            rpl_pipe_candidate c = {.kernel = kernels[i],
+                                    .text = plan->proposals[j].text,
+                                    .len = plan->proposals[j].len,
+                                    .strategy = plan->proposals[j].strategy,
+                                    .origin = RPL_PIPE_ORIGIN_RULE};
+            rpl_pipe_outcome *oc = NULL;
+            if ((rc = rpl_pipe_run(p, &c, &oc)) == 0 &&
+                (rc = rpl_optimize_session_outcome(s, oc, c.text, c.len)) == 0)
+                rc = rpl_pipe_write_reports(p);
+            kept = rc == 0 && oc->decision == RPL_PIPE_ACCEPTED;
+        }
+        rpl_unroll_plan_free(plan);
+    }
+    return rc;
+}
+
+int cmd_optimize(int argc, char **argv)
+{
+    optimize_args a = {0};
+    rpl_pipe_target *t = NULL;
+    rpl_pipe *p = NULL;
+    rpl_optimize_session *s = NULL;
+    bool accepted = false;
+    size_t commits = 0;
+    int rc = parse(&a, argc, argv);
+
+    if (rc)
+        return rc == 1 ? RPL_EXIT_OK : rc;
+    if (a.cli.check_args)
+        return RPL_EXIT_OK;
+    rpl_cleanup_install_signals();
+    if ((rc = rpl_optimize_cli_target(&t, &a.cli)) == 0 &&
+        (rc = rpl_pipe_open(&p, t, &a.cli.pipe)) == 0 &&
+        (rc = rpl_optimize_session_new(&s, &a.cli, p)) == 0)
+        rc = a.candidate ? run_candidate_file(&a, p, s, &accepted) : run_rules(&a, p, s);
+    if (rc == 0) {
+        rc = rpl_optimize_session_finish(s, &commits);
+        s = NULL;
+        if (rpl_pipe_write_reports(p) == 0)
+            printf("artifacts: %s\n", rpl_pipe_artifacts(p));
+    }
+    if (rc && p)
+        rpl_pipe_write_reports(p);
+    rpl_optimize_session_abort(s);
+    rpl_pipe_close(p);
+    rpl_pipe_target_free(t);
+    rpl_cleanup_exit_if_interrupted();
+    if (rc)
+        return rpl_cli_fail(rc);
+    return a.candidate && !accepted ? RPL_EXIT_FAIL : RPL_EXIT_OK;
+}

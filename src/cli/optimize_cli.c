@@ -1,0 +1,402 @@
+/* Options and commit sessions shared by `optimize` and `llm-optimize` (optimize_cli.h). */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "optimize_cli.h"
+#include "rpl/error.h"
+#include "rpl/kernel_source.h"
+#include "rpl/log.h"
+
+void rpl_optimize_cli_init(rpl_optimize_cli *o)
+{
+    memset(o, 0, sizeof(*o));
+    rpl_pipe_opts_init(&o->pipe);
+    o->pipe.progress = rpl_optimize_cli_progress;
+}
+
+static int number(const char *arg, const char *opt, double lo, double hi, double *out)
+{
+    char *end;
+
+    errno = 0;
+    *out = strtod(arg, &end);
+    if (errno || end == arg || *end || !isfinite(*out) || *out < lo || *out > hi)
+        return rpl_cli_usage_error("%s wants a number from %g to %g, not '%s'", opt, lo, hi, arg);
+    return 0;
+}
+
+static int whole(const char *arg, const char *opt, unsigned lo, unsigned hi, unsigned *out)
+{
+    double v;
+    int rc = number(arg, opt, lo, hi, &v);
+
+    if (rc == 0 && v != floor(v))
+        return rpl_cli_usage_error("%s wants a whole number, not '%s'", opt, arg);
+    *out = (unsigned)v;
+    return rc;
+}
+
+static int seconds_ms(const char *arg, const char *opt, int *out)
+{
+    double v;
+    int rc = number(arg, opt, 1, 86400, &v);
+
+    *out = (int)(v * 1000);
+    return rc;
+}
+
+int rpl_optimize_cli_option(rpl_optimize_cli *o, int opt, const char *arg)
+{
+    unsigned u = 0;
+    double d = 0;
+    int rc = 0;
+
+    switch (opt) {
+    case RPL_OPTCLI_TEST:
+        o->test = arg;
+        break;
+    case RPL_OPTCLI_BUILD_DIR:
+        o->build_dir = arg;
+        break;
+    case RPL_OPTCLI_KERNEL:
+        o->kernel = arg;
+        break;
+    case RPL_OPTCLI_MIN_GAIN:
+        rc = number(arg, "--min-gain", 0, 10, &o->pipe.min_gain);
+        break;
+    case RPL_OPTCLI_ARTIFACTS:
+        o->pipe.artifacts = arg;
+        break;
+    case RPL_OPTCLI_AUTO_APPROVE:
+        o->auto_approve = true;
+        break;
+    case RPL_OPTCLI_ALLOW_DIRTY:
+        o->allow_dirty = o->pipe.allow_dirty = true;
+        break;
+    case RPL_OPTCLI_PUSH:
+        o->push = arg;
+        break;
+    case RPL_OPTCLI_CHECK_ARGS:
+        o->check_args = true;
+        break;
+    case RPL_OPTCLI_ROUNDS:
+        rc = whole(arg, "--rounds", 2, 10000, &o->pipe.rounds);
+        break;
+    case RPL_OPTCLI_ITERATIONS:
+        rc = whole(arg, "--iterations", 1, 100000, &o->pipe.iterations);
+        break;
+    case RPL_OPTCLI_SEEDS:
+        rc = whole(arg, "--seeds", 0, 1000, &o->pipe.seeds);
+        break;
+    case RPL_OPTCLI_SEED_FLAG:
+        o->seed_flag = arg;
+        break;
+    case RPL_OPTCLI_APP_TOLERANCE:
+        rc = number(arg, "--app-tolerance", 0, 10, &o->pipe.app_tolerance);
+        break;
+    case RPL_OPTCLI_NO_APP:
+        o->pipe.skip_app = true;
+        break;
+    case RPL_OPTCLI_TIMEOUT:
+        rc = seconds_ms(arg, "--timeout", &o->pipe.run_timeout_ms);
+        break;
+    case RPL_OPTCLI_BUILD_TIMEOUT:
+        rc = seconds_ms(arg, "--build-timeout", &o->pipe.build_timeout_ms);
+        break;
+    case RPL_OPTCLI_ARCH:
+        o->pipe.arch = arg;
+        break;
+    case RPL_OPTCLI_RTOL:
+    case RPL_OPTCLI_ATOL:
+        rc = number(arg, opt == RPL_OPTCLI_RTOL ? "--rtol" : "--atol", 0, 1e6, &d);
+        o->pipe.have_tolerance = true;
+        *(opt == RPL_OPTCLI_RTOL ? &o->pipe.rtol : &o->pipe.atol) = d;
+        break;
+    case RPL_OPTCLI_SEED:
+        rc = whole(arg, "--seed", 1, 4000000000u, &u);
+        o->pipe.seed = u;
+        break;
+    case 'I':
+    case 'D':
+        if (o->ncflags + 2 > RPL_OPTIMIZE_CLI_MAX_FLAGS)
+            return rpl_cli_usage_error("too many -I/-D options");
+        o->cflags[o->ncflags++] = opt == 'I' ? "-I" : "-D";
+        o->cflags[o->ncflags++] = arg;
+        break;
+    default:
+        return 0;
+    }
+    return rc ? rc : 1;
+}
+
+int rpl_optimize_cli_finish(rpl_optimize_cli *o, const char *cmd, int nargs, char **args)
+{
+    if (o->test) {
+        if (!o->build_dir)
+            return rpl_cli_usage_error("--test needs --build-dir DIR; see 'rocm-perf %s --help'",
+                                       cmd);
+        if (nargs > 0)
+            return rpl_cli_usage_error("--test takes no SOURCE; unexpected '%s'", args[0]);
+    } else {
+        if (nargs != 2)
+            return rpl_cli_usage_error("%s needs SOURCE \"APP ARGS\" or --test NAME --build-dir "
+                                       "DIR; see 'rocm-perf %s --help'",
+                                       cmd, cmd);
+        if (!args[1][strspn(args[1], " \t")])
+            return rpl_cli_usage_error("\"APP ARGS\" is empty");
+        o->source = args[0];
+        o->app_args = args[1];
+    }
+    return 0;
+}
+
+/* A malloc'ed NULL-terminated copy of `n` words. */
+static char **words(const char *const *w, size_t n)
+{
+    char **v = calloc(n + 1, sizeof(char *));
+
+    for (size_t i = 0; v && i < n; i++)
+        if (!(v[i] = strdup(w[i]))) {
+            for (size_t j = 0; j < i; j++)
+                free(v[j]);
+            free(v);
+            return NULL;
+        }
+    return v;
+}
+
+int rpl_optimize_cli_target(rpl_pipe_target **out, rpl_optimize_cli *o)
+{
+    rpl_pipe_target *t = NULL;
+    const char *tool = getenv("ROCM_PERF_TOOL");
+    int rc;
+
+    if (o->test)
+        rc = rpl_pipe_target_from_test(&t, o->build_dir, o->test);
+    else
+        rc = rpl_pipe_target_from_seed(&t, o->source, o->app_args);
+    if (rc)
+        return rc;
+    if (o->kernel && !t->kernel && !(t->kernel = strdup(o->kernel)))
+        rc = rpl_error_oom();
+    if (rc == 0 && o->kernel && strcmp(t->kernel, o->kernel) != 0) {
+        free(t->kernel);
+        if (!(t->kernel = strdup(o->kernel)))
+            rc = rpl_error_oom();
+    }
+    if (rc == 0 && o->seed_flag) {
+        free(t->seed_flag);
+        if (!(t->seed_flag = strdup(o->seed_flag)))
+            rc = rpl_error_oom();
+    }
+    if (rc == 0 && o->ncflags && !(t->cflags = words(o->cflags, o->ncflags)))
+        rc = rpl_error_oom();
+    if (rc == 0 && !t->build_dir && o->build_dir && !(t->build_dir = strdup(o->build_dir)))
+        rc = rpl_error_oom();
+    if (tool && tool[0])
+        o->pipe.tool = tool;
+    if (rc) {
+        rpl_pipe_target_free(t);
+        return rc;
+    }
+    *out = t;
+    return 0;
+}
+
+void rpl_optimize_cli_usage(FILE *out)
+{
+    fputs("Target (one of):\n"
+          "  SOURCE \"APP ARGS\"      a standalone kernel program built with hipcc/nvcc -O3;\n"
+          "                         APP names the built program, ARGS are its arguments\n"
+          "  --test NAME --build-dir DIR\n"
+          "                         a perf test of rocm_perf_add_kernel_test\n"
+          "                         (DIR/rocm-perf/NAME/target.json)\n"
+          "\n"
+          "Pipeline:\n"
+          "  --kernel NAME          the kernel (default: ranked by critical-path impact)\n"
+          "  --min-gain X           the speedup's lower CI bound must beat 1+X (default 0.02)\n"
+          "  --rounds N             ABAB measurement rounds (default 10)\n"
+          "  --iterations N         timed launches per replay and round (default 20)\n"
+          "  --seeds N              fresh seeds for the program's own check (default 2)\n"
+          "  --seed-flag FLAG       how the program takes a seed (seed form: none; tests:\n"
+          "                         target.json's, usually --seed)\n"
+          "  --app-tolerance X      whole-app critical path growth allowed (default 0.03)\n"
+          "  --no-app               no whole-application profile (no ranking either)\n"
+          "  --rtol X --atol X      replay comparison tolerance (default: per data type)\n"
+          "  --arch ARCH            the device code object's target (default: the snapshot's)\n"
+          "  -I DIR, -D NAME[=V]    compiler include directories and macros\n"
+          "  --timeout S            limit of each run (default 120); --build-timeout S (300)\n"
+          "  --seed N               seed of the bootstrap and the fresh test seeds\n"
+          "\n"
+          "Results:\n"
+          "  --artifacts DIR        reports, candidates, logs and the snapshot (default:\n"
+          "                         BUILD_DIR or ./rocm-perf-optimize/<target>-<UTC>)\n"
+          "  --auto-approve         commit accepted changes without asking (CI); without it\n"
+          "                         a terminal is asked, and no terminal means a dry run\n"
+          "  --allow-dirty          optimise a kernel file with uncommitted changes\n"
+          "  --push REMOTE          push the branches made (a remote's name or URL)\n"
+          "  --check-args           parse the command line only, then exit 0\n",
+          out);
+}
+
+void rpl_optimize_cli_progress(void *ctx, const char *candidate, rpl_pipe_step step,
+                               const char *what)
+{
+    (void)ctx;
+    if (rpl_log_get_level() < RPL_LOG_INFO)
+        return;
+    fprintf(stderr, "rocm-perf: %s%s[%s] %s\n", candidate ? candidate : "", candidate ? " " : "",
+            rpl_pipe_step_name(step), what);
+}
+
+/* ---- session ---------------------------------------------------------------- */
+
+typedef struct branch_entry {
+    char *kernel;
+    rpl_optbranch *b;
+} branch_entry;
+
+struct rpl_optimize_session {
+    const rpl_optimize_cli *o;
+    rpl_pipe *pipe;
+    rpl_git_repo *repo;
+    branch_entry *branches;
+    size_t nbranches;
+    size_t commits;
+    bool interactive;
+};
+
+int rpl_optimize_session_new(rpl_optimize_session **out, const rpl_optimize_cli *o, rpl_pipe *pipe)
+{
+    rpl_optimize_session *s = calloc(1, sizeof(*s));
+    int rc;
+
+    *out = NULL;
+    if (!s)
+        return rpl_error_oom();
+    s->o = o;
+    s->pipe = pipe;
+    s->interactive = !o->auto_approve && isatty(STDIN_FILENO);
+    if ((rc = rpl_git_repo_open(&s->repo, rpl_pipe_original_parsed(pipe)->name)) != 0) {
+        free(s);
+        return rc;
+    }
+    *out = s;
+    return 0;
+}
+
+static bool ask(const char *question)
+{
+    char line[16];
+
+    fprintf(stderr, "%s [y/N] ", question);
+    fflush(stderr);
+    if (!fgets(line, sizeof(line), stdin))
+        return false;
+    return line[0] == 'y' || line[0] == 'Y';
+}
+
+static int branch_for(rpl_optimize_session *s, const char *kernel, rpl_optbranch **out)
+{
+    branch_entry *grown;
+    int rc;
+
+    for (size_t i = 0; i < s->nbranches; i++)
+        if (strcmp(s->branches[i].kernel, kernel) == 0) {
+            *out = s->branches[i].b;
+            return 0;
+        }
+    if (!(grown = realloc(s->branches, (s->nbranches + 1) * sizeof(*grown))))
+        return rpl_error_oom();
+    s->branches = grown;
+    grown[s->nbranches].b = NULL;
+    if (!(grown[s->nbranches].kernel = strdup(kernel)))
+        return rpl_error_oom();
+    rpl_optbranch_opts bo = {.base = rpl_pipe_baseline_commit(s->pipe)};
+    if ((rc = rpl_optbranch_begin(&grown[s->nbranches].b, s->repo, kernel, &bo)) != 0) {
+        free(grown[s->nbranches].kernel);
+        return rc;
+    }
+    *out = grown[s->nbranches++].b;
+    return 0;
+}
+
+int rpl_optimize_session_outcome(rpl_optimize_session *s, const rpl_pipe_outcome *oc,
+                                 const char *text, size_t len)
+{
+    rpl_git_file file = {.path = rpl_pipe_source_relpath(s->pipe), .data = text, .len = len};
+    rpl_git_commit_id id;
+    rpl_optbranch *b = NULL;
+    char *msg = NULL, *subject;
+    int rc;
+
+    printf("%s  %s  %s: %s\n", oc->id, oc->kernel, rpl_pipe_decision_name(oc->decision),
+           oc->message);
+    fflush(stdout);
+    if (oc->decision != RPL_PIPE_ACCEPTED)
+        return 0;
+    if ((rc = rpl_pipe_commit_message(s->pipe, oc, &msg)) != 0)
+        return rc;
+    subject = strndup(msg, strcspn(msg, "\n"));
+    if (!subject) {
+        free(msg);
+        return rpl_error_oom();
+    }
+    if (!s->o->auto_approve && !s->interactive) {
+        printf("  dry run: not committed (no terminal; pass --auto-approve to commit)\n");
+        rc = rpl_pipe_note_commit(s->pipe, oc, "not committed: dry run", NULL);
+    } else if (s->interactive && !ask(subject)) {
+        printf("  not committed: declined\n");
+        rc = rpl_pipe_note_commit(s->pipe, oc, "not committed: declined", NULL);
+    } else if ((rc = branch_for(s, oc->kernel, &b)) == 0 &&
+               (rc = rpl_optbranch_commit(b, &file, 1, msg, &id)) == 0) {
+        s->commits++;
+        printf("  committed %s on %s: %s\n", id.short_hex, rpl_optbranch_name(b), subject);
+        rc = rpl_pipe_note_commit(s->pipe, oc, rpl_optbranch_name(b), id.hex);
+    }
+    free(subject);
+    free(msg);
+    fflush(stdout); /* before a later Ctrl-C ends the process */
+    return rc;
+}
+
+int rpl_optimize_session_finish(rpl_optimize_session *s, size_t *commits)
+{
+    int rc = 0;
+
+    *commits = s->commits;
+    for (size_t i = 0; i < s->nbranches; i++) {
+        char *name = NULL;
+        int r = rpl_optbranch_finish(s->branches[i].b, &name);
+        s->branches[i].b = NULL;
+        if (r == 0 && name && s->o->push) {
+            if ((r = rpl_git_push(s->repo, s->o->push, name)) == 0)
+                printf("pushed %s to %s\n", name, s->o->push);
+        }
+        if (r && !rc)
+            rc = r;
+        free(name);
+        free(s->branches[i].kernel);
+    }
+    free(s->branches);
+    rpl_git_repo_free(s->repo);
+    free(s);
+    return rc;
+}
+
+void rpl_optimize_session_abort(rpl_optimize_session *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->nbranches; i++) {
+        rpl_optbranch_abort(s->branches[i].b);
+        free(s->branches[i].kernel);
+    }
+    free(s->branches);
+    rpl_git_repo_free(s->repo);
+    free(s);
+}

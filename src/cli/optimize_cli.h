@@ -1,0 +1,126 @@
+/*
+ * What `rocm-perf optimize` and `rocm-perf llm-optimize` share: the target
+ * and pipeline options, their parsing and help text, and the session that
+ * turns accepted candidates into commits on optimization branches (asking
+ * first on a terminal, committing with --auto-approve, a dry run otherwise)
+ * and pushes them.
+ */
+#ifndef RPL_OPTIMIZE_CLI_H
+#define RPL_OPTIMIZE_CLI_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "rpl/optgit.h"
+#include "rpl/pipeline.h"
+
+#define RPL_OPTIMIZE_CLI_MAX_FLAGS 64
+
+typedef struct rpl_optimize_cli {
+    const char *source;   /* SOURCE of the seed form */
+    const char *app_args; /* "APP ARGS" */
+    const char *test;     /* --test NAME */
+    const char *build_dir;
+    const char *kernel;
+    const char *push;
+    const char *seed_flag;
+    bool auto_approve, allow_dirty, check_args;
+    rpl_pipe_opts pipe;
+    const char *cflags[RPL_OPTIMIZE_CLI_MAX_FLAGS + 1];
+    size_t ncflags;
+} rpl_optimize_cli;
+
+/* Option codes from 0x4f00 up; a command's own codes stay below. */
+enum {
+    RPL_OPTCLI_TEST = 0x4f00,
+    RPL_OPTCLI_BUILD_DIR,
+    RPL_OPTCLI_KERNEL,
+    RPL_OPTCLI_MIN_GAIN,
+    RPL_OPTCLI_ARTIFACTS,
+    RPL_OPTCLI_AUTO_APPROVE,
+    RPL_OPTCLI_ALLOW_DIRTY,
+    RPL_OPTCLI_PUSH,
+    RPL_OPTCLI_CHECK_ARGS,
+    RPL_OPTCLI_ROUNDS,
+    RPL_OPTCLI_ITERATIONS,
+    RPL_OPTCLI_SEEDS,
+    RPL_OPTCLI_SEED_FLAG,
+    RPL_OPTCLI_APP_TOLERANCE,
+    RPL_OPTCLI_NO_APP,
+    RPL_OPTCLI_TIMEOUT,
+    RPL_OPTCLI_BUILD_TIMEOUT,
+    RPL_OPTCLI_ARCH,
+    RPL_OPTCLI_RTOL,
+    RPL_OPTCLI_ATOL,
+    RPL_OPTCLI_SEED
+};
+
+/* The getopt_long entries of the shared options (-I and -D are short options "I:D:"). */
+#define RPL_OPTIMIZE_CLI_LONGOPTS                                                                  \
+    {"test", required_argument, NULL, RPL_OPTCLI_TEST},                                            \
+        {"build-dir", required_argument, NULL, RPL_OPTCLI_BUILD_DIR},                              \
+        {"kernel", required_argument, NULL, RPL_OPTCLI_KERNEL},                                    \
+        {"min-gain", required_argument, NULL, RPL_OPTCLI_MIN_GAIN},                                \
+        {"artifacts", required_argument, NULL, RPL_OPTCLI_ARTIFACTS},                              \
+        {"auto-approve", no_argument, NULL, RPL_OPTCLI_AUTO_APPROVE},                              \
+        {"allow-dirty", no_argument, NULL, RPL_OPTCLI_ALLOW_DIRTY},                                \
+        {"push", required_argument, NULL, RPL_OPTCLI_PUSH},                                        \
+        {"check-args", no_argument, NULL, RPL_OPTCLI_CHECK_ARGS},                                  \
+        {"rounds", required_argument, NULL, RPL_OPTCLI_ROUNDS},                                    \
+        {"iterations", required_argument, NULL, RPL_OPTCLI_ITERATIONS},                            \
+        {"seeds", required_argument, NULL, RPL_OPTCLI_SEEDS},                                      \
+        {"seed-flag", required_argument, NULL, RPL_OPTCLI_SEED_FLAG},                              \
+        {"app-tolerance", required_argument, NULL, RPL_OPTCLI_APP_TOLERANCE},                      \
+        {"no-app", no_argument, NULL, RPL_OPTCLI_NO_APP},                                          \
+        {"timeout", required_argument, NULL, RPL_OPTCLI_TIMEOUT},                                  \
+        {"build-timeout", required_argument, NULL, RPL_OPTCLI_BUILD_TIMEOUT},                      \
+        {"arch", required_argument, NULL, RPL_OPTCLI_ARCH},                                        \
+        {"rtol", required_argument, NULL, RPL_OPTCLI_RTOL},                                        \
+        {"atol", required_argument, NULL, RPL_OPTCLI_ATOL},                                        \
+    {                                                                                              \
+        "seed", required_argument, NULL, RPL_OPTCLI_SEED                                           \
+    }
+#define RPL_OPTIMIZE_CLI_SHORTOPTS "I:D:"
+
+void rpl_optimize_cli_init(rpl_optimize_cli *o);
+
+/* 1 when `opt` was a shared option (applied), 0 when not, or an exit code (2) for a bad value. */
+int rpl_optimize_cli_option(rpl_optimize_cli *o, int opt, const char *arg);
+
+/*
+ * The positional words after the options (SOURCE "APP ARGS", or none with
+ * --test) and the checks across options.  0, or exit code 2 (message printed).
+ */
+int rpl_optimize_cli_finish(rpl_optimize_cli *o, const char *cmd, int nargs, char **args);
+
+/* The target the options name (ROCM_PERF_TOOL, when set, replaces the rocm-perf children). */
+int rpl_optimize_cli_target(rpl_pipe_target **out, rpl_optimize_cli *o);
+
+/* The help lines of the shared options. */
+void rpl_optimize_cli_usage(FILE *out);
+
+/* Progress lines on stderr (unless --quiet). */
+void rpl_optimize_cli_progress(void *ctx, const char *candidate, rpl_pipe_step step,
+                               const char *what);
+
+/* Accepted candidates -> commits: one branch per kernel, from HEAD. */
+typedef struct rpl_optimize_session rpl_optimize_session;
+
+int rpl_optimize_session_new(rpl_optimize_session **out, const rpl_optimize_cli *o, rpl_pipe *pipe);
+
+/*
+ * An outcome of rpl_pipe_run: printed; when accepted, committed after asking
+ * (terminal), at once (--auto-approve), or not at all (dry run), and noted in
+ * the reports.  The text is the candidate's whole source.
+ */
+int rpl_optimize_session_outcome(rpl_optimize_session *s, const rpl_pipe_outcome *oc,
+                                 const char *text, size_t len);
+
+/* Keep the branches, push them (--push), print them; then free.  Returns the commits made. */
+int rpl_optimize_session_finish(rpl_optimize_session *s, size_t *commits);
+
+/* Delete branches made in this session (an error or an interrupt) and free.  NULL is fine. */
+void rpl_optimize_session_abort(rpl_optimize_session *s);
+
+#endif

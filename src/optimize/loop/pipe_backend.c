@@ -1,0 +1,264 @@
+/*
+ * The candidate pipeline (rpl/pipeline.h) as the loop's backend: ranking
+ * from the whole-application profile, candidates through every check,
+ * accepted ones committed on the optimization branch and made the
+ * reference of the next candidates.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "rpl/arch.h"
+#include "rpl/error.h"
+#include "rpl/json.h"
+#include "rpl/llm_loop.h"
+#include "rpl/optgit.h"
+#include "rpl/strbuf.h"
+
+static int pb_ranking(void *ctx, rpl_path_kernel **kernels, size_t *n)
+{
+    rpl_llm_pipe_ctx *pc = ctx;
+    const char *const *names = NULL;
+    const double *ceilings = NULL;
+    size_t count = rpl_pipe_ranked(pc->pipe, &names, &ceilings);
+
+    *kernels = NULL;
+    *n = 0;
+    if (count == 0)
+        return 0;
+    if (!(*kernels = calloc(count, sizeof(**kernels))))
+        return rpl_error_oom();
+    for (size_t i = 0; i < count; i++) {
+        /* ceiling = 1/(1-f) */
+        double f = isinf(ceilings[i]) ? 1.0 : ceilings[i] > 0 ? 1.0 - 1.0 / ceilings[i] : 0.0;
+        (*kernels)[i] = (rpl_path_kernel){names[i], f, true};
+    }
+    *n = count;
+    return 0;
+}
+
+/* "grid (4096, 1, 1) x block (256, 1, 1) = 1048576 threads ..." from the snapshot. */
+static int geometry_text(char **out, const cJSON *launch)
+{
+    const cJSON *g = cJSON_GetObjectItemCaseSensitive(launch, "grid");
+    const cJSON *b = cJSON_GetObjectItemCaseSensitive(launch, "block");
+    double v[6], threads = 1, dyn = 0, stat = 0;
+    rpl_strbuf sb = RPL_STRBUF_INIT;
+    int rc;
+
+    *out = NULL;
+    for (int i = 0; i < 3; i++) {
+        const cJSON *gi = cJSON_GetArrayItem(g, i), *bi = cJSON_GetArrayItem(b, i);
+        if (!cJSON_IsNumber(gi) || !cJSON_IsNumber(bi))
+            return 0;
+        v[i] = gi->valuedouble;
+        v[3 + i] = bi->valuedouble;
+        threads *= v[i] * v[3 + i];
+    }
+    rpl_json_get_number(launch, "dynamic_shared_bytes", &dyn);
+    rpl_json_get_number(launch, "static_shared_bytes", &stat);
+    rpl_error_clear();
+    rc = rpl_strbuf_printf(&sb,
+                           "Grid (%.0f, %.0f, %.0f) blocks of (%.0f, %.0f, %.0f) threads: %.0f "
+                           "threads. Shared memory (LDS) per block: %.0f bytes static, %.0f "
+                           "dynamic. (The captured launch the candidates are checked and timed "
+                           "on.)",
+                           v[0], v[1], v[2], v[3], v[4], v[5], threads, stat, dyn);
+    if (rc == 0)
+        *out = rpl_strbuf_detach(&sb);
+    rpl_strbuf_release(&sb);
+    return rc;
+}
+
+static int arch_text(char **out, const char *name)
+{
+    const rpl_arch *a = rpl_arch_find(name);
+    rpl_strbuf sb = RPL_STRBUF_INIT;
+    bool amd;
+    int rc;
+
+    *out = NULL;
+    if (!a)
+        return 0;
+    amd = a->vendor == RPL_VENDOR_AMD;
+    rc = rpl_strbuf_printf(&sb,
+                           "%s (%s). %s size %u. Up to %u %ss per %s, %u blocks per %s, %u "
+                           "threads per block. %s per %s: %u bytes (%u per block).",
+                           a->name, a->family, amd ? "Wavefront" : "Warp", a->wave_size,
+                           a->max_waves_per_cu, amd ? "wave" : "warp", amd ? "CU" : "SM",
+                           a->max_blocks_per_cu, amd ? "CU" : "SM", a->max_workgroup_size,
+                           amd ? "LDS" : "Shared memory", amd ? "CU" : "SM", a->lds_per_cu,
+                           a->lds_per_workgroup);
+    if (rc == 0 && amd)
+        rc = rpl_strbuf_printf(&sb, " %u addressable VGPRs and %u SGPRs per wave.",
+                               a->addressable_vgprs, a->addressable_sgprs);
+    else if (rc == 0)
+        rc = rpl_strbuf_printf(&sb, " %u registers per SM, at most %u per thread.", a->regs_per_sm,
+                               a->max_regs_per_thread);
+    if (rc == 0)
+        *out = rpl_strbuf_detach(&sb);
+    rpl_strbuf_release(&sb);
+    return rc;
+}
+
+/* Arch and geometry from the kernel's snapshot (captured here if it was not yet). */
+static int snapshot_facts(rpl_llm_pipe_ctx *pc, const char *kernel, rpl_llm_facts *out)
+{
+    char *path = NULL;
+    cJSON *doc = NULL;
+    const char *arch = NULL;
+    int rc;
+
+    if ((rc = rpl_pipe_prepare(pc->pipe, kernel)) != 0)
+        return rc;
+    if (!(path = malloc(strlen(rpl_pipe_artifacts(pc->pipe)) + strlen(kernel) + 40)))
+        return rpl_error_oom();
+    sprintf(path, "%s/snapshots/%s/dispatch.json", rpl_pipe_artifacts(pc->pipe), kernel);
+    if (rpl_json_parse_file(&doc, path, 16u << 20) != 0) { /* a name the pipeline renamed */
+        rpl_error_clear();
+        free(path);
+        return 0;
+    }
+    free(path);
+    rc = geometry_text(&out->geometry, cJSON_GetObjectItemCaseSensitive(doc, "launch"));
+    if (rc == 0 && rpl_json_get_string(doc, "arch", &arch) == 0)
+        rc = arch_text(&out->arch_facts, arch);
+    rpl_error_clear();
+    cJSON_Delete(doc);
+    return rc;
+}
+
+static int pb_facts(void *ctx, const char *kernel, rpl_llm_facts *out)
+{
+    rpl_llm_pipe_ctx *pc = ctx;
+    const char *const *names = NULL;
+    const double *ceilings = NULL;
+    size_t count = rpl_pipe_ranked(pc->pipe, &names, &ceilings);
+    rpl_strbuf sb = RPL_STRBUF_INIT;
+    int rc = 0;
+
+    memset(out, 0, sizeof(*out));
+    for (size_t i = 0; rc == 0 && i < count; i++) {
+        double f = isinf(ceilings[i]) ? 1.0 : 1.0 - 1.0 / ceilings[i];
+        rc = rpl_strbuf_printf(&sb,
+                               "- %s: %.1f%% of the application's critical path; making it "
+                               "infinitely fast would speed the application up %.2fx%s\n",
+                               names[i], 100.0 * f, ceilings[i],
+                               strcmp(names[i], kernel) == 0 ? " (the target)" : "");
+    }
+    if (rc == 0 && sb.len)
+        out->critical_path = rpl_strbuf_detach(&sb);
+    rpl_strbuf_release(&sb);
+    if (rc == 0)
+        rc = snapshot_facts(pc, kernel, out);
+    if (rc == 0 && pc->resources_kernel && strcmp(pc->resources_kernel, kernel) == 0 &&
+        pc->resources && !(out->resources = strdup(pc->resources)))
+        rc = rpl_error_oom();
+    if (rc != 0)
+        rpl_llm_facts_release(out);
+    return rc;
+}
+
+/* The reference's resources as the static step measured them (`side` 0: original, 1: cand). */
+static int note_resources(rpl_llm_pipe_ctx *pc, const rpl_pipe_outcome *o, int side)
+{
+    static const char *const names[] = {"vgpr",          "sgpr",   "lds_bytes",
+                                        "scratch_bytes", "spills", "occupancy"};
+    static const char *const labels[] = {"VGPRs (registers)", "SGPRs",  "LDS/shared bytes",
+                                         "scratch bytes",     "spills", "occupancy (waves)"};
+    rpl_strbuf sb = RPL_STRBUF_INIT;
+    int rc = 0;
+
+    if (!o->steps[RPL_PIPE_STEP_STATIC].ran)
+        return 0;
+    for (size_t n = 0; rc == 0 && n < sizeof(names) / sizeof(names[0]); n++)
+        for (size_t i = 0; rc == 0 && i < o->nmetrics; i++)
+            if (strcmp(o->metrics[i].name, names[n]) == 0)
+                rc = rpl_strbuf_printf(&sb, "%s%s %.0f", sb.len ? ", " : "", labels[n],
+                                       side ? o->metrics[i].candidate : o->metrics[i].original);
+    if (rc == 0 && sb.len) {
+        free(pc->resources);
+        free(pc->resources_kernel);
+        pc->resources_kernel = strdup(o->kernel);
+        pc->resources = rpl_strbuf_detach(&sb);
+        if (!pc->resources || !pc->resources_kernel)
+            rc = rpl_error_oom();
+    }
+    rpl_strbuf_release(&sb);
+    return rc;
+}
+
+static int pb_run(void *ctx, const rpl_pipe_candidate *c, rpl_pipe_outcome **out)
+{
+    rpl_llm_pipe_ctx *pc = ctx;
+    int rc = rpl_pipe_run(pc->pipe, c, out);
+
+    return rc == 0 ? note_resources(pc, *out, 0) : rc;
+}
+
+static int pb_reject(void *ctx, const rpl_pipe_candidate *c, rpl_pipe_decision d,
+                     const char *message, rpl_pipe_outcome **out)
+{
+    return rpl_pipe_record(((rpl_llm_pipe_ctx *)ctx)->pipe, c, d, message, out);
+}
+
+static int pb_accept(void *ctx, const rpl_pipe_outcome *o, const rpl_pipe_candidate *c, bool commit,
+                     char **where)
+{
+    rpl_llm_pipe_ctx *pc = ctx;
+    rpl_git_commit_id id;
+    char *message = NULL;
+    int rc;
+
+    *where = NULL;
+    if (commit && pc->branch) {
+        rpl_git_file file = {rpl_pipe_source_relpath(pc->pipe), c->text, c->len};
+        if ((rc = rpl_pipe_commit_message(pc->pipe, o, &message)) != 0 ||
+            (rc = rpl_optbranch_commit(pc->branch, &file, 1, message, &id)) != 0) {
+            free(message);
+            return rc;
+        }
+        free(message);
+        rc = rpl_pipe_note_commit(pc->pipe, o, rpl_optbranch_name(pc->branch), id.hex);
+        if (rc == 0 && !(*where = malloc(strlen(rpl_optbranch_name(pc->branch)) + 64)))
+            rc = rpl_error_oom();
+        if (rc == 0)
+            sprintf(*where, "committed %s on %s", id.short_hex, rpl_optbranch_name(pc->branch));
+    } else {
+        const char *why = pc->branch ? "not committed: not approved" : "not committed: dry run";
+        rc = rpl_pipe_note_commit(pc->pipe, o, why, NULL);
+        if (rc == 0 && !(*where = strdup(why)))
+            rc = rpl_error_oom();
+    }
+    if (rc == 0)
+        rc = rpl_pipe_rebase(pc->pipe, o);
+    if (rc == 0) /* the candidate is the reference now */
+        rc = note_resources(pc, o, 1);
+    return rc;
+}
+
+static int pb_reports(void *ctx)
+{
+    return rpl_pipe_write_reports(((rpl_llm_pipe_ctx *)ctx)->pipe);
+}
+
+void rpl_llm_pipe_ctx_release(rpl_llm_pipe_ctx *ctx)
+{
+    free(ctx->resources);
+    free(ctx->resources_kernel);
+    ctx->resources = ctx->resources_kernel = NULL;
+}
+
+void rpl_llm_loop_pipe_backend(rpl_llm_loop_backend *be, rpl_llm_pipe_ctx *ctx)
+{
+    be->ctx = ctx;
+    be->ranking = pb_ranking;
+    be->facts = pb_facts;
+    be->run = pb_run;
+    be->reject = pb_reject;
+    be->accept = pb_accept;
+    be->reports = pb_reports;
+}

@@ -1,0 +1,116 @@
+/* Internals of the candidate pipeline (rpl/pipeline.h). */
+#ifndef RPL_PIPE_INT_H
+#define RPL_PIPE_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "rpl/kernel_source.h"
+#include "rpl/optgit.h"
+#include "rpl/pipeline.h"
+#include "rpl/spawn.h"
+#include "rpl/strbuf.h"
+
+/* What the pipeline knows of one kernel: its snapshot, captured once from the original. */
+typedef struct pipe_kernel {
+    char *name;     /* as the candidate named it */
+    char *display;  /* the kernel's name in the source */
+    char *mangled;  /* the device symbol ("" for a template: matched by the snapshot's) */
+    char *snapshot; /* artifacts/snapshots/<kernel> */
+    char *arch;     /* the snapshot's architecture */
+    char *digest;   /* sha256:<hex> of the manifest */
+    char *orig_co;  /* the original's code object for that arch */
+    unsigned block; /* the captured block size (x*y*z), 0 when unknown */
+} pipe_kernel;
+
+/* One build: a scratch tree with the source written in, the program and the code objects. */
+typedef struct pipe_build {
+    rpl_scratch *scratch;
+    char *src;     /* the source in the tree */
+    char *program; /* the built program */
+    char *log;     /* compiler output, every command */
+} pipe_build;
+
+struct rpl_pipe {
+    const rpl_pipe_target *target;
+    rpl_pipe_opts opts;
+    rpl_git_repo *repo;
+    char *relpath;
+    char *orig_text;
+    size_t orig_len;
+    bool dirty;
+    char baseline[41];
+    char *artifacts;
+    char *scratch_parent;
+    char *tool;
+    char *compiler; /* the default compiler: "hipcc" or "nvcc" (NULL with a build command) */
+    pipe_build orig;
+    rpl_kernel_source *orig_ks; /* the original parsed with libclang */
+    rpl_ks_options ks;
+    char **ks_includes; /* -I directories of target->cflags */
+    unsigned wave_size;
+    double app_ns; /* the original's critical path, NaN when not profiled */
+    char **ranked; /* kernels by 1/(1-f) */
+    double *ceilings;
+    size_t nranked;
+    pipe_kernel *kernels;
+    size_t nkernels;
+    rpl_pipe_outcome **outcomes;
+    size_t noutcomes;
+    char **commits;     /* per outcome: "branch commit" or NULL */
+    pipe_build *builds; /* per outcome, kept until close */
+    unsigned long rng;
+    double opened_s;
+};
+
+/* argv helpers (NULL-terminated arrays of malloc'ed strings). */
+void pipe_argv_free(char **argv);
+int pipe_split_words(char ***out, const char *text);
+int pipe_argv_push(char ***argv, size_t *n, const char *word);
+/* Copy `argv` replacing {src} {out} {dir} {arch} inside words; `vars` holds 4 values (may be NULL).
+ */
+int pipe_argv_expand(char ***out, const char *const *argv, const char *const vars[4]);
+/* One line: the words joined by blanks, quoted where needed (*out, free()). */
+int pipe_argv_text(char **out, const char *const *argv);
+
+double pipe_now(void);
+/* The last non-empty line of `text` (a static buffer of at most 300 bytes). */
+const char *pipe_last_line(const char *text);
+int pipe_set(char **field, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void pipe_progress(const rpl_pipe *p, const char *cand, rpl_pipe_step step, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/*
+ * Run a child with captured output, appending the command and its output to
+ * `log` when given.  0 when it ran (see *res); RPL_ENOTFOUND when it cannot
+ * be started (the message names it), RPL_ETIMEOUT past the limit.
+ */
+int pipe_run(rpl_spawn_result *res, const char *const *argv, const char *cwd, int timeout_ms,
+             rpl_strbuf *log);
+
+/* The kernel's entry, capturing its snapshot and building the original's code object first. */
+int pipe_kernel_get(rpl_pipe *p, const char *name, pipe_kernel **out);
+void pipe_outcome_free(rpl_pipe_outcome *o);
+
+/*
+ * Rank the kernels of the source profiled in `dag` (dag.json) by 1/(1-f)
+ * into p->ranked and p->ceilings (appended: empty them first), and set
+ * p->app_ns.
+ */
+int pipe_rank(rpl_pipe *p, const cJSON *dag);
+
+/* Builds (build.c). */
+int pipe_build_make(rpl_pipe *p, pipe_build *b, const char *text, size_t len, bool *failed);
+int pipe_build_codeobj(rpl_pipe *p, pipe_build *b, const char *arch, const char *co_path,
+                       bool *failed);
+void pipe_build_release(pipe_build *b);
+
+/* Children of rocm-perf (tool.c). */
+int pipe_capture(rpl_pipe *p, pipe_kernel *k);
+int pipe_replay(rpl_pipe *p, const pipe_kernel *k, const char *co, bool check, unsigned iterations,
+                cJSON **out, char **failure);
+int pipe_profile_app(rpl_pipe *p, const char *program, const char *dir, cJSON **dag);
+
+#endif

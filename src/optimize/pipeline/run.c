@@ -1,0 +1,671 @@
+/*
+ * One candidate through the pipeline: build, signature, static, replay,
+ * test, measure, app; the first failing step decides (rpl/pipeline.h).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pipe_int.h"
+#include "rpl/baseline.h"
+#include "rpl/cleanup.h"
+#include "rpl/codeobj.h"
+#include "rpl/error.h"
+#include "rpl/fsutil.h"
+#include "rpl/gate.h"
+#include "rpl/json.h"
+
+/* The state of one candidate while it runs. */
+typedef struct cstate {
+    rpl_pipe *p;
+    const rpl_pipe_candidate *c;
+    pipe_kernel *k;
+    rpl_pipe_outcome *o;
+    pipe_build b;
+    char *co;
+    bool decided;
+    double *orig_ns, *cand_ns;
+    size_t norig, ncand;
+} cstate;
+
+static int add_metric(rpl_pipe_outcome *o, const char *name, double orig, double cand)
+{
+    rpl_pipe_metric *grown = realloc(o->metrics, (o->nmetrics + 1) * sizeof(*grown));
+
+    if (!grown)
+        return rpl_error_oom();
+    o->metrics = grown;
+    grown[o->nmetrics].original = orig;
+    grown[o->nmetrics].candidate = cand;
+    if (!(grown[o->nmetrics].name = strdup(name)))
+        return rpl_error_oom();
+    o->nmetrics++;
+    return 0;
+}
+
+/* Record a step's end: passed, or the candidate's rejection with `evidence` as the reason. */
+static int step_done(cstate *s, rpl_pipe_step step, double t0, bool passed, rpl_pipe_decision d,
+                     const char *evidence)
+{
+    rpl_pipe_step_result *r = &s->o->steps[step];
+    int rc;
+
+    r->ran = true;
+    r->passed = passed;
+    r->seconds = pipe_now() - t0;
+    if ((rc = pipe_set(&r->evidence, "%s", evidence)) != 0)
+        return rc;
+    if (!passed) {
+        s->o->decision = d;
+        s->decided = true;
+        if ((rc = pipe_set(&s->o->message, "%s: %s", rpl_pipe_step_name(step), evidence)) != 0)
+            return rc;
+    }
+    pipe_progress(s->p, s->o->id, step, "%s: %s", passed ? "passed" : "rejected", evidence);
+    return 0;
+}
+
+static int step_build(cstate *s)
+{
+    double t0 = pipe_now();
+    bool failed = false;
+    int rc;
+
+    pipe_progress(s->p, s->o->id, RPL_PIPE_STEP_BUILD, "building");
+    if ((rc = pipe_build_make(s->p, &s->b, s->c->text, s->c->len, &failed)) != 0)
+        return rc;
+    if (!failed && (rc = pipe_set(&s->co, "%s/rocm-perf-build/candidate.co",
+                                  rpl_scratch_path(s->b.scratch))) == 0)
+        rc = pipe_build_codeobj(s->p, &s->b, s->k->arch, s->co, &failed);
+    if (rc == 0 && s->b.log)
+        rc = rpl_file_write_atomic(s->o->build_log_path, s->b.log, strlen(s->b.log));
+    if (rc)
+        return rc;
+    if (failed) {
+        char *why = NULL;
+        if ((rc = pipe_set(&why, "the compiler failed: %s", pipe_last_line(s->b.log))) == 0)
+            rc = step_done(s, RPL_PIPE_STEP_BUILD, t0, false, RPL_PIPE_REJECT_BUILD, why);
+        free(why);
+        return rc;
+    }
+    if ((rc = pipe_set(&s->o->code_object, "%s", s->co)) != 0)
+        return rc;
+    return step_done(s, RPL_PIPE_STEP_BUILD, t0, true, 0, "program and code object built");
+}
+
+/* The source-level signature (libclang) and the device symbol in the code object. */
+static int step_signature(cstate *s)
+{
+    const rpl_ks_kernel *ko = NULL, *kc = NULL;
+    rpl_kernel_source *src = NULL;
+    rpl_codeobj_set *set = NULL;
+    char *diff = NULL, *why = NULL;
+    double t0 = pipe_now();
+    bool found = false;
+    int rc;
+
+    if ((rc = rpl_kernel_source_find(s->p->orig_ks, s->k->display, &ko)) != 0)
+        return rc;
+    if (rpl_kernel_source_parse_buffer(&src, s->p->target->source, s->c->text, s->c->len,
+                                       &s->p->ks) == 0 &&
+        src->n_errors == 0) {
+        if (rpl_kernel_source_find(src, s->k->display, &kc) != 0)
+            rc = pipe_set(&why, "the candidate does not define %s", s->k->display);
+        else if (rpl_ks_signature_diff(ko, kc, &diff) != 0)
+            rc = pipe_set(&why, "%s", diff ? diff : "the signature changed");
+    }
+    rpl_error_clear();
+    if (rc == 0 && !why && (rc = rpl_codeobj_set_new(&set)) == 0) {
+        if (rpl_codeobj_read_file(set, s->co) != 0)
+            rc = pipe_set(&why, "the code object cannot be read: %s", rpl_error_last()->message);
+        for (size_t i = 0; set && i < set->count; i++)
+            found |= strcmp(set->kernels[i].name, s->k->mangled) == 0;
+        if (rc == 0 && !why && !found)
+            rc = pipe_set(&why, "the code object has no kernel symbol %s", s->k->mangled);
+    }
+    if (rc == 0 && why)
+        rc = step_done(s, RPL_PIPE_STEP_SIGNATURE, t0, false, RPL_PIPE_REJECT_SIGNATURE, why);
+    else if (rc == 0 && (rc = pipe_set(&why, "symbol %s present%s", s->k->mangled,
+                                       kc ? ", signature unchanged" : "")) == 0)
+        rc = step_done(s, RPL_PIPE_STEP_SIGNATURE, t0, true, 0, why);
+    rpl_codeobj_set_free(set);
+    rpl_kernel_source_free(src);
+    free(diff);
+    free(why);
+    return rc;
+}
+
+/* The kernel's static figures from a code object. */
+static int statics(rpl_static_kernel **all, size_t *n, const rpl_static_kernel **one,
+                   const char *path, const pipe_kernel *k)
+{
+    rpl_codeobj_set *set = NULL;
+    int rc = rpl_codeobj_set_new(&set);
+
+    *all = NULL;
+    *n = 0;
+    *one = NULL;
+    if (rc == 0 && (rc = rpl_codeobj_read_file(set, path)) == 0)
+        rc = rpl_baseline_static_from_codeobj(all, n, set, k->arch, k->block);
+    for (size_t i = 0; rc == 0 && i < *n; i++)
+        if (strcmp((*all)[i].name, k->mangled) == 0)
+            *one = &(*all)[i];
+    if (rc == 0 && !*one)
+        rc = rpl_error_set(RPL_EINPUT, "%s: no %s for %s", path, k->mangled, k->arch);
+    rpl_codeobj_set_free(set);
+    return rc;
+}
+
+/*
+ * Spills or scratch that grow and an occupancy that drops reject; register
+ * and LDS figures are reported (more registers at the same occupancy are
+ * what an unroll costs, and fine).
+ */
+static int step_static(cstate *s)
+{
+    rpl_static_kernel *oa = NULL, *ca = NULL;
+    const rpl_static_kernel *o, *c;
+    size_t on = 0, cn = 0;
+    rpl_strbuf why = RPL_STRBUF_INIT;
+    double t0 = pipe_now();
+    int rc;
+
+    if ((rc = statics(&oa, &on, &o, s->k->orig_co, s->k)) != 0 ||
+        (rc = statics(&ca, &cn, &c, s->co, s->k)) != 0)
+        goto done;
+    if ((rc = add_metric(s->o, "vgpr", (double)o->vgpr, (double)c->vgpr)) ||
+        (rc = add_metric(s->o, "sgpr", (double)o->sgpr, (double)c->sgpr)) ||
+        (rc = add_metric(s->o, "lds_bytes", (double)o->lds_bytes, (double)c->lds_bytes)) ||
+        (rc = add_metric(s->o, "scratch_bytes", (double)o->scratch_bytes,
+                         (double)c->scratch_bytes)) ||
+        (rc = add_metric(s->o, "spills", (double)o->spills, (double)c->spills)) ||
+        (rc = add_metric(s->o, "occupancy", (double)o->occupancy, (double)c->occupancy)))
+        goto done;
+    if (c->spills > 0 && c->spills > o->spills)
+        rpl_strbuf_printf(&why, "spills %lld -> %lld; ", (long long)o->spills,
+                          (long long)c->spills);
+    if (c->scratch_bytes > o->scratch_bytes && c->scratch_bytes > 0)
+        rpl_strbuf_printf(&why, "scratch %lld -> %lld bytes; ", (long long)o->scratch_bytes,
+                          (long long)c->scratch_bytes);
+    if (o->occupancy >= 0 && c->occupancy >= 0 && c->occupancy < o->occupancy)
+        rpl_strbuf_printf(&why, "occupancy %lld -> %lld %s (limited by %s); ",
+                          (long long)o->occupancy, (long long)c->occupancy,
+                          c->occ_unit ? c->occ_unit : "", c->limiter ? c->limiter : "?");
+    if (why.len) {
+        why.ptr[why.len - 2] = '\0';
+        rc = step_done(s, RPL_PIPE_STEP_STATIC, t0, false, RPL_PIPE_REJECT_STATIC, why.ptr);
+    } else {
+        rpl_strbuf_printf(&why,
+                          "vgpr %lld -> %lld, sgpr %lld -> %lld, lds %lld -> %lld, spills %lld, "
+                          "occupancy %lld -> %lld %s",
+                          (long long)o->vgpr, (long long)c->vgpr, (long long)o->sgpr,
+                          (long long)c->sgpr, (long long)o->lds_bytes, (long long)c->lds_bytes,
+                          (long long)c->spills, (long long)o->occupancy, (long long)c->occupancy,
+                          c->occ_unit ? c->occ_unit : "");
+        rc = why.ptr ? step_done(s, RPL_PIPE_STEP_STATIC, t0, true, 0, why.ptr) : rpl_error_oom();
+    }
+done:
+    rpl_static_kernels_free(oa, on);
+    rpl_static_kernels_free(ca, cn);
+    rpl_strbuf_release(&why);
+    return rc;
+}
+
+/* "f32 rtol 1e-05 atol 1e-06, u8 exact": every dtype's tolerance once. */
+static void tolerances(rpl_strbuf *sb, const cJSON *regions)
+{
+    const cJSON *r, *q;
+    int i = 0;
+
+    cJSON_ArrayForEach(r, regions)
+    {
+        const char *dt = NULL;
+        double rtol = 0, atol = 0;
+        bool seen = false;
+        int j = 0;
+        rpl_json_get_string(r, "dtype", &dt);
+        cJSON_ArrayForEach(q, regions)
+        {
+            const char *d2 = NULL;
+            if (j++ >= i)
+                break;
+            rpl_json_get_string(q, "dtype", &d2);
+            seen |= dt && d2 && strcmp(dt, d2) == 0;
+        }
+        i++;
+        if (seen || !dt)
+            continue;
+        rpl_json_get_number(r, "rtol", &rtol);
+        rpl_json_get_number(r, "atol", &atol);
+        if (rtol == 0 && atol == 0)
+            rpl_strbuf_printf(sb, "%s%s exact", sb->len ? ", " : "", dt);
+        else
+            rpl_strbuf_printf(sb, "%s%s rtol %g atol %g", sb->len ? ", " : "", dt, rtol, atol);
+    }
+}
+
+static int step_replay(cstate *s)
+{
+    const cJSON *check, *regions, *r;
+    rpl_strbuf tol = RPL_STRBUF_INIT;
+    char *failure = NULL, *why = NULL;
+    cJSON *doc = NULL;
+    double t0 = pipe_now();
+    bool passed = false, det = false;
+    int rc, nreg = 0, nbad = 0;
+
+    pipe_progress(s->p, s->o->id, RPL_PIPE_STEP_REPLAY, "replaying the snapshot, outputs poisoned");
+    if ((rc = pipe_replay(s->p, s->k, s->co, true, 1, &doc, &failure)) != 0)
+        return rc;
+    if (failure) {
+        bool refused = strncmp(failure, "replay refused", 14) == 0;
+        rc = step_done(s, refused ? RPL_PIPE_STEP_SIGNATURE : RPL_PIPE_STEP_REPLAY, t0, false,
+                       refused ? RPL_PIPE_REJECT_SIGNATURE : RPL_PIPE_REJECT_WRONG_RESULT, failure);
+        free(failure);
+        return rc;
+    }
+    check = cJSON_GetObjectItemCaseSensitive(doc, "check");
+    regions = cJSON_GetObjectItemCaseSensitive(check, "regions");
+    if (rpl_json_get_bool(check, "passed", &passed) ||
+        rpl_json_get_bool(check, "deterministic", &det)) {
+        rc = rpl_error_set(RPL_EINPUT, "the replay's JSON has no check");
+        goto done;
+    }
+    tolerances(&tol, regions);
+    cJSON_ArrayForEach(r, regions)
+    {
+        double bad = 0, elements = 0, maxabs = NAN;
+        bool poisoned = false;
+        const char *base = "?", *dt = "?";
+        nreg++;
+        rpl_json_get_number(r, "mismatches", &bad);
+        if (bad == 0)
+            continue;
+        nbad++;
+        if (why)
+            continue;
+        rpl_json_get_number(r, "elements", &elements);
+        rpl_json_get_number(r, "max_abs_err", &maxabs);
+        rpl_json_get_bool(r, "poisoned", &poisoned);
+        rpl_json_get_string(r, "base", &base);
+        rpl_json_get_string(r, "dtype", &dt);
+        if (!poisoned)
+            rc = pipe_set(&why,
+                          "writes outside the outputs: region %s, which the original does not "
+                          "write, changed (%.0f of %.0f %s elements)",
+                          base, bad, elements, dt);
+        else
+            rc = pipe_set(&why,
+                          "wrong result: region %s: %.0f of %.0f %s elements differ (max abs "
+                          "error %g; %s)",
+                          base, bad, elements, dt, maxabs, tol.ptr ? tol.ptr : "");
+        if (rc)
+            goto done;
+    }
+    if (!det) {
+        free(why);
+        why = NULL;
+        rc = pipe_set(&why, "two launches on the same input gave different bytes%s",
+                      nbad ? " and differ from the original" : "");
+        if (rc == 0)
+            rc = step_done(s, RPL_PIPE_STEP_REPLAY, t0, false, RPL_PIPE_REJECT_NONDETERMINISTIC,
+                           why);
+    } else if (!passed || nbad) {
+        if (!why)
+            rc = pipe_set(&why, "the replay's check failed");
+        if (rc == 0)
+            rc = step_done(s, RPL_PIPE_STEP_REPLAY, t0, false, RPL_PIPE_REJECT_WRONG_RESULT, why);
+    } else {
+        free(why);
+        why = NULL;
+        if ((rc = pipe_set(&why, "replay %d/%d regions equal (%s), 2 runs identical", nreg, nreg,
+                           tol.ptr ? tol.ptr : "no regions")) == 0 &&
+            (rc = pipe_set(&s->o->correctness, "%s", why)) == 0)
+            rc = step_done(s, RPL_PIPE_STEP_REPLAY, t0, true, 0, why);
+    }
+done:
+    cJSON_Delete(doc);
+    rpl_strbuf_release(&tol);
+    free(why);
+    return rc;
+}
+
+/* The program's own check on fresh seeds (or once as it is, without a seed flag). */
+static int step_test(cstate *s)
+{
+    const rpl_pipe_target *t = s->p->target;
+    const char *vars[4] = {NULL, s->b.program, NULL, NULL};
+    unsigned runs = t->seed_flag ? s->p->opts.seeds : 1, ok = 0;
+    char *why = NULL;
+    double t0 = pipe_now();
+    int rc = 0;
+
+    if (s->p->opts.seeds == 0)
+        return 0;
+    for (unsigned i = 0; rc == 0 && !why && i < runs; i++) {
+        char **argv = NULL, seed[32];
+        size_t n = 0;
+        rpl_spawn_result res;
+        /* xorshift: seeds nobody wrote down in the candidate's source or prompt. */
+        s->p->rng ^= s->p->rng << 13;
+        s->p->rng ^= s->p->rng >> 7;
+        s->p->rng ^= s->p->rng << 17;
+        snprintf(seed, sizeof(seed), "%lu", 1000 + s->p->rng % 4000000000ul);
+        if ((rc = pipe_argv_expand(&argv, (const char *const *)t->test_argv, vars)) != 0)
+            break;
+        while (argv[n])
+            n++;
+        if (t->seed_flag && ((rc = pipe_argv_push(&argv, &n, t->seed_flag)) != 0 ||
+                             (rc = pipe_argv_push(&argv, &n, seed)) != 0)) {
+            pipe_argv_free(argv);
+            break;
+        }
+        pipe_progress(s->p, s->o->id, RPL_PIPE_STEP_TEST, "the program's own check%s%s",
+                      t->seed_flag ? ", seed " : "", t->seed_flag ? seed : "");
+        rc = pipe_run(&res, (const char *const *)argv, NULL, s->p->opts.run_timeout_ms, NULL);
+        pipe_argv_free(argv);
+        if (rc == RPL_ENOTFOUND)
+            rc = rpl_error_set(RPL_EENV, "cannot run the built program");
+        if (rc != 0 && rc != RPL_ETIMEOUT) {
+            rpl_spawn_result_release(&res);
+            break;
+        }
+        rc = 0;
+        if (res.timed_out || !res.exited || res.exit_code != 0)
+            rc = pipe_set(&why, "the program's own check failed%s%s%s%s (%s): %s",
+                          t->seed_flag ? " with " : "", t->seed_flag ? t->seed_flag : "",
+                          t->seed_flag ? " " : "", t->seed_flag ? seed : "",
+                          res.timed_out ? "time limit"
+                          : res.exited  ? "non-zero exit"
+                                        : "signal",
+                          pipe_last_line(res.err && res.err[0] ? res.err : res.out));
+        else
+            ok++;
+        rpl_spawn_result_release(&res);
+    }
+    if (rc == 0 && why)
+        rc = step_done(s, RPL_PIPE_STEP_TEST, t0, false, RPL_PIPE_REJECT_WRONG_RESULT, why);
+    else if (rc == 0) {
+        if (t->seed_flag)
+            rc = pipe_set(&why, "test %u/%u fresh seeds passed", ok, runs);
+        else
+            rc = pipe_set(&why, "test passed (the program has no seed option)");
+        if (rc == 0)
+            rc = pipe_set(&s->o->correctness, "%s; %s", s->o->correctness, why);
+        if (rc == 0)
+            rc = step_done(s, RPL_PIPE_STEP_TEST, t0, true, 0, why);
+    }
+    free(why);
+    return rc;
+}
+
+/* Append a replay's times_ns to a sample. */
+static int append_times(double **v, size_t *n, const cJSON *doc)
+{
+    const cJSON *times = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(doc, "timing"), "times_ns");
+    const cJSON *t;
+    size_t add = (size_t)cJSON_GetArraySize(times);
+    double *grown;
+
+    if (!cJSON_IsArray(times) || add == 0)
+        return rpl_error_set(RPL_EINPUT, "the replay's JSON has no timing.times_ns");
+    if (!(grown = realloc(*v, (*n + add) * sizeof(double))))
+        return rpl_error_oom();
+    *v = grown;
+    cJSON_ArrayForEach(t, times)
+    {
+        if (!cJSON_IsNumber(t) || !(t->valuedouble >= 0))
+            return rpl_error_set(RPL_EINPUT, "the replay's JSON has a bad time");
+        grown[(*n)++] = t->valuedouble;
+    }
+    return 0;
+}
+
+/* One timed replay; a failure in the middle of measuring is a wrong result (a flaky crash). */
+static int timed(cstate *s, const char *co, double **v, size_t *n, char **failure)
+{
+    cJSON *doc = NULL;
+    int rc = pipe_replay(s->p, s->k, co, false, s->p->opts.iterations, &doc, failure);
+
+    if (rc == 0 && !*failure)
+        rc = append_times(v, n, doc);
+    cJSON_Delete(doc);
+    return rc;
+}
+
+static int step_measure(cstate *s)
+{
+    const rpl_pipe_opts *po = &s->p->opts;
+    rpl_gate_stat_opts so;
+    rpl_runtime_cmp cmp;
+    char *failure = NULL, *why = NULL;
+    double t0 = pipe_now(), lo, hi;
+    rpl_pipe_outcome *o = s->o;
+    int rc = 0;
+
+    for (unsigned r = 0; rc == 0 && !failure && r < po->rounds; r++) {
+        if ((rc = rpl_interrupt_check()) != 0)
+            return rc;
+        pipe_progress(s->p, o->id, RPL_PIPE_STEP_MEASURE, "round %u/%u", r + 1, po->rounds);
+        rc = timed(s, s->k->orig_co, &s->orig_ns, &s->norig, &failure);
+        if (rc == 0 && !failure)
+            rc = timed(s, s->co, &s->cand_ns, &s->ncand, &failure);
+    }
+    if (rc == 0 && failure) {
+        rc = step_done(s, RPL_PIPE_STEP_MEASURE, t0, false, RPL_PIPE_REJECT_WRONG_RESULT, failure);
+        free(failure);
+        return rc;
+    }
+    if (rc)
+        return rc;
+    rpl_gate_stat_opts_init(&so);
+    so.delta = po->min_gain;
+    so.confidence = po->confidence;
+    if (po->seed)
+        so.seed = po->seed;
+    if ((rc = rpl_gate_compare_samples(&cmp, s->orig_ns, s->norig, s->cand_ns, s->ncand, NULL, 0,
+                                       &so)) != 0)
+        return rc;
+    o->median_orig_ns = cmp.median_base;
+    o->median_cand_ns = cmp.median_cand;
+    o->speedup = exp(-cmp.log_ratio);
+    o->speedup_lo = exp(-cmp.upper);
+    o->speedup_hi = exp(-cmp.lower);
+    o->time_change_pct = (exp(cmp.log_ratio) - 1) * 100;
+    o->ci_half_pct = (exp(cmp.upper) - exp(cmp.lower)) * 50;
+    if ((rc = add_metric(o, "median_ns", o->median_orig_ns, o->median_cand_ns)) != 0)
+        return rc;
+    lo = o->speedup_lo;
+    hi = o->speedup_hi;
+    if ((rc = pipe_set(&why,
+                       "speedup %.3fx (%.0f%% CI %.3f-%.3f), median %.0f ns -> %.0f ns, %u rounds "
+                       "x %u launches, needs > %.3fx",
+                       o->speedup, po->confidence * 100, lo, hi, o->median_orig_ns,
+                       o->median_cand_ns, po->rounds, po->iterations, 1 + po->min_gain)) != 0)
+        return rc;
+    if (lo > 1 + po->min_gain)
+        rc = step_done(s, RPL_PIPE_STEP_MEASURE, t0, true, 0, why);
+    else
+        rc = step_done(s, RPL_PIPE_STEP_MEASURE, t0, false,
+                       o->speedup < 1 ? RPL_PIPE_REJECT_SLOWER : RPL_PIPE_REJECT_NOT_SIGNIFICANT,
+                       why);
+    free(why);
+    return rc;
+}
+
+static int step_app(cstate *s)
+{
+    char *dir = NULL, *why = NULL;
+    cJSON *dag = NULL;
+    double t0 = pipe_now(), cp = NAN, limit;
+    int rc;
+
+    if (s->p->opts.skip_app || !(s->p->app_ns >= 0))
+        return 0;
+    pipe_progress(s->p, s->o->id, RPL_PIPE_STEP_APP, "profiling the program with the candidate");
+    if ((rc = pipe_set(&dir, "%s/candidates/%s/profile", s->p->artifacts, s->o->id)) != 0 ||
+        (rc = pipe_profile_app(s->p, s->b.program, dir, &dag)) != 0)
+        goto done;
+    if (rpl_json_get_number(dag, "critical_path_ns", &cp) || !(cp >= 0)) {
+        rc = rpl_error_set(RPL_EINPUT, "%s/dag.json has no critical_path_ns", dir);
+        goto done;
+    }
+    s->o->app_orig_ns = s->p->app_ns;
+    s->o->app_cand_ns = cp;
+    limit = s->p->app_ns * (1 + s->p->opts.app_tolerance);
+    if ((rc = add_metric(s->o, "critical_path_ns", s->p->app_ns, cp)) != 0 ||
+        (rc =
+             pipe_set(&why, "whole-app critical path %.0f ns -> %.0f ns (%+.1f%%, allowed %+.1f%%)",
+                      s->p->app_ns, cp, s->p->app_ns > 0 ? (cp / s->p->app_ns - 1) * 100 : 0.0,
+                      s->p->opts.app_tolerance * 100)) != 0)
+        goto done;
+    rc = step_done(s, RPL_PIPE_STEP_APP, t0, cp <= limit, RPL_PIPE_REJECT_SLOWER, why);
+done:
+    cJSON_Delete(dag);
+    free(dir);
+    free(why);
+    return rc;
+}
+
+/* "c03-unroll-x4-loop-1": the number and the strategy's letters and digits. */
+static int outcome_new(cstate *s)
+{
+    rpl_pipe_outcome *o = calloc(1, sizeof(*o));
+    const char *base = strrchr(s->p->target->source, '/');
+    char *dir = NULL;
+    int rc;
+
+    if (!(s->o = o))
+        return rpl_error_oom();
+    o->origin = s->c->origin;
+    o->iteration = s->c->iteration;
+    if (s->c->model && !(o->model = strdup(s->c->model)))
+        return rpl_error_oom();
+    o->speedup = o->speedup_lo = o->speedup_hi = o->time_change_pct = o->ci_half_pct = NAN;
+    o->median_orig_ns = o->median_cand_ns = o->app_orig_ns = o->app_cand_ns = NAN;
+    if ((rc = pipe_set(&o->id, "c%02zu-", s->p->noutcomes + 1)) != 0)
+        return rc;
+    for (const char *c = s->c->strategy; *c && strlen(o->id) < 40; c++) {
+        char ch = (*c >= 'A' && *c <= 'Z') ? (char)(*c - 'A' + 'a') : *c;
+        bool word = (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9');
+        size_t len = strlen(o->id);
+        if (!word && o->id[len - 1] == '-')
+            continue;
+        if ((rc = pipe_set(&o->id, "%s%c", o->id, word ? ch : '-')) != 0)
+            return rc;
+    }
+    if (o->id[strlen(o->id) - 1] == '-')
+        o->id[strlen(o->id) - 1] = '\0';
+    if ((rc = pipe_set(&o->kernel, "%s", s->k->display)) ||
+        (rc = pipe_set(&o->strategy, "%s", s->c->strategy)) ||
+        (rc = pipe_set(&o->correctness, "%s", "")) ||
+        (rc = pipe_set(&dir, "%s/candidates/%s", s->p->artifacts, o->id)) ||
+        (rc = rpl_mkdir_p(dir)) ||
+        (rc = pipe_set(&o->source_path, "%s/%s", dir, base ? base + 1 : s->p->target->source)) ||
+        (rc = pipe_set(&o->build_log_path, "%s/build.log", dir)))
+        goto done;
+    rc = rpl_file_write_atomic(o->source_path, s->c->text, s->c->len);
+done:
+    free(dir);
+    return rc;
+}
+
+/* Keep the outcome and its build in the context. */
+static int keep(cstate *s)
+{
+    rpl_pipe *p = s->p;
+    rpl_pipe_outcome **o = realloc(p->outcomes, (p->noutcomes + 1) * sizeof(*o));
+    char **c;
+    pipe_build *b;
+
+    if (o)
+        p->outcomes = o;
+    c = o ? realloc(p->commits, (p->noutcomes + 1) * sizeof(*c)) : NULL;
+    if (c)
+        p->commits = c;
+    b = c ? realloc(p->builds, (p->noutcomes + 1) * sizeof(*b)) : NULL;
+    if (!b)
+        return rpl_error_oom();
+    p->builds = b;
+    p->outcomes[p->noutcomes] = s->o;
+    p->commits[p->noutcomes] = NULL;
+    p->builds[p->noutcomes] = s->b;
+    p->noutcomes++;
+    return 0;
+}
+
+int rpl_pipe_run(rpl_pipe *p, const rpl_pipe_candidate *c, rpl_pipe_outcome **out)
+{
+    int (*const steps[])(cstate *) = {step_build, step_signature, step_static, step_replay,
+                                      step_test,  step_measure,   step_app};
+    cstate s = {.p = p, .c = c};
+    double t0 = pipe_now();
+    int rc;
+
+    *out = NULL;
+    if (!c || !c->kernel || !c->text || !c->strategy)
+        return rpl_error_set(RPL_EUSAGE, "a candidate needs a kernel, a text and a strategy");
+    if ((rc = rpl_interrupt_check()) != 0 || (rc = pipe_kernel_get(p, c->kernel, &s.k)) != 0 ||
+        (rc = outcome_new(&s)) != 0)
+        goto fail;
+    for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]) && !s.decided; i++)
+        if ((rc = rpl_interrupt_check()) != 0 || (rc = steps[i](&s)) != 0)
+            goto fail;
+    if (!s.decided) {
+        s.o->decision = RPL_PIPE_ACCEPTED;
+        if ((rc = pipe_set(&s.o->message, "%.1f%% faster (speedup %.3fx, CI %.3f-%.3f)",
+                           -s.o->time_change_pct, s.o->speedup, s.o->speedup_lo,
+                           s.o->speedup_hi)) != 0)
+            goto fail;
+    }
+    s.o->seconds = pipe_now() - t0;
+    if ((rc = keep(&s)) != 0)
+        goto fail;
+    free(s.co);
+    free(s.orig_ns);
+    free(s.cand_ns);
+    *out = s.o;
+    return 0;
+fail:
+    pipe_outcome_free(s.o);
+    pipe_build_release(&s.b);
+    free(s.co);
+    free(s.orig_ns);
+    free(s.cand_ns);
+    return rc;
+}
+
+int rpl_pipe_record(rpl_pipe *p, const rpl_pipe_candidate *c, rpl_pipe_decision decision,
+                    const char *message, rpl_pipe_outcome **out)
+{
+    pipe_kernel k = {0};
+    cstate s = {.p = p, .c = c, .k = &k};
+    int rc;
+
+    *out = NULL;
+    if (!c || !c->kernel || !c->text || !c->strategy || decision == RPL_PIPE_ACCEPTED ||
+        (unsigned)decision >= RPL_PIPE_DECISIONS)
+        return rpl_error_set(RPL_EUSAGE, "a recorded candidate needs a kernel, a text, a "
+                                         "strategy and a rejection");
+    k.display = (char *)c->kernel; /* not captured: nothing runs */
+    if ((rc = outcome_new(&s)) == 0) {
+        char *note = NULL;
+        s.o->decision = decision;
+        rc = pipe_set(&s.o->message, "%s", message && message[0] ? message : "rejected");
+        /* Nothing was built: the build log says so, for the reports that link it. */
+        if (rc == 0 && (rc = pipe_set(&note, "not built: rejected before the build (%s): %s\n",
+                                      rpl_pipe_decision_name(decision), s.o->message)) == 0)
+            rc = rpl_file_write_atomic(s.o->build_log_path, note, strlen(note));
+        free(note);
+    }
+    if (rc == 0)
+        rc = keep(&s);
+    if (rc != 0) {
+        pipe_outcome_free(s.o);
+        return rc;
+    }
+    *out = s.o;
+    return 0;
+}

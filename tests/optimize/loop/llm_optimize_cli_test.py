@@ -1,0 +1,380 @@
+#!/usr/bin/python3
+"""rocm-perf llm-optimize through the real CLI, with test doubles only at process
+boundaries: the model (tests/llm/standin_server.py on 127.0.0.1, scripted answers),
+the compiler and the rocm-perf children that need a GPU (tests/optimize/doubles,
+scripted by `// FAKE:` comments in the source).  Every scenario runs in a fresh git
+repository; the user's HEAD, index and working tree must not change, and the API key
+(a sentinel value) must appear in no file under the artifacts and the repository and in
+nothing printed.
+
+usage: llm_optimize_cli_test.py ROCM_PERF SOURCE_DIR SCENARIO
+"""
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+
+ROCM_PERF, SRC_DIR, SCENARIO = sys.argv[1:4]
+SRC_DIR = os.path.abspath(SRC_DIR)
+HERE = os.path.join(SRC_DIR, "tests", "optimize", "loop")
+DOUBLES = os.path.join(SRC_DIR, "tests", "optimize", "doubles")
+SERVER = os.path.join(SRC_DIR, "tests", "llm", "standin_server.py")
+VALIDATE_JSONL = os.path.join(SRC_DIR, "tests", "tools", "validate_jsonl.py")
+TRANSCRIPT_SCHEMA = os.path.join(SRC_DIR, "docs", "schemas", "llm-transcript.schema.json")
+VALIDATE_JSON = os.path.join(SRC_DIR, "tests", "tools", "validate_json.py")
+LOG_SCHEMA = os.path.join(SRC_DIR, "docs", "schemas", "optimize-log.schema.json")
+SENTINEL = "rpl-SENTINEL-llm-loop-5c1d9e7a"
+
+KERNELS = """\
+// Kernels for the llm-optimize tests; `// FAKE:` comments script the compiler double.
+// FAKE: time=100 frac_scale=0.8 frac_shift=0.15
+extern "C" __global__ void scale(float *x, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        x[i] = 2.0f * x[i];
+}
+
+extern "C" __global__ void shift(float *x, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        x[i] = x[i] + 1.0f;
+}
+"""
+
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL: " + what)
+
+
+def sh(*args, cwd=None):
+    return subprocess.run(args, cwd=cwd, check=True, capture_output=True, text=True).stdout
+
+
+class Server:
+    def __init__(self, tmp, scenario):
+        self.log = os.path.join(tmp, "requests.jsonl")
+        port_file = os.path.join(tmp, "port")
+        env = dict(os.environ, STANDIN_EXPECTED_KEY=SENTINEL)
+        self.p = subprocess.Popen([sys.executable, SERVER, "--scripts",
+                                   os.path.join(HERE, "scripts", scenario), "--port-file",
+                                   port_file, "--log", self.log, "--time-limit", "200"], env=env)
+        deadline = time.time() + 15
+        while not os.path.exists(port_file) and time.time() < deadline:
+            time.sleep(0.02)
+        with open(port_file) as f:
+            self.url = "http://127.0.0.1:%d/v1" % int(f.read())
+
+    def stop(self):
+        self.p.terminate()
+        self.p.wait()
+
+    def requests(self):
+        if not os.path.exists(self.log):
+            return []
+        with open(self.log) as f:
+            return [json.loads(line) for line in f if line.strip()]
+
+    def prompt(self, n):
+        """The last message of request n (from 1)."""
+        reqs = self.requests()
+        return reqs[n - 1]["body"]["messages"][-1]["content"] if len(reqs) >= n else ""
+
+
+class Env:
+    def __init__(self, scenario):
+        self.tmp = tempfile.mkdtemp(prefix="rpl-llm-optimize-")
+        self.repo = os.path.join(self.tmp, "repo")
+        self.art = os.path.join(self.tmp, "art")
+        self.scratch_tmp = os.path.join(self.tmp, "tmp")
+        os.makedirs(os.path.join(self.repo, "src"))
+        os.makedirs(self.scratch_tmp)
+        self.source = os.path.join(self.repo, "src", "kern.hip")
+        with open(self.source, "w") as f:
+            f.write(KERNELS)
+        with open(os.path.join(self.repo, "README"), "w") as f:
+            f.write("user's file\n")
+        git = ["git", "-c", "user.name=User", "-c", "user.email=user@example.com"]
+        sh("git", "init", "-q", "-b", "main", cwd=self.repo)
+        sh("git", "add", ".", cwd=self.repo)
+        sh(*git, "commit", "-q", "-m", "kernels", cwd=self.repo)
+        with open(os.path.join(self.repo, "README"), "a") as f:
+            f.write("edited, not staged\n")
+        self.before = self.state()
+        self.server = Server(self.tmp, scenario)
+
+    def state(self):
+        h = hashlib.sha256()
+        for p in ["HEAD", "index"]:
+            with open(os.path.join(self.repo, ".git", p), "rb") as f:
+                h.update(p.encode() + f.read())
+        h.update(sh("git", "rev-parse", "HEAD", cwd=self.repo).encode())
+        for root, dirs, files in os.walk(self.repo):
+            dirs[:] = sorted(d for d in dirs if d != ".git")
+            for name in sorted(files):
+                with open(os.path.join(root, name), "rb") as f:
+                    h.update(name.encode() + f.read())
+        return h.hexdigest()
+
+    def argv(self, *args):
+        return [ROCM_PERF, "llm-optimize", self.source, "./kern --size 64", "--artifacts",
+                self.art, "--rounds", "4", "--iterations", "5", "--seed", "7", "--base-url",
+                self.server.url, "--model", "standin-model"] + list(args)
+
+    def environ(self):
+        env = dict(os.environ)
+        env["PATH"] = DOUBLES + ":" + env["PATH"]
+        env["ROCM_PERF_TOOL"] = os.path.join(DOUBLES, "fake-rocm-perf")
+        env["TMPDIR"] = self.scratch_tmp
+        env["OPENAI_API_KEY"] = SENTINEL
+        env["ROCM_PERF_LOG"] = "debug"  # the most the tool writes, all of it scanned
+        return env
+
+    def run(self, *args, expect=None):
+        p = subprocess.run(self.argv(*args), env=self.environ(), capture_output=True, text=True,
+                           stdin=subprocess.DEVNULL, timeout=280)
+        self.out, self.err, self.rc = p.stdout, p.stderr, p.returncode
+        if expect is not None:
+            check(p.returncode == expect,
+                  f"{SCENARIO}: exit {p.returncode}, wanted {expect}\n{p.stdout}\n{p.stderr}")
+        return p
+
+    def branches(self):
+        out = sh("git", "for-each-ref", "--format=%(refname:short)", "refs/heads/rocm-perf/",
+                 cwd=self.repo)
+        return out.split()
+
+    def junit_cases(self):
+        path = os.path.join(self.art, "junit.xml")
+        if not os.path.exists(path):
+            check(False, f"{SCENARIO}: no junit.xml")
+            return []
+        out = []
+        for case in ET.parse(path).getroot().iter("testcase"):
+            f = case.find("failure")
+            out.append(f.get("type") if f is not None else "accepted")
+        return out
+
+    def transcript_lines(self):
+        path = os.path.join(self.art, "llm-transcript.jsonl")
+        if not os.path.exists(path):
+            return 0
+        r = subprocess.run([sys.executable, VALIDATE_JSONL, TRANSCRIPT_SCHEMA, path],
+                           capture_output=True, text=True)
+        check(r.returncode == 0, f"{SCENARIO}: the transcript does not follow its schema: "
+                                 f"{r.stdout}{r.stderr}")
+        with open(path) as f:
+            return sum(1 for line in f if line.strip())
+
+    def no_key_anywhere(self):
+        """The sentinel key in no file of the artifacts, the repository (objects unpacked by
+        git itself) and the scratch directory, and in nothing printed."""
+        for where in [self.art, self.repo, self.scratch_tmp]:
+            for root, _, files in os.walk(where):
+                for name in files:
+                    with open(os.path.join(root, name), "rb") as f:
+                        check(SENTINEL.encode() not in f.read(),
+                              f"{SCENARIO}: the key is in {os.path.join(root, name)}")
+        every = sh("git", "log", "--all", "-p", "--format=%H%n%B", cwd=self.repo)
+        check(SENTINEL not in every, f"{SCENARIO}: the key is in the repository's history")
+        check(SENTINEL not in self.out + self.err, f"{SCENARIO}: the key was printed")
+        for r in self.server.requests():
+            check(r.get("auth") == "match", f"{SCENARIO}: request {r.get('n')} auth {r.get('auth')}")
+
+    def no_scratch_left(self):
+        left = []
+        for root, dirs, files in os.walk(self.scratch_tmp):
+            left += [os.path.join(root, d) for d in dirs if d != "rocm-perf-scratch"] + files
+        check(not left, f"{SCENARIO}: left behind in the scratch directory: {left}")
+
+    def done(self):
+        self.server.stop()
+        check(self.state() == self.before,
+              f"{SCENARIO}: the user's HEAD, index or working tree changed")
+        self.no_scratch_left()
+        if failures:
+            print(f"--- stdout\n{self.out}\n--- stderr\n{self.err[-6000:]}")
+        else:
+            shutil.rmtree(self.tmp)
+
+
+def expect_in(text, needle, what):
+    check(needle in text, f"{SCENARIO}: {what} lacks {needle!r}:\n{text[:3000]}")
+
+
+# ---- scenarios ---------------------------------------------------------------------------
+
+
+def six():
+    """The six answers: only the faster one is committed; every verdict in the JUnit
+    report; every failure's feedback in the next request."""
+    env = Env("cli-six")
+    env.run("--auto-approve", "--max-iters", "5", expect=0)
+    cases = env.junit_cases()
+    check(cases == ["build", "not-significant", "signature", "wrong-result", "wrong-result",
+                    "slower", "accepted"], f"{SCENARIO}: JUnit verdicts {cases}")
+    br = env.branches()
+    check(len(br) == 1 and br[0].startswith("rocm-perf/opt/scale/"), f"{SCENARIO}: branches {br}")
+    if br:
+        head = sh("git", "rev-parse", "HEAD", cwd=env.repo).strip()
+        count = sh("git", "rev-list", "--count", f"{head}..{br[0]}", cwd=env.repo).strip()
+        check(count == "1", f"{SCENARIO}: {count} commits on the branch, wanted 1")
+        diff = sh("git", "diff", head, br[0], cwd=env.repo)
+        expect_in(diff, "+extern \"C\" __global__ void scale(float *__restrict__ x, int n)",
+                  "the commit")
+        check("shift" not in "".join(l for l in diff.splitlines() if l.startswith(("+", "-"))
+                                     and not l.startswith(("+++", "---"))),
+              f"{SCENARIO}: the commit touches more than scale:\n{diff}")
+        msg = sh("git", "log", "-1", "--format=%B", br[0], cwd=env.repo)
+        expect_in(msg, "Rocm-Perf-Model: standin-model", "the commit message")
+        expect_in(msg, "Rocm-Perf-Iteration: 7", "the commit message")
+        expect_in(msg, "restrict pointers", "the commit message")
+    s = env.server
+    check(len(s.requests()) == 7, f"{SCENARIO}: {len(s.requests())} requests, wanted 7")
+    expect_in(s.prompt(1), "Make the kernel `scale` of `kern.hip` faster.", "prompt 1")
+    expect_in(s.prompt(1), "scale: 80.0% of the application's critical path", "prompt 1")
+    expect_in(s.prompt(1), "gfx90a (CDNA2). Wavefront size 64.", "prompt 1 (architecture)")
+    expect_in(s.prompt(1), "Grid (1048576, 1, 1) blocks of (256, 1, 1) threads", "prompt 1")
+    expect_in(s.prompt(3), "VGPRs (registers) 32, SGPRs 16", "prompt 3 (resources)")
+    expect_in(s.prompt(2), "verdict `build`", "prompt 2 (repair)")
+    expect_in(s.prompt(2), "use of undeclared identifier 'oops'", "prompt 2 (repair)")
+    expect_in(s.prompt(3), "verdict `not-significant`", "prompt 3")
+    expect_in(s.prompt(4), "verdict `signature`", "prompt 4")
+    expect_in(s.prompt(4), "'float *' became 'double *'", "prompt 4")
+    expect_in(s.prompt(5), "verdict `wrong-result`", "prompt 5")
+    expect_in(s.prompt(6), "verdict `wrong-result`", "prompt 6")
+    expect_in(s.prompt(7), "verdict `slower`", "prompt 7")
+    expect_in(s.prompt(7), "Measured speedup over the current best", "prompt 7")
+    expect_in(s.prompt(7), "- turn 2 (scale): not-significant", "prompt 7 (archive)")
+    check(env.transcript_lines() == 7, f"{SCENARIO}: transcript lines")
+    expect_in(env.out, "7 turns, 7 candidates, 1 accepted", "stdout")
+    env.no_key_anywhere()
+    env.done()
+
+
+def shift():
+    """Accepting scale's change makes shift dominant: the loop says so and retargets."""
+    env = Env("cli-shift")
+    env.run("--auto-approve", "--max-iters", "2", expect=0)
+    expect_in(env.err, "dominance shift: shift now holds 60.0% of the critical path", "stderr")
+    expect_in(env.err, "retargeting to shift", "stderr")
+    expect_in(env.server.prompt(2), "Make the kernel `shift` of `kern.hip` faster.", "prompt 2")
+    check(env.junit_cases() == ["accepted", "accepted"], f"{SCENARIO}: {env.junit_cases()}")
+    br = env.branches()
+    check(len(br) == 1, f"{SCENARIO}: branches {br}")
+    if br:
+        head = sh("git", "rev-parse", "HEAD", cwd=env.repo).strip()
+        subjects = sh("git", "log", "--format=%s", f"{head}..{br[0]}", cwd=env.repo).split("\n")
+        check(subjects[0].startswith("perf(shift)") and subjects[1].startswith("perf(scale)"),
+              f"{SCENARIO}: subjects {subjects}")
+    expect_in(env.out, "retargeted 1 time", "stdout")
+    env.no_key_anywhere()
+    env.done()
+
+
+def errors():
+    """429 (Retry-After), 500, 529, a garbage reply, a request past --llm-timeout: the run
+    recovers from each."""
+    env = Env("cli-errors")
+    env.run("--auto-approve", "--max-iters", "4", "--llm-timeout", "2", expect=0)
+    check(len(env.server.requests()) == 9, f"{SCENARIO}: {len(env.server.requests())} requests")
+    check(env.junit_cases() == ["not-significant", "slower", "accepted", "not-significant"],
+          f"{SCENARIO}: {env.junit_cases()}")
+    expect_in(env.server.prompt(7), "could not be used (bad_reply)", "the request after garbage")
+    env.no_key_anywhere()
+    env.done()
+
+
+def auth():
+    """401 ends the run cleanly: exit 3, the provider's message redacted, no branch."""
+    env = Env("cli-auth")
+    env.run("--auto-approve", expect=3)
+    expect_in(env.err, "HTTP 401", "stderr")
+    check(env.branches() == [], f"{SCENARIO}: branches {env.branches()}")
+    expect_in(env.out, "llm-failed", "stdout")
+    env.no_key_anywhere()
+    env.done()
+
+
+def budget():
+    """--budget-tokens stops cleanly before the request that would pass it."""
+    env = Env("cli-budget")
+    env.run("--auto-approve", "--max-iters", "4", "--budget-tokens", "3000", expect=0)
+    check(len(env.server.requests()) == 3, f"{SCENARIO}: {len(env.server.requests())} requests")
+    expect_in(env.out, "budget: token budget spent: 3600 of 3000 tokens used", "stdout")
+    env.done()
+
+
+def sigint():
+    """Ctrl-C while the model thinks: exit by SIGINT, the unfinished branch deleted, no
+    scratch tree left, the reports complete up to the interrupted turn."""
+    env = Env("cli-sigint")
+    p = subprocess.Popen(env.argv("--auto-approve", "--max-iters", "3"), env=env.environ(),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         stdin=subprocess.DEVNULL)
+    deadline = time.time() + 120
+    while len(env.server.requests()) < 2 and time.time() < deadline and p.poll() is None:
+        time.sleep(0.05)
+    check(len(env.server.requests()) == 2, f"{SCENARIO}: the second request never came")
+    time.sleep(0.3)
+    p.send_signal(signal.SIGINT)
+    env.out, env.err = p.communicate(timeout=60)
+    check(p.returncode == -signal.SIGINT, f"{SCENARIO}: exit {p.returncode}\n{env.err}")
+    check(env.branches() == [], f"{SCENARIO}: branches left: {env.branches()}")
+    check(env.junit_cases() == ["accepted"], f"{SCENARIO}: {env.junit_cases()}")
+    env.done()
+
+
+def contract():
+    """Replies that break the output contract: no code, the kernel twice, an edit outside
+    it.  Each is a `patch` verdict in the reports (the log follows its schema), the
+    reason goes back as a repair turn, nothing is built or committed."""
+    env = Env("cli-contract")
+    env.run("--auto-approve", "--max-iters", "1", "--max-repairs", "2", expect=0)
+    check(env.junit_cases() == ["patch", "patch", "patch"], f"{SCENARIO}: {env.junit_cases()}")
+    r = subprocess.run([sys.executable, VALIDATE_JSON, LOG_SCHEMA,
+                        os.path.join(env.art, "optimize-log.json")], capture_output=True,
+                       text=True)
+    check(r.returncode == 0, f"{SCENARIO}: optimize-log.json: {r.stdout}{r.stderr}")
+    expect_in(env.server.prompt(2), "verdict `patch`", "prompt 2")
+    expect_in(env.server.prompt(2), "Reason: the reply has no fenced code block", "prompt 2")
+    expect_in(env.server.prompt(3), "defines scale twice", "prompt 3")
+    check(env.branches() == [], f"{SCENARIO}: branches {env.branches()}")
+    for d in sorted(os.listdir(os.path.join(env.art, "candidates"))):
+        with open(os.path.join(env.art, "candidates", d, "build.log")) as f:
+            log = f.read()
+        check(log.startswith("not built: rejected before the build (patch): "),
+              f"{SCENARIO}: {d}/build.log: {log}")
+    env.done()
+
+
+def bad_prompt():
+    """An unknown placeholder in --prompt-dir: exit 2 before any request."""
+    env = Env("cli-budget")
+    d = os.path.join(env.tmp, "prompts")
+    os.makedirs(d)
+    with open(os.path.join(d, "user.md"), "w") as f:
+        f.write("Make {{kernel_name}} faster.\n\n{{rooflin}}\n")
+    env.run("--prompt-dir", d, expect=2)
+    expect_in(env.err, "user.md:3: unknown placeholder {{rooflin}}", "stderr")
+    check(env.server.requests() == [], f"{SCENARIO}: requests were sent")
+    env.done()
+
+
+SCENARIOS = {f.__name__: f
+             for f in [six, shift, errors, auth, budget, sigint, contract, bad_prompt]}
+SCENARIOS[SCENARIO]()
+if failures:
+    sys.exit(1)
+print(f"{SCENARIO}: ok")

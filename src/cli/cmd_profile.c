@@ -207,8 +207,10 @@ static bool is_our_long_option(const char *arg)
  * The seed's spelling `rocm-perf profile ./kernel --json`: with no "--", our
  * long options after PROGRAM are ours when they end the command line and
  * PROGRAM's own arguments before them hold no option (else it is not clear
- * whose they are).  Short options after PROGRAM stay PROGRAM's.  `prog` is
- * PROGRAM's index; *prog_end receives the end of PROGRAM's arguments.
+ * whose they are).  A short option is PROGRAM's until one of our long
+ * options has begun the trailing run; from there on (`--json -o D`) all is
+ * ours.  `prog` is PROGRAM's index; *prog_end receives the end of PROGRAM's
+ * arguments.
  */
 static int parse_trailing(profile_args *a, int argc, char **argv, int prog, int *prog_end)
 {
@@ -231,7 +233,7 @@ static int parse_trailing(profile_args *a, int argc, char **argv, int prog, int 
         return rpl_cli_fail(rpl_error_oom());
     sub[0] = argv[0];
     memcpy(sub + 1, argv + first, (size_t)(argc - first) * sizeof(*sub));
-    rc = parse_options(a, argc - first + 1, sub, "");
+    rc = parse_options(a, argc - first + 1, sub, "o:k:" RPL_CLI_COMMON_SHORTOPTS);
     if (rc < 0 && optind < argc - first + 1)
         rc = rpl_cli_usage_error(
             "profile: '%s' follows rocm-perf's options after the program; put rocm-perf's "
@@ -375,13 +377,15 @@ static int run_plain(const profile_args *a)
 /* A counter run: say where its times and its counters come from. */
 static void say_timing(const profile_args *a, const rpl_profile_result *r)
 {
-    char line[1024];
+    char line[1024], passes[64] = "the counter run"; /* CUPTI plans its passes itself */
 
+    if (r->plan && r->plan->npasses)
+        snprintf(passes, sizeof(passes), "%u counter pass%s", r->plan->npasses,
+                 r->plan->npasses == 1 ? "" : "es");
     snprintf(line, sizeof(line),
-             "times: from a run without counters (%s); counters: from %u counter pass%s "
+             "times: from a run without counters (%s); counters: from %s "
              "(counter collection serialises and slows dispatches, so its times are not used)",
-             r->timing_dir, r->plan ? r->plan->npasses : 0,
-             r->plan && r->plan->npasses == 1 ? "" : "es");
+             r->timing_dir, passes);
     if (a->json)
         rpl_log_info("%s", line); /* stdout holds the JSON document alone */
     else

@@ -300,6 +300,12 @@ seed_spellings)
     expect_rc 0
     [ -s err.txt ] && fail "--quiet after the program still logged"
     [ -f Q/profile.json ] || fail "no Q/profile.json"
+    # Once our long options have begun after the program, short ones are ours too.
+    rm -rf Q
+    rp profile /bin/true --backend rocprofv3 --counters none -o Q --json --quiet
+    expect_rc 0
+    [ -s err.txt ] && fail "--quiet after the program still logged"
+    [ -f Q/profile.json ] || fail "no Q/profile.json"
     # The program's own options before ours: whose is --json is not clear.
     rp profile --backend rocprofv3 /bin/sh -c true --json
     expect_rc 2

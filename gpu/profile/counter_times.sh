@@ -90,7 +90,13 @@ EOF
 "$rp" profile "$prog" 1024 --backend cupti --counters none -o S --json --quiet >S.json 2>logs/S.err
 python3 -c 'import json,sys; d=json.load(open("S.json")); sys.exit(d.get("schema_version") is None)'
 check seed_json $? "profile PROGRAM ARGS --json --quiet: stdout is profile.json"
-[ -s logs/S.err ] && status=1 && say "FAIL seed_quiet: $(head -2 logs/S.err)"
+# --quiet silences rocm-perf's own lines; the program's output goes to stderr (--json).
+if grep -q '^rocm-perf' logs/S.err; then
+    status=1
+    say "FAIL seed_quiet: $(grep -m2 '^rocm-perf' logs/S.err)"
+else
+    say "PASS seed_quiet: no rocm-perf line on stderr with --quiet"
+fi
 "$rp" profile "$prog" 512 --no-rocprof >P.txt 2>logs/P.err
 check seed_no_rocprof $? "$(tail -1 P.txt)"
 

@@ -291,6 +291,22 @@ def decision(name):
     env.done()
 
 
+def same():
+    """An A/A pair: a median 0.3% slower inside a CI that holds 1 is not significant, not
+    slower ("slower" needs the whole CI below 1)."""
+    env = Env(header="// FAKE: spread=0.05")
+    env.run("--candidate", candidate(env, directive="time=100.3"), expect=1)
+    case = junit_case(env)
+    failure = case.find("failure") if case is not None else None
+    check(failure is not None and failure.get("type") == "not-significant",
+          f"{SCENARIO}: JUnit failure {failure.attrib if failure is not None else None}")
+    c = env.log()["candidates"][0]
+    check(c["speedup"] < 1 and c["speedup_ci"][0] < 1 < c["speedup_ci"][1],
+          f"{SCENARIO}: wanted a speedup below 1 with a CI holding 1: {c['speedup']} "
+          f"{c['speedup_ci']}")
+    env.done()
+
+
 def dirty():
     env = Env()
     with open(env.source, "a") as f:
@@ -433,7 +449,7 @@ def main():
     else:
         {"rules_accepted": rules_accepted, "dry_run": dry_run, "dirty": dirty, "push": push,
          "test_target": test_target, "cmake_target": cmake_target,
-         "interactive": interactive}[SCENARIO]()
+         "interactive": interactive, "same": same}[SCENARIO]()
     if failures:
         print(f"{len(failures)} failure(s)")
         return 1

@@ -485,12 +485,13 @@ static int step_measure(cstate *s)
                        o->speedup, po->confidence * 100, lo, hi, o->median_orig_ns,
                        o->median_cand_ns, po->rounds, po->iterations, 1 + po->min_gain)) != 0)
         return rc;
+    /* Slower only when confirmed: the whole CI below 1.  A CI holding 1, or one whose lower
+       bound does not beat 1 + min_gain, is not significant (an A/A pair lands here). */
     if (lo > 1 + po->min_gain)
         rc = step_done(s, RPL_PIPE_STEP_MEASURE, t0, true, 0, why);
     else
         rc = step_done(s, RPL_PIPE_STEP_MEASURE, t0, false,
-                       o->speedup < 1 ? RPL_PIPE_REJECT_SLOWER : RPL_PIPE_REJECT_NOT_SIGNIFICANT,
-                       why);
+                       hi < 1 ? RPL_PIPE_REJECT_SLOWER : RPL_PIPE_REJECT_NOT_SIGNIFICANT, why);
     free(why);
     return rc;
 }

@@ -218,8 +218,8 @@ def rules_accepted():
         check(os.path.exists(manifest) and "sha256:" + hashlib.sha256(
             open(manifest, "rb").read()).hexdigest() == t.get("Rocm-Perf-Snapshot"),
             f"{SCENARIO}: the manifest's digest is not the trailer's")
-        check([r["kernel"] for r in log["ranked"]] == ["scale", "shift", "blocked"],
-              f"{SCENARIO}: ranking {log['ranked']}")
+        check([r["kernel"] for r in log["ranked"]] == ["scale", "shift", "blocked"] and
+              log["ranked_by"] == "critical_path", f"{SCENARIO}: ranking {log['ranked']}")
         decisions = {c["kernel"]: c["decision"] for c in log["candidates"]}
         check(decisions == {"scale": "accepted", "shift": "not-significant"},
               f"{SCENARIO}: decisions {decisions}")
@@ -304,6 +304,19 @@ def same():
     check(c["speedup"] < 1 and c["speedup_ci"][0] < 1 < c["speedup_ci"][1],
           f"{SCENARIO}: wanted a speedup below 1 with a CI holding 1: {c['speedup']} "
           f"{c['speedup_ci']}")
+    env.done()
+
+
+def rank_gpu_time():
+    """No kernel on the critical path (copies hold it all): ranked by GPU time, and said."""
+    env = Env(header="// FAKE: frac_scale=0 frac_shift=0 frac_blocked=0 gpu_scale=2000 "
+                     "gpu_shift=6000 gpu_blocked=1000")
+    env.run(expect=0)
+    log = env.log()
+    check(log["ranked_by"] == "gpu_time", f"{SCENARIO}: ranked_by {log['ranked_by']}")
+    check([r["kernel"] for r in log["ranked"]] == ["shift", "scale", "blocked"],
+          f"{SCENARIO}: ranking {log['ranked']}")
+    check("ranked by their share of GPU time" in env.err, f"{SCENARIO}: no warning:\n{env.err}")
     env.done()
 
 
@@ -449,7 +462,8 @@ def main():
     else:
         {"rules_accepted": rules_accepted, "dry_run": dry_run, "dirty": dirty, "push": push,
          "test_target": test_target, "cmake_target": cmake_target,
-         "interactive": interactive, "same": same}[SCENARIO]()
+         "interactive": interactive, "same": same,
+         "rank_gpu_time": rank_gpu_time}[SCENARIO]()
     if failures:
         print(f"{len(failures)} failure(s)")
         return 1

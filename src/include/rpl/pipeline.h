@@ -248,11 +248,19 @@ int rpl_pipe_open(rpl_pipe **out, const rpl_pipe_target *target, const rpl_pipe_
 
 /*
  * The kernels of the original profile ranked by critical-path impact
- * 1/(1-f), f the kernel's share of the critical path, highest first; only
- * kernels defined in the target's source.  Empty when the app was not
- * profiled.  Names are display names; *ceilings (may be NULL) gets 1/(1-f).
+ * 1/(1-f), f the kernel's share of the critical path (or of GPU time, see
+ * rpl_pipe_rank_basis), highest first; only kernels defined in the target's
+ * source.  Empty when the app was not profiled.  Names are display names; *ceilings (may be NULL) gets 1/(1-f).
  */
 size_t rpl_pipe_ranked(const rpl_pipe *p, const char *const **names, const double **ceilings);
+
+/*
+ * What the ranking's f is: "critical_path" (the kernels' share of the
+ * critical path), "gpu_time" (no kernel of the source is on the critical
+ * path, copies or host work hold it all: their share of the GPU's busy time,
+ * and a warning said so), or NULL when nothing is ranked.
+ */
+const char *rpl_pipe_rank_basis(const rpl_pipe *p);
 
 /* The original source text (HEAD's, or the working tree's under allow_dirty) and its size. */
 const char *rpl_pipe_original_source(const rpl_pipe *p, size_t *len);

@@ -250,7 +250,8 @@ int rpl_pipe_open(rpl_pipe **out, const rpl_pipe_target *target, const rpl_pipe_
  * The kernels of the original profile ranked by critical-path impact
  * 1/(1-f), f the kernel's share of the critical path (or of GPU time, see
  * rpl_pipe_rank_basis), highest first; only kernels defined in the target's
- * source.  Empty when the app was not profiled.  Names are display names; *ceilings (may be NULL) gets 1/(1-f).
+ * source.  Empty when the app was not profiled.  Names are display
+ * names; *ceilings (may be NULL) gets 1/(1-f).
  */
 size_t rpl_pipe_ranked(const rpl_pipe *p, const char *const **names, const double **ceilings);
 

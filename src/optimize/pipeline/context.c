@@ -116,8 +116,7 @@ static int rank_by(rpl_pipe *p, const cJSON *syms, double gpu_ns)
         size_t at;
         /* dag.json's symbols: kind "kernel" or "copy" (docs/schemas/dag.schema.json). */
         if (rpl_json_get_string(s, "name", &name) || rpl_json_get_string(s, "kind", &kind) ||
-            strcmp(kind, "kernel") != 0 ||
-            (rpl_json_get_bool(s, "helper", &helper) == 0 && helper))
+            strcmp(kind, "kernel") != 0 || (rpl_json_get_bool(s, "helper", &helper) == 0 && helper))
             continue;
         if (gpu_ns > 0) {
             if (rpl_json_get_number(s, "total_ns", &total))

@@ -257,7 +257,8 @@ DECISIONS = {
                     ["--seed-flag", "--seed"]),
     "slower": ("time=130", "slower", "speedup 0.7", []),
     "not_significant": ("time=99", "not-significant", "needs > 1.020x", []),
-    "app_slower": ("time=70 app_ns=1200000", "slower", "whole-app critical path", []),
+    "app_slower": ("time=70 app_ns=1200000,1180000,1230000", "slower", "whole-app critical path",
+                   []),
     "accepted": ("time=70", None, "faster", ["--auto-approve"]),
 }
 
@@ -304,6 +305,24 @@ def same():
     check(c["speedup"] < 1 and c["speedup_ci"][0] < 1 < c["speedup_ci"][1],
           f"{SCENARIO}: wanted a speedup below 1 with a CI holding 1: {c['speedup']} "
           f"{c['speedup_ci']}")
+    env.done()
+
+
+def app_noise():
+    """The whole-app gate is statistical: a candidate whose first whole-app profile is 6%
+    slower, but whose 5 profiles are not (median equal to the original's), is accepted; the
+    app step's evidence gives the ratio with its CI."""
+    env = Env(header="// no directives in the original")
+    path = candidate(env, directive="time=70 app_ns=1060000,990000,1000000,1010000,970000")
+    env.run("--candidate", path, "--auto-approve", expect=0)
+    c = env.log()["candidates"][0]
+    app = c["steps"].get("app", {"evidence": ""})
+    check(c["decision"] == "accepted", f"{SCENARIO}: decision {c['decision']}: {c['message']}")
+    check("ratio 1.000 (95% CI" in app["evidence"] and
+          "5 profiles each (ABAB)" in app["evidence"], f"{SCENARIO}: app evidence {app}")
+    check(not os.path.exists(os.path.join(env.art, "candidates", c["id"], "app-rounds")) and
+          os.path.exists(os.path.join(env.art, "candidates", c["id"], "profile", "dag.json")),
+          f"{SCENARIO}: the candidate's profiles are not as expected")
     env.done()
 
 
@@ -463,7 +482,7 @@ def main():
         {"rules_accepted": rules_accepted, "dry_run": dry_run, "dirty": dirty, "push": push,
          "test_target": test_target, "cmake_target": cmake_target,
          "interactive": interactive, "same": same,
-         "rank_gpu_time": rank_gpu_time}[SCENARIO]()
+         "rank_gpu_time": rank_gpu_time, "app_noise": app_noise}[SCENARIO]()
     if failures:
         print(f"{len(failures)} failure(s)")
         return 1

@@ -77,11 +77,16 @@ int rpl_cli_common_option(int opt)
 
 static void print_usage(FILE *out)
 {
+    int width = 0;
+
     fprintf(out, "usage: rocm-perf [-v|-q] <command> [<args>]\n"
                  "       rocm-perf --version | --help\n\n"
                  "Commands:\n");
     for (size_t i = 0; i < NCOMMANDS; i++)
-        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+        if ((int)strlen(commands[i].name) > width)
+            width = (int)strlen(commands[i].name);
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        fprintf(out, "  %-*s %s\n", width, commands[i].name, commands[i].summary);
     fprintf(out, "\nRun 'rocm-perf <command> --help' for the options of a command.\n"
                  "Exit codes: 0 ok, 1 gate failed, 2 bad usage or input, 3 environment error,\n"
                  "77 skipped (no suitable GPU or profiler).\n"

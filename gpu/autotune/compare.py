@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Compare the runs of gpu/autotune/check.sh: autotune's best against the
 exhaustive sweep's truth, configs measured, wall times, the cache re-run and
---jobs 2.  Writes OUT/summary.md and prints the checks; exit 0 when all hold.
+--jobs 2 (its wall time at most 0.6 of --jobs 1's).  Writes OUT/summary.md and prints the checks; exit 0 when all hold.
 
 usage: compare.py OUT
 """
@@ -16,6 +16,14 @@ def load(out, name):
         return None
     with open(path) as f:
         return json.load(f)
+
+
+JOBS2_MAX_RATIO = 0.6  # "about half the wall time": --jobs 2's wall over --jobs 1's
+
+
+def waited(run):
+    """Seconds of the run's builds that no measurement overlapped."""
+    return run["build_s"] - run.get("build_overlap_s", 0)
 
 
 def key(params):
@@ -109,21 +117,30 @@ def main():
     if j2 and j2["best"]:
         j2_truth = truth.get(key(j2["best"]["parameters"]))
         j2_regret = j2_truth / best_ns - 1 if j2_truth else float("inf")
-        speedup = times["autotune"][1] / times["jobs2"][1]
-        meas = (times["autotune"][1] - at["build_s"]) / max(times["jobs2"][1] - j2["build_s"], 1e-3)
+        # Issue 16: "--jobs 2 runs the same search in about half the wall time", judged as a
+        # wall time at most JOBS2_MAX_RATIO of --jobs 1's.  Measuring alone leaves out the
+        # builds that did not overlap the measurements (all of them before the overlap).
+        ratio = times["jobs2"][1] / times["autotune"][1]
+        meas = (times["autotune"][1] - waited(at)) / max(times["jobs2"][1] - waited(j2), 1e-3)
         print(f"--jobs 2: {times['jobs2'][1]:.1f} s against {times['autotune'][1]:.1f} s "
-              f"({speedup:.2f}x; measuring alone {meas:.2f}x), winner {show(j2['best']['parameters'])} "
-              f"({100 * j2_regret:+.2f} % of the exhaustive best)")
+              f"(wall ratio {ratio:.2f}, {1 / ratio:.2f}x; measuring alone {meas:.2f}x; builds "
+              f"{j2['build_s']:.1f} s, {j2.get('build_overlap_s', 0):.1f} s of them while "
+              f"measuring, against {at['build_s']:.1f} s and {at.get('build_overlap_s', 0):.1f} s), "
+              f"winner {show(j2['best']['parameters'])} ({100 * j2_regret:+.2f} % of the "
+              "exhaustive best)")
         check(j2["best"]["parameters"] == at_best,
               f"--jobs 2 finds the same winner as --jobs 1 ({show(j2['best']['parameters'])})")
         check(j2_regret <= 0.03, "--jobs 2 finds a winner within 3 % too")
-        check(meas >= 1.5, f"--jobs 2 measures in about half the time ({meas:.2f}x)")
+        check(ratio <= JOBS2_MAX_RATIO,
+              f"--jobs 2 runs in about half the wall time of --jobs 1 (ratio {ratio:.2f}, at most "
+              f"{JOBS2_MAX_RATIO})")
         rows.append(("autotune, 30 %, --jobs 2", j2["counts"]["measurements"],
                      j2["counts"]["profiler_runs"], times["jobs2"][1], j2["build_s"],
                      show(j2["best"]["parameters"]), j2_truth))
     with open(os.path.join(out, "summary.md"), "w") as f:
-        f.write("| run | measurements (configs + re-measures) | profiler runs | wall (s) | builds (s) | best config "
-                "| its median in the sweep (us) |\n| --- | --- | --- | --- | --- | --- | --- |\n")
+        f.write("| run | measurements (configs + re-measures) | profiler runs | wall (s) | builds (s) "
+                "| best config | its median in the sweep (us) |\n"
+                "| --- | --- | --- | --- | --- | --- | --- |\n")
         for r in rows:
             f.write(f"| {r[0]} | {r[1]} of {n_space} | {r[2]} | {r[3]:.1f} | {r[4]:.1f} | {r[5]} | "
                     f"{r[6] / 1e3 if r[6] else float('nan'):.2f} |\n")

@@ -264,6 +264,7 @@ int rpl_tune_result_json(cJSON **out, const rpl_tune_result *r)
             cJSON_AddItemToArray(list, config_json(r, c));
     cJSON_AddNumberToObject(doc, "jobs", r->jobs);
     cJSON_AddNumberToObject(doc, "build_s", r->build_s);
+    cJSON_AddNumberToObject(doc, "build_overlap_s", r->build_overlap_s);
     cJSON_AddNumberToObject(doc, "wall_s", r->wall_s);
     warn = cJSON_AddArrayToObject(doc, "warnings");
     for (size_t i = 0; warn && i < r->nwarnings; i++)

@@ -451,27 +451,30 @@ static size_t search_left(const tuner *t, bool trusted)
 }
 
 /*
- * Seed, then guided or explore batches until the budget, less what the
- * confirm phase will take, is spent.  An exhaustive search measures every
- * runnable config and leaves the confirm phase what remains.
+ * Seed configs: d + 3 at least (d model inputs), half of what the search may
+ * measure when that is more, never past it.  An exhaustive search measures
+ * every runnable config as its seed and leaves the confirm phase what remains.
  */
-static int search(tuner *t, const tune_inputs *in, size_t *pool, size_t *batch)
+static size_t seed_size(const tuner *t, size_t d, size_t nrun)
 {
-    size_t nrun = select_configs(pool, t, tune_runnable), nb = 0;
-    size_t nseed = in->d + 3, room = search_left(t, true);
-    bool trusted = false, warned = false;
-    int rc;
+    size_t nseed = d + 3, room = search_left(t, true);
 
     if (t->r->exhaustive)
-        nseed = nrun;
-    else if (nseed < (room + 1) / 2)
+        return nrun;
+    if (nseed < (room + 1) / 2)
         nseed = (room + 1) / 2;
-    if (!t->r->exhaustive && nseed > room)
+    if (nseed > room)
         nseed = room > 0 ? room : 1;
-    if ((rc = rpl_tune_sample(batch, &nb, nseed, t->s, pool, nrun, NULL, 0, t->o->seed)) !=
-            RPL_OK ||
-        (rc = tune_measure(t, batch, nb, "seed", t->o->repetitions)) != RPL_OK)
-        return rc;
+    return nseed;
+}
+
+/* Guided or explore batches until the budget, less what the confirm phase will take, is spent. */
+static int search_rounds(tuner *t, const tune_inputs *in, size_t *pool, size_t *batch)
+{
+    bool trusted = false, warned = false;
+    size_t nb = 0;
+    int rc;
+
     for (unsigned round = 1;; round++) {
         size_t left, nu, ntried, step;
         if ((rc = refit(t, in, &trusted, &warned)) != RPL_OK)
@@ -599,13 +602,95 @@ static void count_outcomes(rpl_tune_result *r)
     }
 }
 
+/* Model inputs the configs may have before they are built: the parameters that vary, and
+ * the static features when there is a build. */
+static size_t inputs_bound(const tuner *t)
+{
+    size_t d = t->build ? 4 : 0;
+
+    for (size_t j = 0; j < t->s->nparams; j++)
+        d += t->s->params[j].nvalues > 1;
+    return d;
+}
+
+static bool in_list(const size_t *list, size_t n, size_t c)
+{
+    for (size_t i = 0; i < n; i++)
+        if (list[i] == c)
+            return true;
+    return false;
+}
+
+/*
+ * The seed sample while the builds run: a space-filling sample of the whole
+ * space, its builds first; configs that fail to build or are pruned give way
+ * to a further sample away from the runnable ones, until `nseed` can run or
+ * nothing is left.  Choices depend on the build outcomes only, not on their
+ * timing.  seeds gets the runnable seed configs; scratch holds nconfigs.
+ */
+static int early_seed(tuner *t, tune_builds **b, size_t *seeds, size_t *nseeds, size_t *scratch)
+{
+    size_t nc = t->s->nconfigs, nseed = seed_size(t, inputs_bound(t), nc), nchosen = 0;
+    size_t *chosen = malloc(nc * sizeof(*chosen)), ncand, nb, nrun = 0;
+    int rc;
+
+    *nseeds = 0;
+    if (!chosen)
+        return rpl_error_oom();
+    for (size_t c = 0; c < nc; c++)
+        scratch[c] = c;
+    rc = rpl_tune_sample(chosen, &nchosen, nseed, t->s, scratch, nc, NULL, 0, t->o->seed);
+    if (rc == RPL_OK)
+        rc = tune_build_start(t, b, chosen, nchosen);
+    for (unsigned more = 1; rc == RPL_OK; more++) {
+        if ((rc = tune_build_wait(t, *b, chosen, nchosen)) != RPL_OK)
+            break;
+        nrun = 0;
+        for (size_t i = 0; i < nchosen; i++)
+            if (tune_runnable(&t->r->configs[chosen[i]]))
+                seeds[nrun++] = chosen[i];
+        ncand = 0;
+        for (size_t c = 0; c < nc; c++)
+            if (!in_list(chosen, nchosen, c))
+                scratch[ncand++] = c;
+        if (nrun >= nseed || ncand == 0)
+            break;
+        rc = rpl_tune_sample(chosen + nchosen, &nb, nseed - nrun, t->s, scratch, ncand, seeds, nrun,
+                             t->o->seed + 1000 + more);
+        nchosen += nb;
+    }
+    free(chosen);
+    *nseeds = nrun;
+    return rc;
+}
+
+static void set_budget(tuner *t, size_t nrun)
+{
+    rpl_tune_result *r = t->r;
+    size_t nc = t->s->nconfigs;
+
+    /* Every measurement counts: configs, confirm and unstable re-measures (at least one). */
+    r->budget = t->o->budget_count ? t->o->budget_count
+                                   : (size_t)floor(t->o->budget_fraction * (double)nc + 1e-9);
+    if (r->budget < 1)
+        r->budget = 1;
+    r->exhaustive = r->budget >= nrun;
+}
+
+/*
+ * Build, then seed, guided or explore batches and the confirm phase.  With
+ * a build and a budget below the space, the seed configs are built first
+ * and measured while the others build; the model waits for all builds (it
+ * takes their features).
+ */
 static int run(tuner *t)
 {
     rpl_tune_result *r = t->r;
-    size_t nc = t->s->nconfigs, nrun = 0;
+    size_t nc = t->s->nconfigs, nrun = 0, nseeds = 0, nb = 0;
     size_t *pool = malloc(nc * sizeof(*pool)), *batch = malloc(nc * sizeof(*batch));
+    tune_builds *b = NULL;
     tune_inputs in = {0};
-    double t0 = now_s();
+    bool overlap;
     int rc;
 
     if (!pool || !batch) {
@@ -613,30 +698,45 @@ static int run(tuner *t)
         free(batch);
         return rpl_error_oom();
     }
-    rc = tune_build_all(t);
-    r->build_s = now_s() - t0;
+    set_budget(t, nc);
+    overlap = t->build && !r->exhaustive;
+    if (overlap) {
+        rc = early_seed(t, &b, batch, &nseeds, pool);
+        t->progress = rpl_progress_start("autotune: measuring", r->budget);
+        if (rc == RPL_OK)
+            rc = tune_measure(t, batch, nseeds, "seed", t->o->repetitions);
+    } else {
+        rc = tune_build_start(t, &b, NULL, 0);
+    }
+    if (rc == RPL_OK)
+        rc = tune_build_finish(t, b, t->measure_start);
+    tune_build_free(b);
     if (rc == RPL_OK) {
         nrun = select_configs(pool, t, tune_runnable);
-        /* Every measurement counts: configs, confirm and unstable re-measures (at least one). */
-        r->budget = t->o->budget_count ? t->o->budget_count
-                                       : (size_t)floor(t->o->budget_fraction * (double)nc + 1e-9);
-        if (r->budget < 1)
-            r->budget = 1;
-        r->exhaustive = r->budget >= nrun;
+        set_budget(t, nrun);
     }
     if (rc == RPL_OK && nrun > 0 && (rc = tune_inputs_make(&in, t)) == RPL_OK) {
         r->ninputs = in.d;
         r->input_names = in.names;
         in.names = NULL;
-        t->progress = rpl_progress_start("autotune: measuring", r->budget);
-        rc = search(t, &in, pool, batch);
+        if (!t->progress)
+            t->progress = rpl_progress_start("autotune: measuring", r->budget);
+        if (!overlap)
+            rc = rpl_tune_sample(batch, &nb, seed_size(t, in.d, nrun), t->s, pool, nrun, NULL, 0,
+                                 t->o->seed);
+        else if (r->exhaustive)
+            nb = select_configs(batch, t, untried); /* pruning left no more than the budget */
+        if (rc == RPL_OK && nb)
+            rc = tune_measure(t, batch, nb, "seed", t->o->repetitions);
+        if (rc == RPL_OK)
+            rc = search_rounds(t, &in, pool, batch);
         if (rc == RPL_OK)
             rc = confirm(t, pool);
-        rpl_progress_finish(t->progress);
-        t->progress = NULL;
     } else if (rc == RPL_OK) {
         r->best = SIZE_MAX;
     }
+    rpl_progress_finish(t->progress);
+    t->progress = NULL;
     in.d = 0; /* the names moved to the result */
     tune_inputs_release(&in);
     count_outcomes(r);

@@ -3,13 +3,22 @@
  * expanded, identical ones (those that differ only in runtime parameters)
  * built once, up to --build-jobs at a time; then the static features of the
  * selected kernel in each built program, and the configs pruned by them.
+ *
+ * The builds run in the background while the seed configs are measured:
+ * the groups the search waits for go to the front of the queue, and a
+ * build thread that takes a group nobody waits for lowers its CPU priority
+ * (nice) for good, so the remaining builds disturb the measurements little.
  */
+#define _GNU_SOURCE /* syscall */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rpl/error.h"
@@ -18,20 +27,40 @@
 #include "rpl/strbuf.h"
 #include "tune_int.h"
 
-#define BUILD_CAPTURE ((size_t)64 << 10)
-#define MAX_BLOCK     (1u << 20)
+#define BUILD_CAPTURE   ((size_t)64 << 10)
+#define MAX_BLOCK       (1u << 20)
+#define MAX_THREADS     64
+#define BACKGROUND_NICE 10 /* added to the niceness of builds nobody waits for */
 
 typedef struct group {
     size_t *cfgs;
     size_t n;
-    char *out; /* the program it builds */
+    char *out;   /* the program it builds */
+    bool urgent; /* the search waits for it */
+    bool done;
 } group;
 
-typedef struct build_ctx {
+struct tune_builds {
     tuner *t;
     group *groups;
+    size_t *queue;    /* group indices in build order; [next, ngroups) not started */
+    size_t *group_of; /* per config: its group */
     size_t ngroups, next, done;
-} build_ctx;
+    rpl_progress *progress; /* while the search waits; NULL in the background */
+    pthread_cond_t changed; /* a build finished (with t->lock) */
+    pthread_t th[MAX_THREADS];
+    unsigned nthreads;
+    bool stop; /* the search ended early: start no more builds */
+    double t0, last_end;
+};
+
+static double now_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 static int join_words(char **out, char *const *words)
 {
@@ -123,6 +152,20 @@ static void compiler_line(char *buf, size_t size, const char *text)
     buf[len] = '\0';
 }
 
+/* Config c's command, naming its built program. */
+static int expand_command(tuner *t, size_t c)
+{
+    double vals[RPL_TUNE_MAX_PARAMS];
+    tune_text text[RPL_TUNE_MAX_PARAMS];
+    const char *vp[RPL_TUNE_MAX_PARAMS + 1];
+    rpl_tune_config *cfg = &t->r->configs[c];
+
+    if (cfg->status == RPL_TUNE_BUILD_FAILED)
+        return RPL_OK;
+    tune_values(t, c, vals, text, vp, cfg->binary ? cfg->binary : "");
+    return rpl_template_expand(&t->argv[c], t->cmd, t->names, vp, t->nnames);
+}
+
 /* Build one group in its folder below the work folder. */
 static int build_group(tuner *t, group *g, size_t index)
 {
@@ -194,6 +237,8 @@ static int build_group(tuner *t, group *g, size_t index)
     }
     if (rc == RPL_OK)
         rc = group_features(t, g);
+    for (size_t i = 0; i < g->n && rc == RPL_OK; i++)
+        rc = expand_command(t, g->cfgs[i]);
 out:
     rpl_spawn_result_release(&res);
     rpl_argv_free(argv);
@@ -202,28 +247,56 @@ out:
     return rc;
 }
 
+/* Lower this thread's priority, and so its builds' (Linux: niceness is per thread). */
+static void go_background(void)
+{
+    pid_t tid = (pid_t)syscall(SYS_gettid);
+    int cur;
+
+    errno = 0;
+    cur = getpriority(PRIO_PROCESS, (id_t)tid);
+    if (errno == 0)
+        (void)setpriority(PRIO_PROCESS, (id_t)tid, cur + BACKGROUND_NICE);
+}
+
 static void *build_worker(void *arg)
 {
-    build_ctx *b = arg;
+    tune_builds *b = arg;
     tuner *t = b->t;
+    bool background = false;
 
     for (;;) {
-        size_t i;
+        size_t i = SIZE_MAX;
+        bool urgent = false;
         int rc;
         pthread_mutex_lock(&t->lock);
-        i = t->fatal ? b->ngroups : b->next++;
+        if (!t->fatal && !b->stop && b->next < b->ngroups) {
+            i = b->queue[b->next++];
+            urgent = b->groups[i].urgent;
+        }
         pthread_mutex_unlock(&t->lock);
-        if (i >= b->ngroups)
+        if (i == SIZE_MAX)
             break;
+        if (!urgent && !background) {
+            go_background();
+            background = true;
+        }
         rc = build_group(t, &b->groups[i], i);
         pthread_mutex_lock(&t->lock);
         if (rc != RPL_OK && !t->fatal) {
             t->fatal = rc;
             t->fatal_msg = strdup(rpl_error_last()->message);
         }
-        rpl_progress_update(t->progress, ++b->done);
+        b->groups[i].done = true;
+        b->last_end = now_s();
+        rpl_progress_update(b->progress, ++b->done);
+        pthread_cond_broadcast(&b->changed);
         pthread_mutex_unlock(&t->lock);
     }
+    /* Nothing more will finish: wake a waiter that would wait for a group never built. */
+    pthread_mutex_lock(&t->lock);
+    pthread_cond_broadcast(&b->changed);
+    pthread_mutex_unlock(&t->lock);
     return NULL;
 }
 
@@ -242,7 +315,7 @@ static int by_key(const void *a, const void *b)
 }
 
 /* Group the configs by their build argv. */
-static int make_groups(build_ctx *b, char **keys, size_t n)
+static int make_groups(tune_builds *b, char **keys, size_t n)
 {
     keyed *order = malloc(n * sizeof(*order));
 
@@ -265,75 +338,76 @@ static int make_groups(build_ctx *b, char **keys, size_t n)
             free(order);
             return rpl_error_oom();
         }
-        for (size_t k = i; k < j; k++)
+        for (size_t k = i; k < j; k++) {
             g->cfgs[g->n++] = order[k].cfg;
+            b->group_of[order[k].cfg] = b->ngroups - 1;
+        }
         i = j;
     }
     free(order);
     return RPL_OK;
 }
 
-static int run_builds(tuner *t, build_ctx *b)
+/* Start the build threads; the groups of `first` go first (NULL: the search waits for all). */
+static int start_threads(tuner *t, tune_builds *b, const size_t *first, size_t nfirst)
 {
     unsigned n = t->o->build_jobs ? t->o->build_jobs : 1;
-    pthread_t th[64];
-    unsigned started = 0;
-    int rc = RPL_OK;
+    size_t k = 0;
 
-    if (n > 64)
-        n = 64;
+    for (size_t i = 0; i < nfirst; i++) {
+        group *g = &b->groups[b->group_of[first[i]]];
+        if (!g->urgent) {
+            g->urgent = true;
+            b->queue[k++] = b->group_of[first[i]];
+        }
+    }
+    for (size_t i = 0; i < b->ngroups; i++) {
+        if (!b->groups[i].urgent)
+            b->queue[k++] = i;
+        /* Without a first few, the search waits for every build: none runs niced. */
+        b->groups[i].urgent = b->groups[i].urgent || !first;
+    }
+    if (n > MAX_THREADS)
+        n = MAX_THREADS;
     if (n > b->ngroups)
         n = (unsigned)b->ngroups;
-    t->progress = rpl_progress_start("autotune: building", b->ngroups);
+    b->t0 = b->last_end = now_s();
     for (unsigned i = 0; i < n; i++) {
-        if (pthread_create(&th[i], NULL, build_worker, b) != 0) {
-            rc = rpl_error_set(RPL_ERROR, "cannot start a build thread");
+        if (pthread_create(&b->th[i], NULL, build_worker, b) != 0)
             break;
-        }
-        started++;
+        b->nthreads++;
     }
-    if (started == 0 && rc == RPL_OK)
-        build_worker(b);
-    for (unsigned i = 0; i < started; i++)
-        pthread_join(th[i], NULL);
-    rpl_progress_finish(t->progress);
-    t->progress = NULL;
-    if (rc == RPL_OK && t->fatal)
-        rc = rpl_error_set(t->fatal, "%s", t->fatal_msg ? t->fatal_msg : "build failed");
-    return rc;
+    if (b->nthreads == 0 && b->ngroups > 0)
+        return rpl_error_set(RPL_ERROR, "cannot start a build thread");
+    return RPL_OK;
 }
 
-static int expand_commands(tuner *t)
-{
-    double vals[RPL_TUNE_MAX_PARAMS];
-    tune_text text[RPL_TUNE_MAX_PARAMS];
-    const char *vp[RPL_TUNE_MAX_PARAMS + 1];
-    int rc = RPL_OK;
-
-    for (size_t c = 0; c < t->s->nconfigs && rc == RPL_OK; c++) {
-        rpl_tune_config *cfg = &t->r->configs[c];
-        if (cfg->status == RPL_TUNE_BUILD_FAILED)
-            continue;
-        tune_values(t, c, vals, text, vp, cfg->binary ? cfg->binary : "");
-        rc = rpl_template_expand(&t->argv[c], t->cmd, t->names, vp, t->nnames);
-    }
-    return rc;
-}
-
-int tune_build_all(tuner *t)
+int tune_build_start(tuner *t, tune_builds **out, const size_t *first, size_t nfirst)
 {
     size_t n = t->s->nconfigs;
     double vals[RPL_TUNE_MAX_PARAMS];
     tune_text text[RPL_TUNE_MAX_PARAMS];
     const char *vp[RPL_TUNE_MAX_PARAMS + 1];
-    char **keys;
-    build_ctx b = {t, NULL, 0, 0, 0};
+    char **keys = NULL;
+    tune_builds *b;
     int rc = RPL_OK;
 
-    if (!t->build)
-        return expand_commands(t);
-    if (!(keys = calloc(n, sizeof(*keys))))
+    *out = NULL;
+    if (!(b = calloc(1, sizeof(*b))))
         return rpl_error_oom();
+    b->t = t;
+    pthread_cond_init(&b->changed, NULL);
+    *out = b;
+    if (!t->build) {
+        for (size_t c = 0; c < n && rc == RPL_OK; c++)
+            rc = expand_command(t, c);
+        return rc;
+    }
+    if (!(keys = calloc(n, sizeof(*keys))) || !(b->group_of = calloc(n, sizeof(*b->group_of))) ||
+        !(b->queue = calloc(n, sizeof(*b->queue)))) {
+        free(keys);
+        return rpl_error_oom();
+    }
     for (size_t c = 0; c < n && rc == RPL_OK; c++) {
         tune_values(t, c, vals, text, vp, "{OUT}");
         rc = rpl_template_expand(&t->bargv[c], t->build, t->names, vp, t->nnames);
@@ -341,21 +415,101 @@ int tune_build_all(tuner *t)
             rc = join_words(&keys[c], t->bargv[c]);
     }
     if (rc == RPL_OK)
-        rc = make_groups(&b, keys, n);
-    if (rc == RPL_OK)
-        rc = run_builds(t, &b);
-    t->r->builds = b.ngroups;
+        rc = make_groups(b, keys, n);
+    t->r->builds = b->ngroups;
     for (size_t c = 0; c < n; c++)
         free(keys[c]);
     free(keys);
-    for (size_t g = 0; g < b.ngroups; g++) {
-        free(b.groups[g].cfgs);
-        free(b.groups[g].out);
+    if (rc == RPL_OK) {
+        b->progress = rpl_progress_start("autotune: building", b->ngroups);
+        rc = start_threads(t, b, first, nfirst);
     }
-    free(b.groups);
-    if (rc == RPL_OK)
-        rc = expand_commands(t);
     return rc;
+}
+
+/* The build error that ends the search, if one happened (with t->lock held). */
+static int fatal_error(tuner *t)
+{
+    return t->fatal ? rpl_error_set(t->fatal, "%s", t->fatal_msg ? t->fatal_msg : "build failed")
+                    : RPL_OK;
+}
+
+int tune_build_wait(tuner *t, tune_builds *b, const size_t *cfgs, size_t n)
+{
+    int rc;
+
+    if (!t->build)
+        return RPL_OK;
+    pthread_mutex_lock(&t->lock);
+    /* Groups not started yet move to the front of the queue. */
+    for (size_t i = 0; i < n; i++) {
+        size_t gi = b->group_of[cfgs[i]];
+        b->groups[gi].urgent = true;
+        for (size_t q = b->next; q < b->ngroups; q++) {
+            if (b->queue[q] != gi)
+                continue;
+            memmove(b->queue + b->next + 1, b->queue + b->next, (q - b->next) * sizeof(*b->queue));
+            b->queue[b->next] = gi;
+            break;
+        }
+    }
+    for (;;) {
+        size_t i = 0;
+        while (i < n && b->groups[b->group_of[cfgs[i]]].done)
+            i++;
+        if (i == n || t->fatal || b->done == b->ngroups)
+            break;
+        pthread_cond_wait(&b->changed, &t->lock);
+    }
+    rc = fatal_error(t);
+    /* The rest builds in the background, without a progress bar beside the measurements'. */
+    rpl_progress_finish(b->progress);
+    b->progress = NULL;
+    pthread_mutex_unlock(&t->lock);
+    return rc;
+}
+
+int tune_build_finish(tuner *t, tune_builds *b, double measure_start)
+{
+    int rc;
+
+    if (!b)
+        return RPL_OK;
+    for (unsigned i = 0; i < b->nthreads; i++)
+        pthread_join(b->th[i], NULL);
+    b->nthreads = 0;
+    rpl_progress_finish(b->progress);
+    b->progress = NULL;
+    if (t->build) {
+        t->r->build_s = b->last_end - b->t0;
+        if (measure_start > 0 && b->last_end > measure_start)
+            t->r->build_overlap_s = b->last_end - measure_start;
+    }
+    pthread_mutex_lock(&t->lock);
+    rc = fatal_error(t);
+    pthread_mutex_unlock(&t->lock);
+    return rc;
+}
+
+void tune_build_free(tune_builds *b)
+{
+    if (!b)
+        return;
+    pthread_mutex_lock(&b->t->lock);
+    b->stop = true;
+    pthread_mutex_unlock(&b->t->lock);
+    for (unsigned i = 0; i < b->nthreads; i++)
+        pthread_join(b->th[i], NULL);
+    rpl_progress_finish(b->progress);
+    for (size_t g = 0; g < b->ngroups; g++) {
+        free(b->groups[g].cfgs);
+        free(b->groups[g].out);
+    }
+    free(b->groups);
+    free(b->queue);
+    free(b->group_of);
+    pthread_cond_destroy(&b->changed);
+    free(b);
 }
 
 /* argv[0] as posix_spawnp finds it: a path with '/', else the first PATH entry that runs. */

@@ -38,6 +38,7 @@ typedef struct tuner {
     char *fatal_msg;
     rpl_progress *progress;
     size_t progress_done;
+    double measure_start; /* when the first measurement started (CLOCK_MONOTONIC s), 0 before */
 } tuner;
 
 /* Text of a value as templates get it. */
@@ -50,8 +51,21 @@ typedef char tune_text[32];
 void tune_values(const tuner *t, size_t c, double *vals, tune_text *text, const char **vp,
                  const char *out);
 
-/* Build every configuration (identical builds once) and read its static features. */
-int tune_build_all(tuner *t);
+/*
+ * The builds (identical ones once) and static features of every config,
+ * run in the background: tune_build_start starts them, the groups of
+ * `first` ahead of the rest (without a build template it only expands the
+ * commands); tune_build_wait returns once the configs `cfgs` are built
+ * (pruned or failed) and moves them ahead of the queue; tune_build_finish
+ * waits for all and sets the result's build times (measure_start: when the
+ * first measurement started, 0 if none), tune_build_free releases.  The
+ * returns are the errors that end the search.
+ */
+typedef struct tune_builds tune_builds;
+int tune_build_start(tuner *t, tune_builds **out, const size_t *first, size_t nfirst);
+int tune_build_wait(tuner *t, tune_builds *b, const size_t *cfgs, size_t n);
+int tune_build_finish(tuner *t, tune_builds *b, double measure_start);
+void tune_build_free(tune_builds *b);
 
 /* The digest of the command's program (argv[0] looked up in PATH) when nothing is built. */
 int tune_command_digest(tuner *t);

@@ -7,10 +7,12 @@
  * dropped); a coefficient of variation above RPL_TUNE_CV_UNSTABLE is
  * measured once more, and marked unstable when it stays above.
  */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <gsl/gsl_statistics_double.h>
 
@@ -300,6 +302,12 @@ static int run_pool(tuner *t, job *jobs, size_t n)
     void *args[RPL_TUNE_MAX_JOBS][2];
     pool p = {t, jobs, n, 0};
     int rc = RPL_OK;
+
+    if (t->measure_start == 0) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        t->measure_start = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    }
 
     for (unsigned i = 0; i < nthreads; i++) {
         args[i][0] = &p;

@@ -460,8 +460,8 @@ static void print_summary(const rpl_tune_result *r)
                    exp(r->cmp[i].upper));
         }
     }
-    printf("wall time %.1f s (builds %.1f s), %u job%s\n", r->wall_s, r->build_s, r->jobs,
-           r->jobs == 1 ? "" : "s");
+    printf("wall time %.1f s (builds %.1f s, %.1f s of them while measuring), %u job%s\n",
+           r->wall_s, r->build_s, r->build_overlap_s, r->jobs, r->jobs == 1 ? "" : "s");
 }
 
 static int write_outputs(const tune_args *a, const rpl_tune_result *r)

@@ -397,6 +397,35 @@ def case_build():
     check(os.path.isdir("work"), "--work-dir is kept")
 
 
+def case_overlap():
+    """Builds after the seed's run while the seed is measured; the choices stay the same."""
+    events = os.path.abspath("events.log")
+    args = ["--space", space("space_overlap.json"), "--build-template",
+            f"{space('fake-build.sh')} {A.objective} {{E}} {{OUT}}",
+            "--cmd-template", f"{{OUT}} --log {events} U={{U}}", "--no-cache", "--budget", "7"]
+    # One build at a time; the last to start waits for a measurement (or gives up after 60 s).
+    p = autotune(*args, "--build-jobs", "1", "--json", "r.json",
+                 extra_env={"FAKE_BUILD_EVENTS": events, "FAKE_BUILD_AWAIT_RUN": "8"})
+    r = validate("r.json")
+    lines = [line.split() for line in open(events) if line.strip()]
+    runs = [i for i, w in enumerate(lines) if w[0][0].isdigit()]
+    ends = [i for i, w in enumerate(lines) if w[0] == "build-end"]
+    check(len(ends) == 8 and r["counts"]["builds"] == 8, f"8 builds: {lines}", p)
+    check(not any(w[0] == "build-gave-up" for w in lines),
+          f"the last build saw a measurement start: {lines}", p)
+    check(runs and runs[0] < ends[-1], f"a measurement before the last build ended: {lines}", p)
+    check(r["build_overlap_s"] > 0 and "s of them while measuring" in p.stdout,
+          "the overlap is reported", p)
+    check(r["counts"]["measurements"] <= 7, "within the budget", p)
+    # All builds at once, in other order and timing: the same configs measured, the same best.
+    p2 = autotune(*args, "--build-jobs", "4", "--json", "r2.json")
+    r2 = validate("r2.json")
+    measured = sorted(c["index"] for c in r["configs"] if c["status"] == "ok")
+    measured2 = sorted(c["index"] for c in r2["configs"] if c["status"] == "ok")
+    check(measured == measured2, f"same configs measured: {measured} and {measured2}", p2)
+    check(r["best"]["parameters"] == r2["best"]["parameters"], "same best", p2)
+
+
 def case_static():
     """hipcc builds: static features read, too-large blocks pruned, a failed compile recorded."""
     if not A.hipcc:

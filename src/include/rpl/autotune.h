@@ -399,7 +399,9 @@ typedef struct rpl_tune_result {
     rpl_runtime_cmp *cmp;  /* per confirmed config: vs the best */
     size_t nties;          /* confirmed configs tied with the best, the best excluded */
     char *device, *driver;
-    double wall_s, build_s;
+    double wall_s;
+    double build_s;         /* from the first build's start to the last one's end */
+    double build_overlap_s; /* of build_s, while configs were measured */
     unsigned jobs;
     char **warnings; /* one line each, also logged */
     size_t nwarnings;

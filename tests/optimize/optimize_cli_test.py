@@ -72,7 +72,7 @@ def sh(*args, cwd=None):
 
 class Env:
     def __init__(self, header="// FAKE-IF-UNROLLED(scale): time=80 app_ns=900000",
-                 scale_extra=""):
+                 scale_extra="", text=None):
         self.tmp = tempfile.mkdtemp(prefix="rpl-optimize-")
         self.repo = os.path.join(self.tmp, "repo")
         self.art = os.path.join(self.tmp, "art")
@@ -81,7 +81,7 @@ class Env:
         os.makedirs(self.scratch_tmp)
         self.source = os.path.join(self.repo, "src", "kern.hip")
         with open(self.source, "w") as f:
-            f.write(KERNELS.format(header=header, scale_extra=scale_extra))
+            f.write(text or KERNELS.format(header=header, scale_extra=scale_extra))
         with open(os.path.join(self.repo, "README"), "w") as f:
             f.write("user's file\n")
         git = ["git", "-c", "user.name=User", "-c", "user.email=user@example.com"]
@@ -326,6 +326,32 @@ def app_noise():
     env.done()
 
 
+def rank_recorded():
+    """The ranking reads the dag.json that `rocm-perf analyze` really writes: the one of
+    the database recorded on a GPU from gpu/cupti/saxpy_copy.cu (copy-bound; both kernels
+    on the critical path, saxpy 0.33%, copy 0.30%)."""
+    tmp = tempfile.mkdtemp(prefix="rpl-optimize-dag-")
+    subprocess.run([ROCM_PERF, "analyze", os.path.join(SRC_DIR, "tests", "fixtures", "recorded",
+                                                       "saxpy_copy.db"), "--out", tmp],
+                   check=True, capture_output=True)
+    dag = os.path.join(tmp, "dag.json")
+    text = ("// FAKE: dag=" + dag + "\n"
+            "__global__ void saxpy(int n, float a, const float *x, float *y)\n"
+            "{\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "    if (i < n)\n        y[i] = a * x[i] + y[i];\n}\n\n"
+            "__global__ void copy(int n, const float *x, float *y)\n"
+            "{\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "    if (i < n)\n        y[i] = x[i];\n}\n")
+    env = Env(text=text)
+    env.run(expect=0)
+    log = env.log()
+    check(log["ranked_by"] == "critical_path" and
+          [r["kernel"] for r in log["ranked"]] == ["saxpy", "copy"],
+          f"{SCENARIO}: ranked {log['ranked']} by {log['ranked_by']}\n{env.err}")
+    env.done()
+    shutil.rmtree(tmp)
+
+
 def rank_gpu_time():
     """No kernel on the critical path (copies hold it all): ranked by GPU time, and said."""
     env = Env(header="// FAKE: frac_scale=0 frac_shift=0 frac_blocked=0 gpu_scale=2000 "
@@ -482,7 +508,8 @@ def main():
         {"rules_accepted": rules_accepted, "dry_run": dry_run, "dirty": dirty, "push": push,
          "test_target": test_target, "cmake_target": cmake_target,
          "interactive": interactive, "same": same,
-         "rank_gpu_time": rank_gpu_time, "app_noise": app_noise}[SCENARIO]()
+         "rank_gpu_time": rank_gpu_time, "app_noise": app_noise,
+         "rank_recorded": rank_recorded}[SCENARIO]()
     if failures:
         print(f"{len(failures)} failure(s)")
         return 1

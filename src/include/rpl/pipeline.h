@@ -185,9 +185,11 @@ typedef enum rpl_pipe_decision {
     RPL_PIPE_REJECT_WRONG_RESULT,     /* "wrong-result": replay mismatch, writes outside the
                                          outputs, a failed or crashed program check */
     RPL_PIPE_REJECT_NONDETERMINISTIC, /* "nondeterministic": two runs differ */
-    RPL_PIPE_REJECT_SLOWER,           /* "slower": the candidate is slower (the CI says so, or
-                                         the whole application got slower) */
-    RPL_PIPE_REJECT_NOT_SIGNIFICANT,  /* "not-significant": not proven min_gain faster */
+    RPL_PIPE_REJECT_SLOWER,           /* "slower": confirmed slower (the speedup's whole CI
+                                         below 1, or the whole application's CI above
+                                         1 + app_tolerance) */
+    RPL_PIPE_REJECT_NOT_SIGNIFICANT,  /* "not-significant": not proven min_gain faster, and
+                                         not confirmed slower (the CI holds 1) */
     RPL_PIPE_REJECT_PATCH,            /* "patch": llm-optimize rejected the model's reply itself
                                          (no kernel in it, edits outside the kernel) */
     RPL_PIPE_DECISIONS

@@ -14,8 +14,8 @@
 #              loop: an honest rejection expected)
 #   hand       --candidate gather_sum_hand.cu (loads issued ahead, same sum order): accepted
 #   wrong      --candidate: saxpy with a wrong kernel: rejected by the replay comparison
-#   same       --candidate: saxpy with only a comment changed (A/A): must not be accepted;
-#              its times are those of a perf-suite kernel
+#   same       --candidate: saxpy with only a comment changed (A/A): not significant (its
+#              CI holds 1); its times are those of a perf-suite kernel
 # The user's checkout is hashed before and after.  summary.py prints the table
 # (decisions, speedups, time per candidate split into build, correctness, measurement)
 # and writes $OUT/results.json.  $OUT holds five files: machine.txt, branches.txt,

@@ -98,6 +98,9 @@ int rpl_optimize_cli_option(rpl_optimize_cli *o, int opt, const char *arg)
     case RPL_OPTCLI_APP_TOLERANCE:
         rc = number(arg, "--app-tolerance", 0, 10, &o->pipe.app_tolerance);
         break;
+    case RPL_OPTCLI_APP_ROUNDS:
+        rc = whole(arg, "--app-rounds", 2, 1000, &o->pipe.app_rounds);
+        break;
     case RPL_OPTCLI_NO_APP:
         o->pipe.skip_app = true;
         break;
@@ -224,7 +227,10 @@ void rpl_optimize_cli_usage(FILE *out)
           "  --seeds N              fresh seeds for the program's own check (default 2)\n"
           "  --seed-flag FLAG       how the program takes a seed (seed form: none; tests:\n"
           "                         target.json's, usually --seed)\n"
-          "  --app-tolerance X      whole-app critical path growth allowed (default 0.03)\n"
+          "  --app-tolerance X      rejected only when the whole-app critical path is\n"
+          "                         confirmed more than X slower (CI lower bound; default 0.03)\n"
+          "  --app-rounds N         whole-app profiles of original and candidate, ABAB\n"
+          "                         (default 5 each)\n"
           "  --no-app               no whole-application profile (no ranking either)\n"
           "  --rtol X --atol X      replay comparison tolerance (default: per data type)\n"
           "  --arch ARCH            the device code object's target (default: the snapshot's)\n"

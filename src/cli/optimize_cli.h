@@ -53,7 +53,8 @@ enum {
     RPL_OPTCLI_ARCH,
     RPL_OPTCLI_RTOL,
     RPL_OPTCLI_ATOL,
-    RPL_OPTCLI_SEED
+    RPL_OPTCLI_SEED,
+    RPL_OPTCLI_APP_ROUNDS
 };
 
 /* The getopt_long entries of the shared options (-I and -D are short options "I:D:"). */
@@ -72,6 +73,7 @@ enum {
         {"seeds", required_argument, NULL, RPL_OPTCLI_SEEDS},                                      \
         {"seed-flag", required_argument, NULL, RPL_OPTCLI_SEED_FLAG},                              \
         {"app-tolerance", required_argument, NULL, RPL_OPTCLI_APP_TOLERANCE},                      \
+        {"app-rounds", required_argument, NULL, RPL_OPTCLI_APP_ROUNDS},                            \
         {"no-app", no_argument, NULL, RPL_OPTCLI_NO_APP},                                          \
         {"timeout", required_argument, NULL, RPL_OPTCLI_TIMEOUT},                                  \
         {"build-timeout", required_argument, NULL, RPL_OPTCLI_BUILD_TIMEOUT},                      \

@@ -72,7 +72,7 @@ def sh(*args, cwd=None):
 
 class Env:
     def __init__(self, header="// FAKE-IF-UNROLLED(scale): time=80 app_ns=900000",
-                 scale_extra=""):
+                 scale_extra="", text=None):
         self.tmp = tempfile.mkdtemp(prefix="rpl-optimize-")
         self.repo = os.path.join(self.tmp, "repo")
         self.art = os.path.join(self.tmp, "art")
@@ -81,7 +81,7 @@ class Env:
         os.makedirs(self.scratch_tmp)
         self.source = os.path.join(self.repo, "src", "kern.hip")
         with open(self.source, "w") as f:
-            f.write(KERNELS.format(header=header, scale_extra=scale_extra))
+            f.write(text or KERNELS.format(header=header, scale_extra=scale_extra))
         with open(os.path.join(self.repo, "README"), "w") as f:
             f.write("user's file\n")
         git = ["git", "-c", "user.name=User", "-c", "user.email=user@example.com"]
@@ -218,8 +218,8 @@ def rules_accepted():
         check(os.path.exists(manifest) and "sha256:" + hashlib.sha256(
             open(manifest, "rb").read()).hexdigest() == t.get("Rocm-Perf-Snapshot"),
             f"{SCENARIO}: the manifest's digest is not the trailer's")
-        check([r["kernel"] for r in log["ranked"]] == ["scale", "shift", "blocked"],
-              f"{SCENARIO}: ranking {log['ranked']}")
+        check([r["kernel"] for r in log["ranked"]] == ["scale", "shift", "blocked"] and
+              log["ranked_by"] == "critical_path", f"{SCENARIO}: ranking {log['ranked']}")
         decisions = {c["kernel"]: c["decision"] for c in log["candidates"]}
         check(decisions == {"scale": "accepted", "shift": "not-significant"},
               f"{SCENARIO}: decisions {decisions}")
@@ -257,7 +257,8 @@ DECISIONS = {
                     ["--seed-flag", "--seed"]),
     "slower": ("time=130", "slower", "speedup 0.7", []),
     "not_significant": ("time=99", "not-significant", "needs > 1.020x", []),
-    "app_slower": ("time=70 app_ns=1200000", "slower", "whole-app critical path", []),
+    "app_slower": ("time=70 app_ns=1200000,1180000,1230000", "slower", "whole-app critical path",
+                   []),
     "accepted": ("time=70", None, "faster", ["--auto-approve"]),
 }
 
@@ -288,6 +289,79 @@ def decision(name):
         check(len(br) == 1, f"{SCENARIO}: branches {br}")
     else:
         check(env.branches() == [], f"{SCENARIO}: a rejected run left {env.branches()}")
+    env.done()
+
+
+def same():
+    """An A/A pair: a median 0.3% slower inside a CI that holds 1 is not significant, not
+    slower ("slower" needs the whole CI below 1)."""
+    env = Env(header="// FAKE: spread=0.05")
+    env.run("--candidate", candidate(env, directive="time=100.3"), expect=1)
+    case = junit_case(env)
+    failure = case.find("failure") if case is not None else None
+    check(failure is not None and failure.get("type") == "not-significant",
+          f"{SCENARIO}: JUnit failure {failure.attrib if failure is not None else None}")
+    c = env.log()["candidates"][0]
+    check(c["speedup"] < 1 and c["speedup_ci"][0] < 1 < c["speedup_ci"][1],
+          f"{SCENARIO}: wanted a speedup below 1 with a CI holding 1: {c['speedup']} "
+          f"{c['speedup_ci']}")
+    env.done()
+
+
+def app_noise():
+    """The whole-app gate is statistical: a candidate whose first whole-app profile is 6%
+    slower, but whose 5 profiles are not (median equal to the original's), is accepted; the
+    app step's evidence gives the ratio with its CI."""
+    env = Env(header="// no directives in the original")
+    path = candidate(env, directive="time=70 app_ns=1060000,990000,1000000,1010000,970000")
+    env.run("--candidate", path, "--auto-approve", expect=0)
+    c = env.log()["candidates"][0]
+    app = c["steps"].get("app", {"evidence": ""})
+    check(c["decision"] == "accepted", f"{SCENARIO}: decision {c['decision']}: {c['message']}")
+    check("ratio 1.000 (95% CI" in app["evidence"] and
+          "5 profiles each (ABAB)" in app["evidence"], f"{SCENARIO}: app evidence {app}")
+    check(not os.path.exists(os.path.join(env.art, "candidates", c["id"], "app-rounds")) and
+          os.path.exists(os.path.join(env.art, "candidates", c["id"], "profile", "dag.json")),
+          f"{SCENARIO}: the candidate's profiles are not as expected")
+    env.done()
+
+
+def rank_recorded():
+    """The ranking reads the dag.json that `rocm-perf analyze` really writes: the one of
+    the database recorded on a GPU from gpu/cupti/saxpy_copy.cu (copy-bound; both kernels
+    on the critical path, saxpy 0.33%, copy 0.30%)."""
+    tmp = tempfile.mkdtemp(prefix="rpl-optimize-dag-")
+    subprocess.run([ROCM_PERF, "analyze", os.path.join(SRC_DIR, "tests", "fixtures", "recorded",
+                                                       "saxpy_copy.db"), "--out", tmp],
+                   check=True, capture_output=True)
+    dag = os.path.join(tmp, "dag.json")
+    text = ("// FAKE: dag=" + dag + "\n"
+            "__global__ void saxpy(int n, float a, const float *x, float *y)\n"
+            "{\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "    if (i < n)\n        y[i] = a * x[i] + y[i];\n}\n\n"
+            "__global__ void copy(int n, const float *x, float *y)\n"
+            "{\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "    if (i < n)\n        y[i] = x[i];\n}\n")
+    env = Env(text=text)
+    env.run(expect=0)
+    log = env.log()
+    check(log["ranked_by"] == "critical_path" and
+          [r["kernel"] for r in log["ranked"]] == ["saxpy", "copy"],
+          f"{SCENARIO}: ranked {log['ranked']} by {log['ranked_by']}\n{env.err}")
+    env.done()
+    shutil.rmtree(tmp)
+
+
+def rank_gpu_time():
+    """No kernel on the critical path (copies hold it all): ranked by GPU time, and said."""
+    env = Env(header="// FAKE: frac_scale=0 frac_shift=0 frac_blocked=0 gpu_scale=2000 "
+                     "gpu_shift=6000 gpu_blocked=1000")
+    env.run(expect=0)
+    log = env.log()
+    check(log["ranked_by"] == "gpu_time", f"{SCENARIO}: ranked_by {log['ranked_by']}")
+    check([r["kernel"] for r in log["ranked"]] == ["shift", "scale", "blocked"],
+          f"{SCENARIO}: ranking {log['ranked']}")
+    check("ranked by their share of GPU time" in env.err, f"{SCENARIO}: no warning:\n{env.err}")
     env.done()
 
 
@@ -433,7 +507,9 @@ def main():
     else:
         {"rules_accepted": rules_accepted, "dry_run": dry_run, "dirty": dirty, "push": push,
          "test_target": test_target, "cmake_target": cmake_target,
-         "interactive": interactive}[SCENARIO]()
+         "interactive": interactive, "same": same,
+         "rank_gpu_time": rank_gpu_time, "app_noise": app_noise,
+         "rank_recorded": rank_recorded}[SCENARIO]()
     if failures:
         print(f"{len(failures)} failure(s)")
         return 1

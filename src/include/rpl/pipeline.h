@@ -28,8 +28,12 @@
  *               opts.rounds rounds; bootstrap CI of the ratio of medians
  *               (rpl_gate_compare_samples); accepted only when the bound
  *               beats opts.min_gain;
- *  7. app       the program with the candidate, under the profiler: its
- *               critical path may not grow beyond opts.app_tolerance.
+ *  7. app       the original program and the one with the candidate, each
+ *               profiled opts.app_rounds times interleaved (ABAB...): the
+ *               bootstrap CI of the ratio of their critical paths' medians
+ *               (candidate/original); rejected as slower only when its lower
+ *               bound exceeds 1 + opts.app_tolerance (confirmed slower; one
+ *               profile of each is too noisy to judge an app by).
  *
  * The first failing step decides; later steps do not run.  Child processes
  * (compiler, rocm-perf capture/replay/profile, the program) are spawned with
@@ -55,7 +59,8 @@ extern "C" {
 #define RPL_PIPE_DEFAULT_ROUNDS           10   /* ABAB rounds */
 #define RPL_PIPE_DEFAULT_ITERATIONS       20   /* timed launches per replay in a round */
 #define RPL_PIPE_DEFAULT_SEEDS            2    /* fresh seeds for the program's own check */
-#define RPL_PIPE_DEFAULT_APP_TOLERANCE    0.03 /* whole-app critical path growth allowed */
+#define RPL_PIPE_DEFAULT_APP_TOLERANCE    0.03 /* whole-app slowdown that must be confirmed */
+#define RPL_PIPE_DEFAULT_APP_ROUNDS       5    /* whole-app profiles of each, ABAB */
 #define RPL_PIPE_DEFAULT_BUILD_TIMEOUT_MS 300000
 #define RPL_PIPE_DEFAULT_RUN_TIMEOUT_MS   120000
 
@@ -147,7 +152,9 @@ typedef struct rpl_pipe_opts {
     unsigned rounds;      /* ABAB rounds */
     unsigned iterations;  /* timed launches per replay in a round */
     unsigned seeds;       /* fresh seeds for the program's own check (0: skip it) */
-    double app_tolerance; /* whole-app critical path may grow by this fraction */
+    double app_tolerance; /* rejected when the CI lower bound of the whole-app critical path
+                             ratio candidate/original exceeds 1 + app_tolerance */
+    unsigned app_rounds;  /* whole-app profiles of original and candidate, interleaved */
     bool skip_app;        /* no whole-app profile (nothing to profile with) */
     bool have_tolerance;  /* replay comparison: override the per-dtype tolerances */
     double rtol, atol;
@@ -178,9 +185,11 @@ typedef enum rpl_pipe_decision {
     RPL_PIPE_REJECT_WRONG_RESULT,     /* "wrong-result": replay mismatch, writes outside the
                                          outputs, a failed or crashed program check */
     RPL_PIPE_REJECT_NONDETERMINISTIC, /* "nondeterministic": two runs differ */
-    RPL_PIPE_REJECT_SLOWER,           /* "slower": the candidate is slower (the CI says so, or
-                                         the whole application got slower) */
-    RPL_PIPE_REJECT_NOT_SIGNIFICANT,  /* "not-significant": not proven min_gain faster */
+    RPL_PIPE_REJECT_SLOWER,           /* "slower": confirmed slower (the speedup's whole CI
+                                         below 1, or the whole application's CI above
+                                         1 + app_tolerance) */
+    RPL_PIPE_REJECT_NOT_SIGNIFICANT,  /* "not-significant": not proven min_gain faster, and
+                                         not confirmed slower (the CI holds 1) */
     RPL_PIPE_REJECT_PATCH,            /* "patch": llm-optimize rejected the model's reply itself
                                          (no kernel in it, edits outside the kernel) */
     RPL_PIPE_DECISIONS
@@ -222,7 +231,9 @@ typedef struct rpl_pipe_outcome {
     double time_change_pct;        /* candidate vs original: -12.3 is 12.3 % faster */
     double ci_half_pct;            /* half-width of the CI of time_change_pct */
     double median_orig_ns, median_cand_ns;
-    double app_orig_ns, app_cand_ns; /* whole-app critical path; NaN without the app step */
+    double app_orig_ns, app_cand_ns; /* whole-app critical path, medians of the app step's
+                                        rounds; NaN without the app step */
+    double app_ratio, app_ratio_lo, app_ratio_hi; /* app_cand_ns / app_orig_ns and its CI */
     char *correctness; /* "replay 3/3 regions equal (f32 rtol 1e-05 atol 1e-06), 2 runs
                           identical; test 2/2 fresh seeds" */
 
@@ -248,11 +259,20 @@ int rpl_pipe_open(rpl_pipe **out, const rpl_pipe_target *target, const rpl_pipe_
 
 /*
  * The kernels of the original profile ranked by critical-path impact
- * 1/(1-f), f the kernel's share of the critical path, highest first; only
- * kernels defined in the target's source.  Empty when the app was not
- * profiled.  Names are display names; *ceilings (may be NULL) gets 1/(1-f).
+ * 1/(1-f), f the kernel's share of the critical path (or of GPU time, see
+ * rpl_pipe_rank_basis), highest first; only kernels defined in the target's
+ * source.  Empty when the app was not profiled.  Names are display
+ * names; *ceilings (may be NULL) gets 1/(1-f).
  */
 size_t rpl_pipe_ranked(const rpl_pipe *p, const char *const **names, const double **ceilings);
+
+/*
+ * What the ranking's f is: "critical_path" (the kernels' share of the
+ * critical path), "gpu_time" (no kernel of the source is on the critical
+ * path, copies or host work hold it all: their share of the GPU's busy time,
+ * and a warning said so), or NULL when nothing is ranked.
+ */
+const char *rpl_pipe_rank_basis(const rpl_pipe *p);
 
 /* The original source text (HEAD's, or the working tree's under allow_dirty) and its size. */
 const char *rpl_pipe_original_source(const rpl_pipe *p, size_t *len);

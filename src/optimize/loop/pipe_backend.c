@@ -137,17 +137,26 @@ static int pb_facts(void *ctx, const char *kernel, rpl_llm_facts *out)
     const char *const *names = NULL;
     const double *ceilings = NULL;
     size_t count = rpl_pipe_ranked(pc->pipe, &names, &ceilings);
+    const char *basis = rpl_pipe_rank_basis(pc->pipe);
+    bool gpu_time = basis && strcmp(basis, "gpu_time") == 0;
     rpl_strbuf sb = RPL_STRBUF_INIT;
     int rc = 0;
 
     memset(out, 0, sizeof(*out));
+    if (gpu_time && count)
+        rc = rpl_strbuf_printf(&sb, "No kernel of the source is on the application's critical "
+                                    "path (copies or host work hold all of it); by GPU time:\n");
     for (size_t i = 0; rc == 0 && i < count; i++) {
         double f = isinf(ceilings[i]) ? 1.0 : 1.0 - 1.0 / ceilings[i];
-        rc = rpl_strbuf_printf(&sb,
-                               "- %s: %.1f%% of the application's critical path; making it "
-                               "infinitely fast would speed the application up %.2fx%s\n",
-                               names[i], 100.0 * f, ceilings[i],
-                               strcmp(names[i], kernel) == 0 ? " (the target)" : "");
+        if (gpu_time)
+            rc = rpl_strbuf_printf(&sb, "- %s: %.1f%% of the GPU's busy time%s\n", names[i],
+                                   100.0 * f, strcmp(names[i], kernel) == 0 ? " (the target)" : "");
+        else
+            rc = rpl_strbuf_printf(&sb,
+                                   "- %s: %.1f%% of the application's critical path; making it "
+                                   "infinitely fast would speed the application up %.2fx%s\n",
+                                   names[i], 100.0 * f, ceilings[i],
+                                   strcmp(names[i], kernel) == 0 ? " (the target)" : "");
     }
     if (rc == 0 && sb.len)
         out->critical_path = rpl_strbuf_detach(&sb);

@@ -17,6 +17,7 @@
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
 #include "rpl/json.h"
+#include "rpl/log.h"
 
 /* Whether `prog` is an executable file in a PATH directory. */
 static bool in_path(const char *prog)
@@ -95,26 +96,36 @@ static int check_source_state(rpl_pipe *p)
     return 0;
 }
 
-/* Rank the profiled kernels defined in the source by 1/(1-f). */
-int pipe_rank(rpl_pipe *p, const cJSON *dag)
+/*
+ * Add the kernels of `syms` defined in the source with a share f > 0 to the
+ * ranking, by 1/(1-f), highest first.  f is the kernel's share of the
+ * critical path (path_fraction), or with `gpu_ns` > 0 its share total_ns /
+ * gpu_ns of the GPU's busy time.
+ */
+static int rank_by(rpl_pipe *p, const cJSON *syms, double gpu_ns)
 {
-    const cJSON *syms = cJSON_GetObjectItemCaseSensitive(dag, "symbols"), *s;
-    double cp = NAN;
+    const cJSON *s;
     int rc = 0;
 
-    if (rpl_json_get_number(dag, "critical_path_ns", &cp) || !(cp >= 0))
-        return rpl_error_set(RPL_EINPUT, "the profile's dag.json has no critical_path_ns");
-    p->app_ns = cp;
     cJSON_ArrayForEach(s, syms)
     {
         const char *name = NULL, *kind = NULL;
         const rpl_ks_kernel *k = NULL;
-        double f = 0;
+        double f = 0, total = 0;
         bool helper = false;
         size_t at;
+        /* dag.json's symbols: kind "kernel" or "copy" (docs/schemas/dag.schema.json). */
         if (rpl_json_get_string(s, "name", &name) || rpl_json_get_string(s, "kind", &kind) ||
-            strcmp(kind, "dispatch") != 0 || rpl_json_get_number(s, "path_fraction", &f) ||
-            !(f > 0) || (rpl_json_get_bool(s, "helper", &helper) == 0 && helper))
+            strcmp(kind, "kernel") != 0 || (rpl_json_get_bool(s, "helper", &helper) == 0 && helper))
+            continue;
+        if (gpu_ns > 0) {
+            if (rpl_json_get_number(s, "total_ns", &total))
+                continue;
+            f = total / gpu_ns;
+        } else if (rpl_json_get_number(s, "path_fraction", &f)) {
+            continue;
+        }
+        if (!(f > 0))
             continue;
         /* The display name may carry a parameter list: "saxpy(unsigned long, ...)". */
         {
@@ -124,7 +135,6 @@ int pipe_rank(rpl_pipe *p, const cJSON *dag)
             if (rpl_kernel_source_find(p->orig_ks, plain, &k) != 0)
                 k = NULL;
             free(plain);
-            rpl_error_clear();
         }
         if (!k)
             continue;
@@ -147,6 +157,44 @@ int pipe_rank(rpl_pipe *p, const cJSON *dag)
         }
     }
     return 0;
+}
+
+/*
+ * Rank the profiled kernels defined in the source by critical-path impact;
+ * when none of them is on the critical path (copies or host work hold all
+ * of it), by their share of GPU time, and say so.
+ */
+int pipe_rank(rpl_pipe *p, const cJSON *dag)
+{
+    const cJSON *syms = cJSON_GetObjectItemCaseSensitive(dag, "symbols"), *s;
+    double cp = NAN, gpu_ns = 0;
+    int rc;
+
+    if (rpl_json_get_number(dag, "critical_path_ns", &cp) || !(cp >= 0))
+        return rpl_error_set(RPL_EINPUT, "the profile's dag.json has no critical_path_ns");
+    p->app_ns = cp;
+    p->rank_basis = NULL;
+    if ((rc = rank_by(p, syms, 0)) != 0)
+        goto done;
+    if (p->nranked) {
+        p->rank_basis = "critical_path";
+        goto done;
+    }
+    cJSON_ArrayForEach(s, syms)
+    {
+        double t = 0;
+        if (rpl_json_get_number(s, "total_ns", &t) == 0 && t > 0)
+            gpu_ns += t;
+    }
+    if (gpu_ns > 0 && (rc = rank_by(p, syms, gpu_ns)) == 0 && p->nranked) {
+        p->rank_basis = "gpu_time";
+        rpl_log_warn("no kernel of %s is on the application's critical path (copies or host "
+                     "work hold all of it): kernels ranked by their share of GPU time instead",
+                     p->relpath ? p->relpath : p->target->source);
+    }
+done:
+    rpl_error_clear();
+    return rc;
 }
 
 static int profile_original(rpl_pipe *p)
@@ -363,6 +411,11 @@ int rpl_pipe_prepare(rpl_pipe *p, const char *kernel)
     pipe_kernel *k;
 
     return pipe_kernel_get(p, kernel, &k);
+}
+
+const char *rpl_pipe_rank_basis(const rpl_pipe *p)
+{
+    return p->rank_basis;
 }
 
 size_t rpl_pipe_ranked(const rpl_pipe *p, const char *const **names, const double **ceilings)

@@ -11,6 +11,7 @@ void rpl_pipe_opts_init(rpl_pipe_opts *o)
     o->iterations = RPL_PIPE_DEFAULT_ITERATIONS;
     o->seeds = RPL_PIPE_DEFAULT_SEEDS;
     o->app_tolerance = RPL_PIPE_DEFAULT_APP_TOLERANCE;
+    o->app_rounds = RPL_PIPE_DEFAULT_APP_ROUNDS;
     o->confidence = 0.95;
     o->build_timeout_ms = RPL_PIPE_DEFAULT_BUILD_TIMEOUT_MS;
     o->run_timeout_ms = RPL_PIPE_DEFAULT_RUN_TIMEOUT_MS;

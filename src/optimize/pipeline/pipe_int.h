@@ -55,6 +55,7 @@ struct rpl_pipe {
     char **ranked; /* kernels by 1/(1-f) */
     double *ceilings;
     size_t nranked;
+    const char *rank_basis; /* "critical_path", "gpu_time", NULL: nothing ranked */
     pipe_kernel *kernels;
     size_t nkernels;
     rpl_pipe_outcome **outcomes;
@@ -96,8 +97,9 @@ void pipe_outcome_free(rpl_pipe_outcome *o);
 
 /*
  * Rank the kernels of the source profiled in `dag` (dag.json) by 1/(1-f)
- * into p->ranked and p->ceilings (appended: empty them first), and set
- * p->app_ns.
+ * into p->ranked and p->ceilings (appended: empty them first), f their
+ * critical-path share, or their GPU-time share when none is on the critical
+ * path (p->rank_basis says which; a warning says so), and set p->app_ns.
  */
 int pipe_rank(rpl_pipe *p, const cJSON *dag);
 

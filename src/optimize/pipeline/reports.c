@@ -308,7 +308,10 @@ static int write_log(const rpl_pipe *p, const char *path)
     cJSON_AddNumberToObject(opts, "seeds", p->opts.seeds);
     cJSON_AddNumberToObject(opts, "confidence", p->opts.confidence);
     cJSON_AddNumberToObject(opts, "app_tolerance", p->opts.app_tolerance);
+    cJSON_AddNumberToObject(opts, "app_rounds", p->opts.app_rounds);
     cJSON_AddItemToObject(doc, "app_critical_path_ns", num_or_null(p->app_ns));
+    cJSON_AddItemToObject(doc, "ranked_by",
+                          p->rank_basis ? cJSON_CreateString(p->rank_basis) : cJSON_CreateNull());
     arr = cJSON_AddArrayToObject(doc, "ranked");
     for (size_t i = 0; i < p->nranked; i++) {
         cJSON *r = cJSON_CreateObject();

@@ -485,46 +485,100 @@ static int step_measure(cstate *s)
                        o->speedup, po->confidence * 100, lo, hi, o->median_orig_ns,
                        o->median_cand_ns, po->rounds, po->iterations, 1 + po->min_gain)) != 0)
         return rc;
+    /* Slower only when confirmed: the whole CI below 1.  A CI holding 1, or one whose lower
+       bound does not beat 1 + min_gain, is not significant (an A/A pair lands here). */
     if (lo > 1 + po->min_gain)
         rc = step_done(s, RPL_PIPE_STEP_MEASURE, t0, true, 0, why);
     else
         rc = step_done(s, RPL_PIPE_STEP_MEASURE, t0, false,
-                       o->speedup < 1 ? RPL_PIPE_REJECT_SLOWER : RPL_PIPE_REJECT_NOT_SIGNIFICANT,
-                       why);
+                       hi < 1 ? RPL_PIPE_REJECT_SLOWER : RPL_PIPE_REJECT_NOT_SIGNIFICANT, why);
     free(why);
     return rc;
 }
 
+/* One whole-app profile of `program` into `dir`: its critical path in *cp. */
+static int app_profile(cstate *s, const char *program, const char *dir, double *cp)
+{
+    cJSON *dag = NULL;
+    int rc = pipe_profile_app(s->p, program, dir, &dag);
+
+    if (rc == 0 && (rpl_json_get_number(dag, "critical_path_ns", cp) || !(*cp >= 0)))
+        rc = rpl_error_set(RPL_EINPUT, "%s/dag.json has no critical_path_ns", dir);
+    cJSON_Delete(dag);
+    return rc;
+}
+
+/*
+ * The whole application, original and candidate profiled alternately for
+ * opts.app_rounds rounds: slower only when the CI of the ratio of their
+ * critical paths' medians lies above 1 + app_tolerance.  The candidate's
+ * last profile stays as candidates/<id>/profile (llm-optimize ranks from
+ * it after an acceptance); the others are removed.
+ */
 static int step_app(cstate *s)
 {
-    char *dir = NULL, *why = NULL;
-    cJSON *dag = NULL;
-    double t0 = pipe_now(), cp = NAN, limit;
-    int rc;
+    const rpl_pipe_opts *po = &s->p->opts;
+    unsigned rounds = po->app_rounds ? po->app_rounds : RPL_PIPE_DEFAULT_APP_ROUNDS;
+    double *orig = NULL, *cand = NULL, t0 = pipe_now();
+    char *base = NULL, *dir = NULL, *keep = NULL, *why = NULL;
+    rpl_pipe_outcome *o = s->o;
+    rpl_gate_stat_opts so;
+    rpl_runtime_cmp cmp;
+    int rc = 0;
 
-    if (s->p->opts.skip_app || !(s->p->app_ns >= 0))
+    if (po->skip_app || !(s->p->app_ns >= 0))
         return 0;
-    pipe_progress(s->p, s->o->id, RPL_PIPE_STEP_APP, "profiling the program with the candidate");
-    if ((rc = pipe_set(&dir, "%s/candidates/%s/profile", s->p->artifacts, s->o->id)) != 0 ||
-        (rc = pipe_profile_app(s->p, s->b.program, dir, &dag)) != 0)
-        goto done;
-    if (rpl_json_get_number(dag, "critical_path_ns", &cp) || !(cp >= 0)) {
-        rc = rpl_error_set(RPL_EINPUT, "%s/dag.json has no critical_path_ns", dir);
+    if (!(orig = calloc(rounds, sizeof(double))) || !(cand = calloc(rounds, sizeof(double)))) {
+        rc = rpl_error_oom();
         goto done;
     }
-    s->o->app_orig_ns = s->p->app_ns;
-    s->o->app_cand_ns = cp;
-    limit = s->p->app_ns * (1 + s->p->opts.app_tolerance);
-    if ((rc = add_metric(s->o, "critical_path_ns", s->p->app_ns, cp)) != 0 ||
-        (rc =
-             pipe_set(&why, "whole-app critical path %.0f ns -> %.0f ns (%+.1f%%, allowed %+.1f%%)",
-                      s->p->app_ns, cp, s->p->app_ns > 0 ? (cp / s->p->app_ns - 1) * 100 : 0.0,
-                      s->p->opts.app_tolerance * 100)) != 0)
+    if ((rc = pipe_set(&base, "%s/candidates/%s/app-rounds", s->p->artifacts, o->id)) != 0 ||
+        (rc = pipe_set(&keep, "%s/candidates/%s/profile", s->p->artifacts, o->id)) != 0)
         goto done;
-    rc = step_done(s, RPL_PIPE_STEP_APP, t0, cp <= limit, RPL_PIPE_REJECT_SLOWER, why);
+    for (unsigned r = 0; rc == 0 && r < rounds; r++) {
+        pipe_progress(s->p, o->id, RPL_PIPE_STEP_APP, "profiling the program, round %u/%u", r + 1,
+                      rounds);
+        if ((rc = rpl_interrupt_check()) != 0 ||
+            (rc = pipe_set(&dir, "%s/original-%u", base, r + 1)) != 0 ||
+            (rc = app_profile(s, s->p->orig.program, dir, &orig[r])) != 0)
+            break;
+        if (r + 1 == rounds)
+            rc = pipe_set(&dir, "%s", keep);
+        else
+            rc = pipe_set(&dir, "%s/candidate-%u", base, r + 1);
+        if (rc == 0)
+            rc = app_profile(s, s->b.program, dir, &cand[r]);
+    }
+    rpl_remove_tree(base);
+    if (rc)
+        goto done;
+    rpl_gate_stat_opts_init(&so);
+    so.delta = po->app_tolerance;
+    so.confidence = po->confidence;
+    if (po->seed)
+        so.seed = po->seed;
+    if ((rc = rpl_gate_compare_samples(&cmp, orig, rounds, cand, rounds, NULL, 0, &so)) != 0)
+        goto done;
+    o->app_orig_ns = cmp.median_base;
+    o->app_cand_ns = cmp.median_cand;
+    o->app_ratio = exp(cmp.log_ratio);
+    o->app_ratio_lo = exp(cmp.lower);
+    o->app_ratio_hi = exp(cmp.upper);
+    if ((rc = add_metric(o, "critical_path_ns", o->app_orig_ns, o->app_cand_ns)) != 0 ||
+        (rc = pipe_set(&why,
+                       "whole-app critical path median %.0f ns -> %.0f ns, ratio %.3f (%.0f%% CI "
+                       "%.3f-%.3f), %u profiles each (ABAB), slower only above %.3f",
+                       o->app_orig_ns, o->app_cand_ns, o->app_ratio, po->confidence * 100,
+                       o->app_ratio_lo, o->app_ratio_hi, rounds, 1 + po->app_tolerance)) != 0)
+        goto done;
+    rc = step_done(s, RPL_PIPE_STEP_APP, t0, !(o->app_ratio_lo > 1 + po->app_tolerance),
+                   RPL_PIPE_REJECT_SLOWER, why);
 done:
-    cJSON_Delete(dag);
+    free(orig);
+    free(cand);
+    free(base);
     free(dir);
+    free(keep);
     free(why);
     return rc;
 }
@@ -545,6 +599,7 @@ static int outcome_new(cstate *s)
         return rpl_error_oom();
     o->speedup = o->speedup_lo = o->speedup_hi = o->time_change_pct = o->ci_half_pct = NAN;
     o->median_orig_ns = o->median_cand_ns = o->app_orig_ns = o->app_cand_ns = NAN;
+    o->app_ratio = o->app_ratio_lo = o->app_ratio_hi = NAN;
     if ((rc = pipe_set(&o->id, "c%02zu-", s->p->noutcomes + 1)) != 0)
         return rc;
     for (const char *c = s->c->strategy; *c && strlen(o->id) < 40; c++) {

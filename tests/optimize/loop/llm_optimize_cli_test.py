@@ -93,7 +93,7 @@ class Server:
 
 
 class Env:
-    def __init__(self, scenario):
+    def __init__(self, scenario, fake="time=100 frac_scale=0.8 frac_shift=0.15"):
         self.tmp = tempfile.mkdtemp(prefix="rpl-llm-optimize-")
         self.repo = os.path.join(self.tmp, "repo")
         self.art = os.path.join(self.tmp, "art")
@@ -102,7 +102,7 @@ class Env:
         os.makedirs(self.scratch_tmp)
         self.source = os.path.join(self.repo, "src", "kern.hip")
         with open(self.source, "w") as f:
-            f.write(KERNELS)
+            f.write(KERNELS.replace("time=100 frac_scale=0.8 frac_shift=0.15", fake))
         with open(os.path.join(self.repo, "README"), "w") as f:
             f.write("user's file\n")
         git = ["git", "-c", "user.name=User", "-c", "user.email=user@example.com"]
@@ -283,6 +283,20 @@ def shift():
     env.done()
 
 
+def gpu_time():
+    """No kernel on the critical path (copies hold all of it): the kernels are ranked by
+    their share of GPU time, the run says so, and the prompt tells the model that basis."""
+    env = Env("cli-shift", fake="time=100 frac_scale=0 frac_shift=0 gpu_scale=5000 "
+                                "gpu_shift=1000")
+    env.run("--auto-approve", "--max-iters", "1", expect=0)
+    expect_in(env.err, "kernels ranked by their share of GPU time instead", "stderr")
+    expect_in(env.server.prompt(1), "Make the kernel `scale` of `kern.hip` faster.", "prompt 1")
+    expect_in(env.server.prompt(1), "- scale: 0.5% of the GPU's busy time (the target)",
+              "prompt 1")
+    check(env.junit_cases() == ["accepted"], f"{SCENARIO}: {env.junit_cases()}")
+    env.done()
+
+
 def errors():
     """429 (Retry-After), 500, 529, a garbage reply, a request past --llm-timeout: the run
     recovers from each."""
@@ -373,7 +387,8 @@ def bad_prompt():
 
 
 SCENARIOS = {f.__name__: f
-             for f in [six, shift, errors, auth, budget, sigint, contract, bad_prompt]}
+             for f in [six, shift, errors, auth, budget, sigint, contract, bad_prompt,
+                       gpu_time]}
 SCENARIOS[SCENARIO]()
 if failures:
     sys.exit(1)

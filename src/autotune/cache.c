@@ -22,6 +22,7 @@
 #include <sqlite3.h>
 
 #include "rpl/autotune.h"
+#include "tune_int.h"
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
 #include "rpl/strbuf.h"
@@ -48,7 +49,7 @@ static const char schema_sql[] =
 
 /* ---- SHA-256 ---- */
 
-static void hex(char out[65], const unsigned char *md)
+void tune_sha256_hex(char out[65], const unsigned char *md)
 {
     static const char digits[] = "0123456789abcdef";
 
@@ -88,7 +89,7 @@ int rpl_sha256_file(char out[65], const char *path)
     fclose(f);
     if (!ok)
         return rpl_error_set(RPL_EENV, "SHA-256 of '%s' failed in libcrypto", path);
-    hex(out, md);
+    tune_sha256_hex(out, md);
     return RPL_OK;
 }
 
@@ -135,7 +136,7 @@ int rpl_tune_key(char out[65], const rpl_tune_key_parts *p)
     EVP_MD_CTX_free(ctx);
     if (!ok)
         return rpl_error_set(RPL_EENV, "SHA-256 failed in libcrypto");
-    hex(out, md);
+    tune_sha256_hex(out, md);
     return RPL_OK;
 }
 

@@ -15,6 +15,7 @@
 #include "rpl/codeobj.h"
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
+#include "tune_int.h"
 
 #define MAX_SOURCE ((size_t)256 << 20)
 
@@ -23,17 +24,6 @@ typedef struct image_digest {
     size_t images;
     int ok;
 } image_digest;
-
-static void hex(char out[65], const unsigned char *md)
-{
-    static const char digits[] = "0123456789abcdef";
-
-    for (int i = 0; i < 32; i++) {
-        out[2 * i] = digits[md[i] >> 4];
-        out[2 * i + 1] = digits[md[i] & 15];
-    }
-    out[64] = '\0';
-}
 
 /* "<label>:<length>:" then the bytes, so that no two sequences of parts collide. */
 static int update_part(EVP_MD_CTX *md, const char *label, const void *data, size_t len)
@@ -54,7 +44,7 @@ static int finish(char out[65], EVP_MD_CTX *md, int ok)
     EVP_MD_CTX_free(md);
     if (!ok)
         return rpl_error_set(RPL_EENV, "SHA-256 failed in libcrypto");
-    hex(out, buf);
+    tune_sha256_hex(out, buf);
     return RPL_OK;
 }
 

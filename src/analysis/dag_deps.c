@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "dag_internal.h"
+#include "radix_sort.h"
 #include "rpl/error.h"
 
 /* Value of the argument called `name1` or `name2`, else the unnamed one at `pos`; NULL if empty. */
@@ -63,6 +64,84 @@ static int cmp_corr(const void *a, const void *b)
     return (x->region > y->region) - (x->region < y->region);
 }
 
+/*
+ * Launching regions by (source, correlation id).  rocprofv3 and the CUPTI
+ * recorder count correlation ids up, so with one source and ids dense
+ * enough (a span under four ids per region) a table indexed by the id finds
+ * each region in one step, with no sort; otherwise the entries are sorted
+ * and searched by halving.  Either way, an id that several regions share
+ * finds the first of them.
+ */
+typedef struct corr_index {
+    corr_entry *sorted; /* when there is no table */
+    uint32_t n;
+    uint32_t *table; /* table[id - base]: the region, or RPL_NONE */
+    int64_t base;
+    uint64_t span;
+    uint32_t source;
+} corr_index;
+
+#define CORR_TABLE_SPREAD 4
+
+/* Index the n entries (made in region order); takes them over (freed by corr_index_free). */
+static void corr_index_build(corr_index *ci, corr_entry *e, uint32_t n)
+{
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    bool one_source = true;
+
+    *ci = (corr_index){e, n, NULL, 0, 0, n ? e[0].source : 0};
+    for (uint32_t i = 0; i < n; i++) {
+        lo = e[i].corr < lo ? e[i].corr : lo;
+        hi = e[i].corr > hi ? e[i].corr : hi;
+        one_source = one_source && e[i].source == ci->source;
+    }
+    if (n && one_source && (uint64_t)hi - (uint64_t)lo < CORR_TABLE_SPREAD * (uint64_t)n &&
+        (ci->table = malloc(((uint64_t)hi - (uint64_t)lo + 1) * sizeof(*ci->table))) != NULL) {
+        ci->base = lo;
+        ci->span = (uint64_t)hi - (uint64_t)lo + 1;
+        memset(ci->table, 0xff, ci->span * sizeof(*ci->table));
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t *slot = &ci->table[(uint64_t)e[i].corr - (uint64_t)lo];
+            if (*slot == RPL_NONE)
+                *slot = e[i].region;
+        }
+        /* The table is all that is looked at now. */
+        free(e);
+        ci->sorted = NULL;
+        return;
+    }
+    qsort(e, n, sizeof(*e), cmp_corr);
+}
+
+static void corr_index_free(corr_index *ci)
+{
+    free(ci->table);
+    free(ci->sorted);
+}
+
+/* The first region with (source, corr), or RPL_NONE. */
+static uint32_t corr_index_find(const corr_index *ci, uint32_t source, int64_t corr)
+{
+    corr_entry key = {source, corr, 0};
+    uint32_t lo = 0, hi = ci->n;
+
+    if (ci->table) {
+        uint64_t k = (uint64_t)corr - (uint64_t)ci->base;
+        return source == ci->source && k < ci->span ? ci->table[k] : RPL_NONE;
+    }
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+
+        if (cmp_corr(&ci->sorted[mid], &key) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < ci->n && ci->sorted[lo].source == source && ci->sorted[lo].corr == corr)
+        return ci->sorted[lo].region;
+    return RPL_NONE;
+}
+
 typedef rpl_dag_handle_entry handle_entry;
 typedef rpl_dag_stream_lane stream_lane;
 
@@ -77,6 +156,83 @@ static int cmp_handle(const void *a, const void *b)
     if (x->time != y->time)
         return x->time < y->time ? -1 : 1;
     return (x->value > y->value) - (x->value < y->value);
+}
+
+/* Key `field` of an entry (0 value, 1 time, 2 handle, 3 pid) as an unsigned offset from `base`. */
+static uint64_t handle_key(const handle_entry *e, int field, uint64_t base)
+{
+    switch (field) {
+    case 0:
+        return e->value;
+    case 1:
+        return (uint64_t)e->time - base;
+    case 2:
+        return (uint64_t)(uintptr_t)e->handle - base;
+    default:
+        return (uint64_t)e->pid - base;
+    }
+}
+
+/*
+ * Sort entries in cmp_handle's order without a comparison sort (a million
+ * launches took a tenth of a second in qsort): a stable radix sort of their
+ * positions by each key from the least significant, then the entries moved
+ * into place along the permutation's cycles.  Entries equal in every key
+ * are identical, so the order among them does not matter.
+ */
+static int sort_handles(handle_entry *e, uint32_t n)
+{
+    uint64_t *keys = n > 1 ? malloc((size_t)n * sizeof(*keys)) : NULL;
+    uint32_t *order = n > 1 ? malloc((size_t)n * sizeof(*order)) : NULL;
+    int rc = 0;
+
+    if (n < 2)
+        return 0;
+    if (!keys || !order)
+        rc = rpl_error_oom();
+    for (uint32_t i = 0; !rc && i < n; i++)
+        order[i] = i;
+    for (int field = 0; !rc && field < 4; field++) {
+        uint64_t base = 0;
+
+        if (field == 1 || field == 3) { /* signed: from the smallest */
+            int64_t min = INT64_MAX;
+            for (uint32_t i = 0; i < n; i++) {
+                int64_t v = field == 1 ? e[i].time : e[i].pid;
+                min = v < min ? v : min;
+            }
+            base = (uint64_t)min;
+        } else if (field == 2) {
+            uintptr_t min = UINTPTR_MAX;
+            for (uint32_t i = 0; i < n; i++)
+                min = (uintptr_t)e[i].handle < min ? (uintptr_t)e[i].handle : min;
+            base = (uint64_t)min;
+        }
+        for (uint32_t k = 0; k < n; k++)
+            keys[k] = handle_key(&e[order[k]], field, base);
+        rc = rpl_radix_sort_u64(keys, order, n);
+    }
+    /* e[k] = old e[order[k]], one cycle at a time; order[j] = j marks a placed entry. */
+    for (uint32_t i = 0; !rc && i < n; i++) {
+        handle_entry first;
+        uint32_t j = i;
+
+        if (order[i] == i)
+            continue;
+        first = e[i];
+        while (order[j] != i) {
+            uint32_t k = order[j];
+
+            e[j] = e[k];
+            order[j] = j;
+            j = k;
+        }
+        e[j] = first;
+        order[j] = j;
+    }
+    free(keys);
+    free(order);
+    return rc;
 }
 
 /* First entry not less than (pid, handle, time); n when none. */
@@ -237,6 +393,8 @@ static int null_stream_role(const char *h, bool per_thread_api)
 {
     static const char *const nulls[] = {"0", "0x0", "(nil)", "(null)", "NULL", "nullptr"};
 
+    if (h[0] != '0' && h[0] != '(' && h[0] != 'N' && h[0] != 'n')
+        return RPL_DAG_ROLE_STREAM; /* an ordinary handle or id: most launches */
     if (strcmp(h, "0x1") == 0)
         return RPL_DAG_ROLE_LEGACY;
     if (strcmp(h, "0x2") == 0)
@@ -272,7 +430,9 @@ static int index_launches(rpl_dag_deps *d)
     const rpl_trace *t = b->trace;
     rpl_dag *dag = b->dag;
     corr_entry *corr = malloc(((size_t)t->regions.count + 1) * sizeof(*corr));
-    uint32_t ncorr = 0;
+    uint32_t ncorr = 0, ndisp = t->dispatches.count;
+    corr_index ci;
+    int rc;
 
     d->enq = malloc(((size_t)dag->node_count + 1) * sizeof(*d->enq));
     d->launch = malloc(((size_t)dag->node_count + 1) * sizeof(*d->launch));
@@ -290,40 +450,35 @@ static int index_launches(rpl_dag_deps *d)
         if (reg->correlation_id != 0 && (k == RPL_DAG_API_OTHER || k == RPL_DAG_API_BLOCKING_OP))
             corr[ncorr++] = (corr_entry){reg->source, reg->correlation_id, r};
     }
-    qsort(corr, ncorr, sizeof(*corr), cmp_corr);
+    corr_index_build(&ci, corr, ncorr);
     for (uint32_t i = 0; i < dag->node_count; i++) {
         d->enq[i] = dag->nodes[i].start;
         d->launch[i] = RPL_NONE;
     }
-    /* Operations in trace order (their records are large; sequential reads are cheap). */
+    /* Operations in trace order: dispatch op, then copy op - ndisp (sequential reads of
+     * their large records); their nodes only when a region launched them. */
     for (uint32_t op = 0; ncorr > 0 && op < dag->node_count; op++) {
-        uint32_t i = b->node_of_op[op], lo = 0, hi = ncorr;
-        const rpl_dag_node *n = &dag->nodes[i];
-        corr_entry key = {rpl_dag_node_source(t, n), rpl_dag_node_correlation(t, n), 0};
+        const rpl_dispatch *dp = op < ndisp ? &t->dispatches.items[op] : NULL;
+        const rpl_memcpy *mp = dp ? NULL : &t->memcpys.items[op - ndisp];
+        int64_t key = dp ? dp->correlation_id : mp->correlation_id;
+        uint32_t region = key ? corr_index_find(&ci, dp ? dp->source : mp->source, key) : RPL_NONE;
 
-        if (key.corr == 0)
-            continue;
-        while (lo < hi) {
-            uint32_t mid = lo + (hi - lo) / 2;
-
-            if (cmp_corr(&corr[mid], &key) < 0)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        if (lo < ncorr && corr[lo].source == key.source && corr[lo].corr == key.corr) {
-            const rpl_region *r = &t->regions.items[corr[lo].region];
+        if (region != RPL_NONE) {
+            uint32_t i = b->node_of_op[op];
+            const rpl_dag_node *n = &dag->nodes[i];
+            const rpl_region *r = &t->regions.items[region];
             const char *s = stream_arg(t, r, RPL_NONE);
 
             d->enq[i] = r->start;
-            d->launch[i] = corr[lo].region;
-            vote_role(&d->lane_role[n->lane], &d->api[corr[lo].region], s);
+            d->launch[i] = region;
+            vote_role(&d->lane_role[n->lane], &d->api[region], s);
             if (s)
                 d->launches[d->nlaunches++] = (handle_entry){r->pid, s, r->start, n->lane, 0};
         }
     }
-    free(corr);
-    qsort(d->launches, d->nlaunches, sizeof(*d->launches), cmp_handle);
+    corr_index_free(&ci);
+    if ((rc = sort_handles(d->launches, d->nlaunches)) != 0)
+        return rc;
     for (uint32_t l = 0; l < dag->lane_count; l++) {
         const rpl_dag_lane *lane = &dag->lanes[l];
         uint8_t v = d->lane_role[l];

@@ -654,7 +654,8 @@ int rpl_dag_host_edges(rpl_dag_deps *d)
         rpl_log_warn(
             "critical-path DAG: the host synchronisations of this trace need more than "
             "%llu steps; the host_sync edges past them were left out",
-            (unsigned long long)(64 * ((uint64_t)dag->node_count + dag->blocking_calls) + 4096));
+            (unsigned long long)(2 *
+                                 (32 * ((uint64_t)dag->node_count + dag->blocking_calls) + 4096)));
     }
 done:
     free(h.pos);

@@ -381,6 +381,31 @@ def cmake_target():
     env.done()
 
 
+def interactive():
+    """On a terminal the command asks before committing: 'n' declines, 'y' commits."""
+    import pty
+    env = Env()
+    for answer, branches in (("n", 0), ("y", 1)):
+        master, slave = pty.openpty()
+        os.write(master, (answer + "\n").encode())
+        e = dict(os.environ, PATH=DOUBLES + ":" + os.environ["PATH"], TMPDIR=env.scratch_tmp,
+                 ROCM_PERF_TOOL=os.path.join(DOUBLES, "fake-rocm-perf"))
+        p = subprocess.run([ROCM_PERF, "optimize", env.source, "./kern", "--artifacts", env.art,
+                            "--rounds", "3", "--iterations", "5", "--kernel", "scale"],
+                           env=e, stdin=slave, capture_output=True, text=True, timeout=300)
+        os.close(slave)
+        os.close(master)
+        check(p.returncode == 0 and "[y/N]" in p.stderr,
+              f"{SCENARIO}: answer {answer}: exit {p.returncode}, no question:\n{p.stderr}")
+        check(len(env.branches()) == branches,
+              f"{SCENARIO}: answer {answer}: branches {env.branches()}\n{p.stdout}")
+        log = env.log()
+        want = "not committed: declined" if answer == "n" else "rocm-perf/opt/scale/"
+        check(log["candidates"] and (log["candidates"][0]["commit"] or "").startswith(want),
+              f"{SCENARIO}: answer {answer}: commit {log['candidates'][0]['commit']}")
+    env.done()
+
+
 def sigint(step):
     """SIGINT to rocm-perf while `step` runs: nothing left, no branch, exit by SIGINT."""
     if step == "after-commit":
@@ -407,7 +432,8 @@ def main():
         sigint(SCENARIO[len("sigint_"):].replace("_", "-"))
     else:
         {"rules_accepted": rules_accepted, "dry_run": dry_run, "dirty": dirty, "push": push,
-         "test_target": test_target, "cmake_target": cmake_target}[SCENARIO]()
+         "test_target": test_target, "cmake_target": cmake_target,
+         "interactive": interactive}[SCENARIO]()
     if failures:
         print(f"{len(failures)} failure(s)")
         return 1

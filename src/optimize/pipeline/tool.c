@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "pipe_int.h"
 #include "rpl/autotune.h"
@@ -188,8 +189,9 @@ int pipe_capture(rpl_pipe *p, pipe_kernel *k)
 
     if ((rc = pipe_set(&dir, "%s/snapshots", p->artifacts)) != 0 || (rc = rpl_mkdir_p(dir)) != 0)
         goto done;
-    for (char *s = k->snapshot; s && *s; s++)
-        ;
+    /* An artifacts directory used before: its snapshot of this kernel is replaced. */
+    if (access(k->snapshot, F_OK) == 0 && (rc = rpl_remove_tree(k->snapshot)) != 0)
+        goto done;
     if ((rc = kernel_regex(&regex, k->display)) != 0)
         goto done;
     {

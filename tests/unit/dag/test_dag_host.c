@@ -23,6 +23,7 @@
 
 #include "dag_internal.h"
 #include "dag_test_util.h"
+#include "rpl/dag_report.h"
 
 #define TRIALS    2000
 #define MAX_OPS   48
@@ -699,6 +700,37 @@ static void test_work_budget(void **state)
     rpl_trace_free(t);
 }
 
+/* What report and analyze say about the dominant kernel, or why there is none. */
+static void test_dominant_text(void **state)
+{
+    rpl_trace *t = t_new();
+    uint32_t a = t_stream(t, 1, TPID), k = t_symbol(t, "gemm");
+    rpl_dag *dag;
+    char *text;
+
+    (void)state;
+    t_copy(t, RPL_NONE, a, 0, 300, 0);
+    t_copy(t, RPL_NONE, a, 300, 400, 0);
+    dag = t_build(t, RPL_DAG_INFER_AUTO, 1000);
+    assert_int_equal(rpl_dag_dominant_text(&text, dag), 0);
+    assert_non_null(strstr(text, "path: 0.0% application kernels, 0.0% runtime helper kernels, "
+                                 "100.0% memory copies\n"));
+    assert_non_null(strstr(text, "dominant: none: no application kernel is on the path (2 of its "
+                                 "2 operations are memory copies or runtime helper kernels); the "
+                                 "trace has no API regions saying what the host waited for\n"));
+    free(text);
+    rpl_dag_free(dag);
+    t_dispatch(t, RPL_NONE, a, k, 400, 500, 0);
+    dag = t_build(t, RPL_DAG_INFER_AUTO, 1000);
+    assert_int_equal(rpl_dag_summary_text(&text, dag, 3), 0);
+    assert_non_null(strstr(text, "path: 20.0% application kernels, 0.0% runtime helper kernels, "
+                                 "80.0% memory copies\n"));
+    assert_non_null(strstr(text, "dominant: gemm, 20.0% of the path, speedup ceiling 1.25x\n"));
+    free(text);
+    rpl_dag_free(dag);
+    rpl_trace_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -710,6 +742,7 @@ int main(void)
         cmocka_unit_test(test_contradicted_host_edge_dropped),
         cmocka_unit_test(test_documented_example),
         cmocka_unit_test(test_work_budget),
+        cmocka_unit_test(test_dominant_text),
         cmocka_unit_test(test_legacy_default_stream),
         cmocka_unit_test(test_per_thread_default_stream),
     };

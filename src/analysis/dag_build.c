@@ -2,6 +2,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "dag_internal.h"
 #include "radix_sort.h"
@@ -729,9 +732,17 @@ int rpl_dag_edges_finish(rpl_dag_builder *b)
 {
     rpl_dag *dag = b->dag;
     uint32_t n = dag->node_count, m = 0;
-    rpl_dag_edge *sorted = malloc(((size_t)b->edge_count + 1) * sizeof(*sorted));
-    uint32_t *first = calloc((size_t)n + 2, sizeof(*first));
+    rpl_dag_edge *sorted, *shrunk;
+    uint32_t *first;
 
+    /* The list grew by doubling: give back its slack before the sorted copy is made. */
+    if (b->edge_count && b->edge_count < b->edge_cap &&
+        (shrunk = realloc(b->edges, (size_t)b->edge_count * sizeof(*shrunk)))) {
+        b->edges = shrunk;
+        b->edge_cap = b->edge_count;
+    }
+    sorted = malloc(((size_t)b->edge_count + 1) * sizeof(*sorted));
+    first = calloc((size_t)n + 2, sizeof(*first));
     if (!sorted || !first) {
         free(sorted);
         free(first);
@@ -762,6 +773,9 @@ int rpl_dag_edges_finish(rpl_dag_builder *b)
     free(b->edges);
     b->edges = NULL;
     b->edge_count = b->edge_cap = 0;
+    /* Duplicates dropped: keep only the m edges (a failed shrink keeps the larger block). */
+    if ((shrunk = realloc(sorted, ((size_t)m + 1) * sizeof(*sorted))))
+        sorted = shrunk;
     dag->edges = sorted;
     dag->edge_count = m;
     dag->out_first = first;
@@ -833,6 +847,10 @@ int rpl_dag_build(rpl_dag **out, const rpl_trace *trace, const rpl_dag_opts *opt
     if (rc == 0 && deps_needed)
         rc = rpl_dag_host_edges(&deps);
     rpl_dag_deps_release(&deps);
+#ifdef __GLIBC__
+    /* The dependency tables were the largest temporaries: hand their pages back now. */
+    malloc_trim(0);
+#endif
     if (rc == 0) {
         /* flags[p]: has sync or blocking regions -> becomes: gets inferred edges. */
         for (uint32_t p = 0; p < b.process_count; p++) {

@@ -343,7 +343,14 @@ static int print_roofline(void *arg)
     analyze_ctx *ctx = arg;
     int rc = rpl_roofline_json_set_path(ctx->roofline_doc, ctx->analysis);
 
-    return rc ? rc : rpl_json_print(&ctx->roofline_text, ctx->roofline_doc);
+    if (!rc)
+        rc = rpl_json_print(&ctx->roofline_text, ctx->roofline_doc);
+    /* The text is all that is written from here on: drop the document (tens of MB) now. */
+    if (!rc) {
+        cJSON_Delete(ctx->roofline_doc);
+        ctx->roofline_doc = NULL;
+    }
+    return rc;
 }
 
 /* After the table: the critical path's make-up and its dominant kernel (dag.json). */

@@ -18,6 +18,9 @@
  * guards and its own step budget.
  */
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -236,5 +239,10 @@ int rpl_rocpd_read(rpl_trace *trace, const char *path)
     sqlite3_busy_timeout(db, RD_BUSY_MS);
     rc = read_db(trace, db, path, path);
     sqlite3_close(db);
+#ifdef __GLIBC__
+    /* The batches, statements and the worker's arena are freed by now, but glibc keeps
+     * freed heap pages resident: hand them back before the analysis allocates its own. */
+    malloc_trim(0);
+#endif
     return rc;
 }

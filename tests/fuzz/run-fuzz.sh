@@ -2,7 +2,8 @@
 # tests/fuzz/run-fuzz.sh [SECONDS] [TARGET]
 #
 # Configure build/fuzz with clang, libFuzzer and ASan+UBSan, build a fuzzer
-# (TARGET: fuzz_rocpd_reader, the default, fuzz_commit_msg or fuzz_baseline)
+# (TARGET: fuzz_rocpd_reader, the default, fuzz_commit_msg, fuzz_baseline or
+# fuzz_target_json)
 # and its seed corpus, and fuzz for SECONDS (default 60).  The working corpus stays in
 # build/fuzz/tests/fuzz/corpus[-TARGET] between runs; crashes land in
 # build/fuzz/tests/fuzz/artifacts/.
@@ -14,7 +15,7 @@ build="$root/build/fuzz"
 CC=clang cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DRPL_BUILD_FUZZERS=ON -DRPL_SANITIZE=ON >/dev/null
 dir="$build/tests/fuzz"
-case $target in fuzz_commit_msg | fuzz_baseline)
+case $target in fuzz_commit_msg | fuzz_baseline | fuzz_target_json)
     maxlen=4096 dict=
     if [ "$target" = fuzz_baseline ]; then
         maxlen=16384

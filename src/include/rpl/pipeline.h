@@ -105,6 +105,14 @@ int rpl_pipe_target_from_seed(rpl_pipe_target **out, const char *source, const c
  */
 int rpl_pipe_target_from_test(rpl_pipe_target **out, const char *build_dir, const char *name);
 
+/*
+ * The target.json text itself (LEN bytes, no NUL needed); BUILD_DIR becomes the
+ * target's build_dir.  RPL_EINPUT (and *OUT NULL) when it is not JSON or does not
+ * follow the schema, RPL_ENOTFOUND when the kernel source it names is not there.
+ */
+int rpl_pipe_target_parse(rpl_pipe_target **out, const char *text, size_t len,
+                          const char *build_dir);
+
 void rpl_pipe_target_free(rpl_pipe_target *t);
 
 /* ---- candidate ------------------------------------------------------------- */

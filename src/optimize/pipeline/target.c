@@ -131,20 +131,41 @@ static int from_doc(rpl_pipe_target *t, const cJSON *doc, const char *build_dir)
     return (t->build_dir = strdup(build_dir)) ? 0 : rpl_error_oom();
 }
 
-int rpl_pipe_target_from_test(rpl_pipe_target **out, const char *build_dir, const char *name)
+int rpl_pipe_target_parse(rpl_pipe_target **out, const char *text, size_t len,
+                          const char *build_dir)
 {
     rpl_pipe_target *t = NULL;
-    rpl_strbuf path = RPL_STRBUF_INIT;
     cJSON *doc = NULL;
+    int rc;
+
+    *out = NULL;
+    if ((rc = rpl_json_parse(&doc, text, len, "target description")) == 0) {
+        if (!(t = calloc(1, sizeof(*t))))
+            rc = rpl_error_oom();
+        else
+            rc = from_doc(t, doc, build_dir);
+    }
+    cJSON_Delete(doc);
+    if (rc) {
+        rpl_pipe_target_free(t);
+        return rc;
+    }
+    *out = t;
+    return 0;
+}
+
+int rpl_pipe_target_from_test(rpl_pipe_target **out, const char *build_dir, const char *name)
+{
+    rpl_strbuf path = RPL_STRBUF_INIT;
+    char *text = NULL;
+    size_t len = 0;
     int rc;
 
     *out = NULL;
     if ((rc = rpl_strbuf_printf(&path, "%s/rocm-perf/%s/target.json", build_dir, name)) != 0)
         return rc;
-    if ((rc = rpl_json_parse_file(&doc, path.ptr, 1u << 20)) == 0) {
-        if (!(t = calloc(1, sizeof(*t))))
-            rc = rpl_error_oom();
-        else if ((rc = from_doc(t, doc, build_dir)) != 0)
+    if ((rc = rpl_file_read_all(path.ptr, 1u << 20, &text, &len)) == 0) {
+        if ((rc = rpl_pipe_target_parse(out, text, len, build_dir)) != 0)
             rpl_error_prefix("%s", path.ptr);
     } else if (rc == RPL_ENOTFOUND) {
         rc = rpl_error_set(RPL_ENOTFOUND,
@@ -152,12 +173,7 @@ int rpl_pipe_target_from_test(rpl_pipe_target **out, const char *build_dir, cons
                            "rocm_perf_add_kernel_test in that build directory?",
                            path.ptr, name);
     }
-    cJSON_Delete(doc);
+    free(text);
     rpl_strbuf_release(&path);
-    if (rc) {
-        rpl_pipe_target_free(t);
-        return rc;
-    }
-    *out = t;
-    return 0;
+    return rc;
 }

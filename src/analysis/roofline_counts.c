@@ -1,9 +1,10 @@
 /*
  * FLOPs and bytes from hardware counters, per architecture family.
- * Formulas: ../shared/reference/counters.md §1.1 (AMD FLOPs: add/mul/trans 1,
- * FMA 2, 64 lanes per VALU instruction, 512 per MFMA MOP), §1.2 (HBM bytes),
- * §1.3 (L2/L1/LDS bytes), §1.6 (gfx1030 FLOP proxy), §5.1 (NVIDIA metrics,
- * FMA counted as 2, tensor ops as given).
+ * Formulas: rocprofiler-compute's roofline (ROCm/rocm-systems@1b1610f,
+ * projects/rocprofiler-compute) for AMD FLOPs (add/mul/trans 1, FMA 2, 64 lanes
+ * per VALU instruction, 512 per MFMA MOP), HBM bytes, L2/L1/LDS bytes and the
+ * gfx1030 FLOP proxy; Nsight Compute's metrics for NVIDIA (FMA counted as 2,
+ * tensor ops as given).
  *
  * Counters of one formula may come from different replays (passes) and then
  * disagree: a difference that would be negative is clamped at 0 and noted.

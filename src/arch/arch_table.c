@@ -1,5 +1,5 @@
 /*
- * Architecture facts.  Tags as in ../shared/reference/counters.md:
+ * Architecture facts.  Tags:
  * [S] seen in the cited source, [M] measured, [I] inferred.
  *
  * AMD rows follow LLVM's AMDGPU rules [S: ROCm/llvm-project@08b7dca

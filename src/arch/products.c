@@ -1,6 +1,6 @@
 /*
  * Peak ceilings of named products, TFLOP/s (TOP/s for INT8), TB/s, MHz.
- * 0 means unknown.  Tags as in ../shared/reference/counters.md §2.2 and §5.3.
+ * 0 means unknown.  Tags: [S] seen in the cited source, [M] measured, [I] inferred.
  * AMD FLOP rows are per-CU-per-clock constants x CUs x peak sclk [S: ROCm
  * docs/conceptual/gpu-arch/mi300.md and mi250.md "FLOPS/CLOCK/CU"]: MI300X
  * vector FP64 128, vector FP32 256 (packed; 128 as profilers count it),

@@ -1,8 +1,8 @@
 /*
  * Counter sets and their packing into passes.
  *
- * Roofline counters per architecture from shared/reference/counters.md
- * §1.1-1.2 (rocprofiler-compute's roofline formulas): VALU FLOPs from
+ * Roofline counters per architecture from rocprofiler-compute's roofline
+ * formulas (ROCm/rocm-systems@1b1610f, projects/rocprofiler-compute): VALU FLOPs from
  * SQ_INSTS_VALU_{ADD,MUL,FMA,TRANS}_F{16,32,64}, MFMA FLOPs from
  * SQ_INSTS_VALU_MFMA_MOPS_*, HBM bytes from the L2-fabric request counters
  * (summed over TCC instances).  Per-pass limits per block are

@@ -2,8 +2,9 @@
  * Reading what a profiler run left in its output directory, and the small
  * file-system helpers of the backends.
  *
- * Layout (shared/reference/rocpd.md §1): <dir>/<host>/<pid>_results.db, one
- * per process; with counter passes <dir>/pass_<N>/<host>/<pid>_results.db
+ * Layout (rocprofv3 of ROCm/rocm-systems@1b1610f, projects/rocprofiler-sdk):
+ * <dir>/<host>/<pid>_results.db, one per process; with counter passes
+ * <dir>/pass_<N>/<host>/<pid>_results.db
  * ("pmc_<N>" for rocprofv3's text input).  ROCm 6.x writes
  * <pid>_kernel_trace.csv and siblings in the same places.
  */

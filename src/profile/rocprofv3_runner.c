@@ -1,6 +1,6 @@
 /*
- * The rocprofv3 backend: build the command (shared/reference/rocpd.md §8),
- * run it, explain a failure in one line, and read what it wrote.
+ * The rocprofv3 backend: build the command (rocprofv3's CLI, ROCm/rocm-systems@1b1610f,
+ * projects/rocprofiler-sdk), run it, explain a failure in one line, and read what it wrote.
  *
  * Counter passes go through an input file with one job per pass, the
  * multi-pass form of ROCm 7.0-7.2: rocprofv3 reruns the program for each job

@@ -1,6 +1,6 @@
 /*
  * rocpd schema "3" (see rocpd_schema.h), written from the description in
- * shared/reference/rocpd.md §2 (tables) and §5 (views).
+ * rocprofiler-sdk's rocpd tables and views (ROCm/rocm-systems@1b1610f, projects/rocprofiler-sdk).
  */
 #include <sqlite3.h>
 #include <stdlib.h>

@@ -2,7 +2,8 @@
  * The rocpd schema "3" (ROCm 7.0) as data: the tables with their columns,
  * types and constraints, and the views rocprofv3 creates over them.  The
  * writer creates databases from it; readers can use it to find tables and to
- * check column types.  Reference: shared/reference/rocpd.md §2 and §5.
+ * check column types.  Reference: rocprofiler-sdk's rocpd tables and views
+ * (ROCm/rocm-systems@1b1610f, projects/rocprofiler-sdk).
  */
 #ifndef RPL_TRACE_ROCPD_SCHEMA_H
 #define RPL_TRACE_ROCPD_SCHEMA_H

@@ -1,8 +1,7 @@
 /*
  * The counter formulas pinned on real public counter data
- * (../shared/reference/counters.md §4).  Every value below is typed from the
- * cited CSV row; the vecCopy kernel copies 2^20 doubles: 8 MiB read, 8 MiB
- * written.
+ * (rocprofiler-compute's test workloads, ROCm/rocm-systems@1b1610f).  Every value below is typed
+ * from the cited CSV row; the vecCopy kernel copies 2^20 doubles: 8 MiB read, 8 MiB written.
  */
 #include <math.h>
 #include <setjmp.h>

@@ -3,7 +3,7 @@
  * resources and occupancy rules for AMD gfx targets and NVIDIA sm_XX, and
  * peak ceilings for named products.  The tables live in src/arch/; every
  * fact there carries its source ([S] seen in a cited source, [M] measured,
- * [I] inferred) as in ../shared/reference/counters.md.
+ * [I] inferred).
  *
  * The returned pointers refer to static tables: never free them.
  */

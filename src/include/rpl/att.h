@@ -1,11 +1,10 @@
 /*
  * ATT (thread trace) features from rocprofv3's decoded output folders
- * (../shared/reference/rocpd.md §10): ui_output_agent_<h>_dispatch_<d>/
- * code.json holds one row per ISA instruction with its hit count, latency,
- * stall and idle cycles summed over the traced waves.  From them: the
- * instruction mix, stall and idle fractions, IPC and the mean latency of
- * memory instructions.  Missing or malformed folders give no features and a
- * warning, never an error.
+ * (rocprofiler-sdk's att-tool, ROCm/rocm-systems@1b1610f, projects/rocprofiler-sdk):
+ * ui_output_agent_<h>_dispatch_<d>/code.json holds one row per ISA instruction with its hit count,
+ * latency, stall and idle cycles summed over the traced waves.  From them: the instruction mix,
+ * stall and idle fractions, IPC and the mean latency of memory instructions.  Missing or malformed
+ * folders give no features and a warning, never an error.
  */
 #ifndef RPL_ATT_H
 #define RPL_ATT_H

@@ -1,6 +1,6 @@
 /*
  * rocpd (rocprofv3 SQLite, schema "3") reader and writer.
- * Reference: shared/reference/rocpd.md.
+ * Reference: rocprofiler-sdk's rocpd schema (ROCm/rocm-systems@1b1610f, projects/rocprofiler-sdk).
  */
 #ifndef RPL_ROCPD_H
 #define RPL_ROCPD_H

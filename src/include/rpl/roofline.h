@@ -1,9 +1,9 @@
 /*
  * Roofline: FLOPs by precision and memory bytes from per-dispatch counters,
- * with the per-architecture formulas of ../shared/reference/counters.md
- * (§1.1-1.3 AMD, §5.1 NVIDIA), the ceilings of a product (or an empirical
- * ceilings file, docs/schemas/ceilings.schema.json), and where each kernel
- * sits below its roof.  Writes roofline.json and analysis.json.
+ * with the per-architecture formulas (rocprofiler-compute's roofline for AMD,
+ * Nsight Compute's metrics for NVIDIA; see roofline_counts.c), the ceilings of a product (or an
+ * empirical ceilings file, docs/schemas/ceilings.schema.json), and where each kernel sits below its
+ * roof.  Writes roofline.json and analysis.json.
  */
 #ifndef RPL_ROOFLINE_H
 #define RPL_ROOFLINE_H

@@ -16,6 +16,7 @@
 #include "rpl/error.h"
 #include "rpl/log.h"
 #include "rpl/rocpd.h"
+#include "sqlite_image.h"
 
 #define MAX_INPUT (32u << 20)
 
@@ -27,33 +28,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argc;
     (void)argv;
     rpl_log_set_level(RPL_LOG_ERROR);
-    sqlite3_hard_heap_limit64(512LL << 20);
+    fuzz_sqlite_limit_heap();
     return 0;
-}
-
-static sqlite3 *open_image(const uint8_t *data, size_t size)
-{
-    sqlite3 *db = NULL;
-    unsigned char *copy;
-
-    if (sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
-        sqlite3_close(db);
-        return NULL;
-    }
-    copy = sqlite3_malloc64(size ? size : 1);
-    if (!copy) {
-        sqlite3_close(db);
-        return NULL;
-    }
-    memcpy(copy, data, size);
-    /* On failure SQLite frees `copy` itself (FREEONCLOSE). */
-    if (sqlite3_deserialize(db, "main", copy, (sqlite3_int64)size, (sqlite3_int64)size,
-                            SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_READONLY) !=
-        SQLITE_OK) {
-        sqlite3_close(db);
-        return NULL;
-    }
-    return db;
 }
 
 static void build(const rpl_trace *t, rpl_dag_infer infer)
@@ -77,7 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     rpl_trace *t = NULL;
     sqlite3 *db;
 
-    if (size > MAX_INPUT || !(db = open_image(data, size)))
+    if (size > MAX_INPUT || !(db = fuzz_sqlite_image_open(data, size)))
         return 0;
     if (rpl_trace_new(&t) == 0 && rpl_rocpd_read_db(t, db, "fuzz") == 0) {
         build(t, RPL_DAG_INFER_AUTO);

@@ -3,6 +3,11 @@
  * bars, the critical path in red with its hops between lanes, a time axis
  * and a legend.  Bars closer than a pixel are merged, so the file stays
  * small (at most a few thousand elements per lane) whatever the trace size.
+ *
+ * No text overlaps other text, a hop or the edge of the chart: a bar of one
+ * operation is labelled with its name only where the name, shortened if
+ * need be (svg_text.h), fits inside the bar clear of the hops; lane labels
+ * and the dominant kernel in the title are shortened to their room.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -15,24 +20,38 @@
 #include "rpl/fsutil.h"
 #include "rpl/report.h"
 #include "rpl/strbuf.h"
+#include "svg_text.h"
 
 #define WIDTH      1400.0
-#define LABEL_W    220.0
+#define MARGIN     10.0  /* left of the title and of the lane labels */
+#define LABEL_W    220.0 /* the lane labels' column, left of the plot */
+#define LABEL_GAP  8.0   /* between a lane label and its lane */
 #define RIGHT_W    30.0
 #define TOP_H      64.0
 #define LANE_H     18.0
 #define LANE_GAP   8.0
-#define AXIS_H     40.0
+#define AXIS_H     44.0 /* tick labels, then the axis title */
 #define LEGEND_H   36.0
 #define MIN_BAR_W  0.8
+#define BAR_PAD    3.0 /* a bar label's inset from the ends of its bar */
+#define FONT_TITLE 16.0
+#define FONT_TEXT  12.0
+#define FONT_TICK  11.0
+#define FONT_BAR   10.0
 #define COLOR_BAR  "#8fa9c9"
 #define COLOR_PATH "#d62728"
+
+typedef struct hop {
+    double x1, y1, x2, y2;
+} hop;
 
 typedef struct svg {
     rpl_strbuf sb;
     int rc;
     double plot_w, span;
     int64_t t0;
+    hop *hops; /* the lines drawn by path_hops: bar labels keep off them */
+    size_t nhops, cap_hops;
 } svg;
 
 static void put(svg *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -98,6 +117,25 @@ static void put_text(svg *s, const char *text)
         s->rc = rpl_error_oom();
 }
 
+/* <text> with its font size (so that checks need not inherit it), up to its content. */
+static void text_open(svg *s, double x, double y, double font, const char *anchor, const char *fill)
+{
+    put(s, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%.0f\"", x, y, font);
+    if (anchor)
+        put(s, " text-anchor=\"%s\"", anchor);
+    if (fill)
+        put(s, " fill=\"%s\"", fill);
+    put(s, ">");
+}
+
+static void text(svg *s, double x, double y, double font, const char *anchor, const char *fill,
+                 const char *content)
+{
+    text_open(s, x, y, font, anchor, fill);
+    put_text(s, content);
+    put(s, "</text>\n");
+}
+
 static double xpos(const svg *s, int64_t t)
 {
     return LABEL_W + (double)(t - s->t0) / s->span * s->plot_w;
@@ -108,23 +146,15 @@ static double lane_y(uint32_t lane)
     return TOP_H + lane * (LANE_H + LANE_GAP);
 }
 
-static void flush_bar(svg *s, double x0, double x1, double y, const char *title)
-{
-    put(s, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"", x0, y, x1 - x0, LANE_H);
-    if (title) {
-        put(s, "><title>");
-        put_text(s, title);
-        put(s, "</title></rect>\n");
-    } else {
-        put(s, "/>\n");
-    }
-}
+/* A run of bars closer than half a pixel, drawn as one: `nodes` operations, the last `last`. */
+typedef void (*run_fn)(svg *s, const rpl_dag *dag, uint32_t lane, double x0, double x1,
+                       uint32_t nodes, uint32_t last);
 
-/* Bars of one lane; only_path: just the critical nodes.  Runs within half a pixel merge. */
-static void lane_bars(svg *s, const rpl_dag *dag, uint32_t l, bool only_path)
+/* The runs of one lane, in time order; only_path: of just the critical nodes. */
+static void lane_runs(svg *s, const rpl_dag *dag, uint32_t l, bool only_path, run_fn fn)
 {
     const rpl_dag_lane *lane = &dag->lanes[l];
-    double run0 = 0, run1 = -1, y = lane_y(l);
+    double run0 = 0, run1 = -1;
     uint32_t run_nodes = 0, last = 0;
 
     for (uint32_t k = 0; k < lane->count; k++) {
@@ -140,13 +170,84 @@ static void lane_bars(svg *s, const rpl_dag *dag, uint32_t l, bool only_path)
             continue;
         }
         if (run_nodes)
-            flush_bar(s, run0, run1, y,
-                      run_nodes == 1 ? dag->symbols[dag->nodes[last].symbol].name : NULL);
+            fn(s, dag, l, run0, run1, run_nodes, last);
         run0 = x0, run1 = x1, run_nodes = 1, last = i;
     }
     if (run_nodes)
-        flush_bar(s, run0, run1, y,
-                  run_nodes == 1 ? dag->symbols[dag->nodes[last].symbol].name : NULL);
+        fn(s, dag, l, run0, run1, run_nodes, last);
+}
+
+/* A bar; one of a single operation has its name as a tooltip. */
+static void draw_run(svg *s, const rpl_dag *dag, uint32_t lane, double x0, double x1,
+                     uint32_t nodes, uint32_t last)
+{
+    put(s, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"", x0, lane_y(lane), x1 - x0,
+        LANE_H);
+    if (nodes == 1) {
+        put(s, "><title>");
+        put_text(s, dag->symbols[dag->nodes[last].symbol].name);
+        put(s, "</title></rect>\n");
+    } else {
+        put(s, "/>\n");
+    }
+}
+
+/* True when the line from (x1, y1) to (x2, y2) passes through the box (Liang-Barsky). */
+static bool hop_crosses(const hop *h, double bx0, double by0, double bx1, double by1)
+{
+    double dx = h->x2 - h->x1, dy = h->y2 - h->y1, t0 = 0, t1 = 1;
+    double p[4] = {-dx, dx, -dy, dy};
+    double q[4] = {h->x1 - bx0, bx1 - h->x1, h->y1 - by0, by1 - h->y1};
+
+    for (int i = 0; i < 4; i++) {
+        if (p[i] == 0) {
+            if (q[i] < 0)
+                return false;
+            continue;
+        }
+        double r = q[i] / p[i];
+        if (p[i] < 0 && r > t1)
+            return false;
+        if (p[i] > 0 && r < t0)
+            return false;
+        if (p[i] < 0)
+            t0 = fmax(t0, r);
+        else
+            t1 = fmin(t1, r);
+    }
+    return t0 <= t1;
+}
+
+/*
+ * The name of a bar of one operation, centred in the bar: shortened to fit,
+ * left out where nothing fits or a hop crosses it.  White on the red of the
+ * critical path, dark on the other bars.
+ */
+static void label_run(svg *s, const rpl_dag *dag, uint32_t lane, double x0, double x1,
+                      uint32_t nodes, uint32_t last)
+{
+    const rpl_dag_node *n = &dag->nodes[last];
+    const rpl_dag_symbol *sym = &dag->symbols[n->symbol];
+    double max_w = x1 - x0 - 2 * BAR_PAD, y = lane_y(lane) + LANE_H / 2 + 0.35 * FONT_BAR;
+    char *label = NULL;
+    int rc;
+
+    if (s->rc || nodes != 1 || max_w < 3 * FONT_BAR)
+        return;
+    rc = rpl_svg_fit_name(&label, sym->name, sym->mangled, n->kind == RPL_DAG_NODE_DISPATCH, max_w,
+                          FONT_BAR);
+    if (rc || !label) {
+        s->rc = rc;
+        return;
+    }
+    double mid = (x0 + x1) / 2, half = rpl_svg_text_width(label, FONT_BAR) / 2;
+    bool clear = true;
+    for (size_t i = 0; i < s->nhops && clear; i++)
+        clear = !hop_crosses(&s->hops[i], mid - half, y - 0.8 * FONT_BAR, mid + half,
+                             y + 0.25 * FONT_BAR);
+    if (clear)
+        text(s, mid, y, FONT_BAR, "middle", n->on_path ? "white" : "#1a1a1a", label);
+    free(label);
 }
 
 /* Hops of the critical path between lanes, one line per distinct pixel position. */
@@ -157,18 +258,34 @@ static void path_hops(svg *s, const rpl_dag *dag)
     put(s, "<g stroke=\"%s\" stroke-width=\"1.2\" fill=\"none\">\n", COLOR_PATH);
     for (uint32_t k = 1; k < dag->path_len; k++) {
         const rpl_dag_node *a = &dag->nodes[dag->path[k - 1]], *b = &dag->nodes[dag->path[k]];
-        double x1 = xpos(s, a->end), y1 = lane_y(a->lane) + LANE_H / 2;
-        double x2 = xpos(s, b->start), y2 = lane_y(b->lane) + LANE_H / 2;
-        long key[4] = {lround(x1), lround(y1), lround(x2), lround(y2)};
+        hop h = {xpos(s, a->end), lane_y(a->lane) + LANE_H / 2, xpos(s, b->start),
+                 lane_y(b->lane) + LANE_H / 2};
+        long key[4] = {lround(h.x1), lround(h.y1), lround(h.x2), lround(h.y2)};
 
         if (a->lane == b->lane || memcmp(key, last, sizeof(key)) == 0)
             continue;
         memcpy(last, key, sizeof(key));
-        put(s, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", x1, y1, x2, y2);
+        put(s, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", h.x1, h.y1, h.x2, h.y2);
+        if (s->nhops == s->cap_hops) {
+            size_t cap = s->cap_hops ? 2 * s->cap_hops : 64;
+            hop *grown = realloc(s->hops, cap * sizeof(*grown));
+            if (!grown) {
+                s->rc = rpl_error_oom();
+                break;
+            }
+            s->hops = grown, s->cap_hops = cap;
+        }
+        s->hops[s->nhops++] = h;
     }
     put(s, "</g>\n");
 }
 
+/*
+ * The time axis at y: ticks at 1, 2 or 5 x 10^n, at most 9 (labels of 10
+ * characters at most, far apart), labelled below; the last one ends at its
+ * tick where centred it would leave the chart.  The title sits below the
+ * tick labels, centred under the plot.
+ */
 static void axis(svg *s, double y)
 {
     double raw = s->span / 8, mag = pow(10, floor(log10(raw > 0 ? raw : 1))), step = mag;
@@ -180,64 +297,105 @@ static void axis(svg *s, double y)
         step = 5 * mag;
     else if (raw > mag)
         step = 2 * mag;
-    put(s, "<g stroke=\"#444\" font-size=\"11\">\n");
+    put(s, "<g stroke=\"#444\">\n");
     put(s, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", LABEL_W, y,
         LABEL_W + s->plot_w, y);
     for (double t = 0; t <= s->span + step / 1e6; t += step) {
         double x = LABEL_W + t / s->span * s->plot_w;
-
         put(s, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", x, y, x, y + 5);
-        put(s, "<text x=\"%.1f\" y=\"%.1f\" stroke=\"none\" text-anchor=\"middle\">%s</text>\n", x,
-            y + 18, t == 0 ? "0" : rpl_format_ns(label, sizeof(label), t));
     }
-    put(s,
-        "<text x=\"%.1f\" y=\"%.1f\" stroke=\"none\" text-anchor=\"end\">time since the "
-        "first operation</text>\n</g>\n",
-        LABEL_W + s->plot_w, y + 34);
+    put(s, "</g>\n");
+    for (double t = 0; t <= s->span + step / 1e6; t += step) {
+        double x = LABEL_W + t / s->span * s->plot_w;
+        const char *tl = t == 0 ? "0" : rpl_format_ns(label, sizeof(label), t);
+        bool at_end = x + rpl_svg_text_width(tl, FONT_TICK) / 2 > WIDTH - 2;
+
+        text(s, x, y + 18, FONT_TICK, at_end ? "end" : "middle", "#222", tl);
+    }
+    text(s, LABEL_W + s->plot_w / 2, y + 36, FONT_TICK, "middle", "#222",
+         "time since the first operation");
 }
 
 static void legend(svg *s, double y)
 {
-    put(s, "<g font-size=\"12\">\n");
-    put(s, "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"10\" fill=\"%s\"/>\n", LABEL_W, y,
+    double x = LABEL_W;
+
+    put(s, "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"10\" fill=\"%s\"/>\n", x, y,
         COLOR_PATH);
-    put(s, "<text x=\"%.1f\" y=\"%.1f\">critical path</text>\n", LABEL_W + 20, y + 10);
-    put(s, "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"10\" fill=\"%s\"/>\n", LABEL_W + 130,
-        y, COLOR_BAR);
-    put(s, "<text x=\"%.1f\" y=\"%.1f\">other operations</text>\n", LABEL_W + 150, y + 10);
+    text(s, x + 20, y + 10, FONT_TEXT, NULL, NULL, "critical path");
+    x += 20 + rpl_svg_text_width("critical path", FONT_TEXT) + 24;
+    put(s, "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"10\" fill=\"%s\"/>\n", x, y,
+        COLOR_BAR);
+    text(s, x + 20, y + 10, FONT_TEXT, NULL, NULL, "other operations");
+    x += 20 + rpl_svg_text_width("other operations", FONT_TEXT) + 24;
     put(s,
         "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
         "stroke-width=\"1.2\"/>\n",
-        LABEL_W + 280, y + 5, LABEL_W + 300, y + 5, COLOR_PATH);
-    put(s, "<text x=\"%.1f\" y=\"%.1f\">critical-path dependency between lanes</text>\n</g>\n",
-        LABEL_W + 306, y + 10);
+        x, y + 5, x + 20, y + 5, COLOR_PATH);
+    text(s, x + 26, y + 10, FONT_TEXT, NULL, NULL, "critical-path dependency between lanes");
 }
 
+/* Title line: the path, the span and the dominant kernel, its name shortened to fit. */
 static void header(svg *s, const rpl_dag *dag)
 {
-    char cp[64], span[64];
+    char cp[64], span[64], head[256], tail[64];
+    char *name = NULL;
 
-    put(s, "<text x=\"10\" y=\"22\" font-size=\"16\">Critical path %s of a %s span",
-        rpl_format_ns(cp, sizeof(cp), (double)dag->critical_path_ns),
-        rpl_format_ns(span, sizeof(span), (double)dag->span_ns));
+    snprintf(head, sizeof(head), "Critical path %s of a %s span",
+             rpl_format_ns(cp, sizeof(cp), (double)dag->critical_path_ns),
+             rpl_format_ns(span, sizeof(span), (double)dag->span_ns));
+    text_open(s, MARGIN, 22, FONT_TITLE, NULL, NULL);
+    put_text(s, head);
     if (dag->dominant != RPL_NONE) {
-        put(s, "; dominant: ");
-        put_text(s, dag->symbols[dag->dominant].name);
-        put(s, " (%.1f%%)", 100.0 * dag->dominant_fraction);
+        const rpl_dag_symbol *d = &dag->symbols[dag->dominant];
+        double room = WIDTH - 2 * MARGIN - rpl_svg_text_width(head, FONT_TITLE);
+
+        snprintf(tail, sizeof(tail), " (%.1f%%)", 100.0 * dag->dominant_fraction);
+        room -=
+            rpl_svg_text_width("; dominant: ", FONT_TITLE) + rpl_svg_text_width(tail, FONT_TITLE);
+        if (!s->rc)
+            s->rc = rpl_svg_fit_name(&name, d->name, d->mangled, d->kind == RPL_DAG_NODE_DISPATCH,
+                                     room, FONT_TITLE);
+        if (name) {
+            put(s, "; dominant: ");
+            put_text(s, name);
+            put_text(s, tail);
+        }
+        free(name);
     }
+    put(s, "</text>\n");
+    text_open(s, MARGIN, 42, FONT_TEXT, NULL, "#555");
     put(s,
-        "</text>\n<text x=\"10\" y=\"42\" fill=\"#555\">%u operations on %u lanes, %u on the "
-        "path; edges: %u program order, %u event wait, %u host sync, %u default stream, %u "
-        "inferred; overlap %.2f</text>\n",
+        "%u operations on %u lanes, %u on the path; edges: %u program order, %u event wait, "
+        "%u host sync, %u default stream, %u inferred; overlap %.2f</text>\n",
         dag->node_count, dag->lane_count, dag->path_len,
         dag->edge_counts[RPL_DAG_EDGE_PROGRAM_ORDER], dag->edge_counts[RPL_DAG_EDGE_EVENT_WAIT],
         dag->edge_counts[RPL_DAG_EDGE_HOST_SYNC], dag->edge_counts[RPL_DAG_EDGE_DEFAULT_STREAM],
         dag->edge_counts[RPL_DAG_EDGE_INFERRED], dag->overlap);
 }
 
+/* The lane's name, right-aligned before its lane, elided in the middle to fit the column. */
+static void lane_label(svg *s, const rpl_dag *dag, uint32_t l, bool pids)
+{
+    char pid[48] = "";
+    char *name = NULL;
+    double room = LABEL_W - LABEL_GAP - MARGIN;
+
+    if (pids)
+        snprintf(pid, sizeof(pid), " (pid %lld)", (long long)dag->lanes[l].pid);
+    room -= rpl_svg_text_width(pid, FONT_TEXT);
+    if (!s->rc)
+        s->rc = rpl_svg_fit_text(&name, dag->lanes[l].name, room, FONT_TEXT);
+    text_open(s, LABEL_W - LABEL_GAP, lane_y(l) + LANE_H - 5, FONT_TEXT, "end", NULL);
+    put_text(s, name ? name : "");
+    put_text(s, name ? pid : "");
+    put(s, "</text>\n");
+    free(name);
+}
+
 int rpl_dag_svg_write(const char *path, const rpl_dag *dag)
 {
-    svg s = {RPL_STRBUF_INIT, 0, WIDTH - LABEL_W - RIGHT_W, 1, dag->t0};
+    svg s = {RPL_STRBUF_INIT, 0, WIDTH - LABEL_W - RIGHT_W, 1, dag->t0, NULL, 0, 0};
     double lanes_h = dag->lane_count * (LANE_H + LANE_GAP);
     double height = TOP_H + lanes_h + AXIS_H + LEGEND_H;
     bool pids = false;
@@ -256,26 +414,26 @@ int rpl_dag_svg_write(const char *path, const rpl_dag *dag)
     for (uint32_t l = 0; l < dag->lane_count; l++) {
         put(&s, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#f3f3f3\"/>\n",
             LABEL_W, lane_y(l), s.plot_w, LANE_H);
-        put(&s, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", LABEL_W - 8,
-            lane_y(l) + LANE_H - 5);
-        put_text(&s, dag->lanes[l].name);
-        if (pids)
-            put(&s, " (pid %lld)", (long long)dag->lanes[l].pid);
-        put(&s, "</text>\n");
+        lane_label(&s, dag, l, pids);
     }
     put(&s, "<g fill=\"%s\">\n", COLOR_BAR);
     for (uint32_t l = 0; l < dag->lane_count; l++)
-        lane_bars(&s, dag, l, false);
+        lane_runs(&s, dag, l, false, draw_run);
     put(&s, "</g>\n<g fill=\"%s\">\n", COLOR_PATH);
     for (uint32_t l = 0; l < dag->lane_count; l++)
-        lane_bars(&s, dag, l, true);
+        lane_runs(&s, dag, l, true, draw_run);
     put(&s, "</g>\n");
     path_hops(&s, dag);
+    put(&s, "<g class=\"bar-labels\">\n");
+    for (uint32_t l = 0; l < dag->lane_count; l++)
+        lane_runs(&s, dag, l, false, label_run);
+    put(&s, "</g>\n");
     axis(&s, TOP_H + lanes_h + 4);
     legend(&s, TOP_H + lanes_h + AXIS_H + 10);
     put(&s, "</svg>\n");
     if (!s.rc)
         s.rc = rpl_file_write_atomic(path, s.sb.ptr, s.sb.len);
     rpl_strbuf_release(&s.sb);
+    free(s.hops);
     return s.rc;
 }

@@ -6,8 +6,9 @@
  *
  * No text overlaps other text, a hop or the edge of the chart: a bar of one
  * operation is labelled with its name only where the name, shortened if
- * need be (svg_text.h), fits inside the bar clear of the hops; lane labels
- * and the dominant kernel in the title are shortened to their room.
+ * need be (svg_text.h), fits inside the bar between the hops that cross
+ * it; lane labels and the dominant kernel in the title are shortened to
+ * their room.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -22,24 +23,25 @@
 #include "rpl/strbuf.h"
 #include "svg_text.h"
 
-#define WIDTH      1400.0
-#define MARGIN     10.0  /* left of the title and of the lane labels */
-#define LABEL_W    220.0 /* the lane labels' column, left of the plot */
-#define LABEL_GAP  8.0   /* between a lane label and its lane */
-#define RIGHT_W    30.0
-#define TOP_H      64.0
-#define LANE_H     18.0
-#define LANE_GAP   8.0
-#define AXIS_H     44.0 /* tick labels, then the axis title */
-#define LEGEND_H   36.0
-#define MIN_BAR_W  0.8
-#define BAR_PAD    3.0 /* a bar label's inset from the ends of its bar */
-#define FONT_TITLE 16.0
-#define FONT_TEXT  12.0
-#define FONT_TICK  11.0
-#define FONT_BAR   10.0
-#define COLOR_BAR  "#8fa9c9"
-#define COLOR_PATH "#d62728"
+#define WIDTH           1400.0
+#define MARGIN          10.0  /* left of the title and of the lane labels */
+#define LABEL_W         220.0 /* the lane labels' column, left of the plot */
+#define LABEL_GAP       8.0   /* between a lane label and its lane */
+#define RIGHT_W         30.0
+#define TOP_H           64.0
+#define LANE_H          18.0
+#define LANE_GAP        8.0
+#define AXIS_H          44.0 /* tick labels, then the axis title */
+#define LEGEND_H        36.0
+#define MIN_BAR_W       0.8
+#define BAR_PAD         3.0 /* a bar label's inset from the ends of its bar and from hops */
+#define MAX_HOPS_IN_BAR 32
+#define FONT_TITLE      16.0
+#define FONT_TEXT       12.0
+#define FONT_TICK       11.0
+#define FONT_BAR        10.0
+#define COLOR_BAR       "#8fa9c9"
+#define COLOR_PATH      "#d62728"
 
 typedef struct hop {
     double x1, y1, x2, y2;
@@ -192,61 +194,89 @@ static void draw_run(svg *s, const rpl_dag *dag, uint32_t lane, double x0, doubl
     }
 }
 
-/* True when the line from (x1, y1) to (x2, y2) passes through the box (Liang-Barsky). */
-static bool hop_crosses(const hop *h, double bx0, double by0, double bx1, double by1)
+/* Where hop h passes the band of heights [y0, y1]: its x interval there, or false. */
+static bool hop_span(const hop *h, double y0, double y1, double span[2])
 {
-    double dx = h->x2 - h->x1, dy = h->y2 - h->y1, t0 = 0, t1 = 1;
-    double p[4] = {-dx, dx, -dy, dy};
-    double q[4] = {h->x1 - bx0, bx1 - h->x1, h->y1 - by0, by1 - h->y1};
+    double dy = h->y2 - h->y1, ta, tb;
 
-    for (int i = 0; i < 4; i++) {
-        if (p[i] == 0) {
-            if (q[i] < 0)
-                return false;
-            continue;
-        }
-        double r = q[i] / p[i];
-        if (p[i] < 0 && r > t1)
-            return false;
-        if (p[i] > 0 && r < t0)
-            return false;
-        if (p[i] < 0)
-            t0 = fmax(t0, r);
-        else
-            t1 = fmin(t1, r);
+    if (fmax(h->y1, h->y2) < y0 || fmin(h->y1, h->y2) > y1)
+        return false;
+    if (dy == 0) {
+        ta = 0, tb = 1;
+    } else {
+        ta = fmin(fmax((y0 - h->y1) / dy, 0), 1);
+        tb = fmin(fmax((y1 - h->y1) / dy, 0), 1);
     }
-    return t0 <= t1;
+    span[0] = h->x1 + ta * (h->x2 - h->x1);
+    span[1] = h->x1 + tb * (h->x2 - h->x1);
+    if (span[0] > span[1]) {
+        double t = span[0];
+        span[0] = span[1], span[1] = t;
+    }
+    return true;
+}
+
+static int by_start(const void *a, const void *b)
+{
+    double d = ((const double *)a)[0] - ((const double *)b)[0];
+
+    return (d > 0) - (d < 0);
 }
 
 /*
- * The name of a bar of one operation, centred in the bar: shortened to fit,
- * left out where nothing fits or a hop crosses it.  White on the red of the
- * critical path, dark on the other bars.
+ * The widest part of [x0, x1] that no hop crosses in the band [y0, y1]
+ * (with BAR_PAD around each hop), in *gap; false where too many hops cross
+ * the bar to bother.
+ */
+static bool widest_gap(const svg *s, double x0, double x1, double y0, double y1, double gap[2])
+{
+    double spans[MAX_HOPS_IN_BAR][2], at = x0;
+    size_t n = 0;
+
+    for (size_t i = 0; i < s->nhops; i++) {
+        double sp[2];
+        if (!hop_span(&s->hops[i], y0, y1, sp) || sp[1] < x0 - BAR_PAD || sp[0] > x1 + BAR_PAD)
+            continue;
+        if (n == MAX_HOPS_IN_BAR)
+            return false;
+        spans[n][0] = sp[0] - BAR_PAD, spans[n][1] = sp[1] + BAR_PAD, n++;
+    }
+    qsort(spans, n, sizeof(spans[0]), by_start);
+    gap[0] = gap[1] = x0;
+    for (size_t i = 0; i <= n; i++) {
+        double end = i < n ? fmin(spans[i][0], x1) : x1;
+        if (end - at > gap[1] - gap[0])
+            gap[0] = at, gap[1] = end;
+        if (i < n)
+            at = fmax(at, spans[i][1]);
+    }
+    return true;
+}
+
+/*
+ * The name of a bar of one operation, centred in the widest part of the
+ * bar that no hop crosses: shortened to fit, left out where nothing fits.
+ * White on the red of the critical path, dark on the other bars.
  */
 static void label_run(svg *s, const rpl_dag *dag, uint32_t lane, double x0, double x1,
                       uint32_t nodes, uint32_t last)
 {
     const rpl_dag_node *n = &dag->nodes[last];
     const rpl_dag_symbol *sym = &dag->symbols[n->symbol];
-    double max_w = x1 - x0 - 2 * BAR_PAD, y = lane_y(lane) + LANE_H / 2 + 0.35 * FONT_BAR;
+    double y = lane_y(lane) + LANE_H / 2 + 0.35 * FONT_BAR, gap[2];
     char *label = NULL;
     int rc;
 
-    if (s->rc || nodes != 1 || max_w < 3 * FONT_BAR)
+    if (s->rc || nodes != 1 || x1 - x0 - 2 * BAR_PAD < 3 * FONT_BAR ||
+        !widest_gap(s, x0 + BAR_PAD, x1 - BAR_PAD, y - 0.8 * FONT_BAR, y + 0.25 * FONT_BAR, gap))
         return;
-    rc = rpl_svg_fit_name(&label, sym->name, sym->mangled, n->kind == RPL_DAG_NODE_DISPATCH, max_w,
-                          FONT_BAR);
+    rc = rpl_svg_fit_name(&label, sym->name, sym->mangled, n->kind == RPL_DAG_NODE_DISPATCH,
+                          gap[1] - gap[0], FONT_BAR);
     if (rc || !label) {
         s->rc = rc;
         return;
     }
-    double mid = (x0 + x1) / 2, half = rpl_svg_text_width(label, FONT_BAR) / 2;
-    bool clear = true;
-    for (size_t i = 0; i < s->nhops && clear; i++)
-        clear = !hop_crosses(&s->hops[i], mid - half, y - 0.8 * FONT_BAR, mid + half,
-                             y + 0.25 * FONT_BAR);
-    if (clear)
-        text(s, mid, y, FONT_BAR, "middle", n->on_path ? "white" : "#1a1a1a", label);
+    text(s, (gap[0] + gap[1]) / 2, y, FONT_BAR, "middle", n->on_path ? "white" : "#1a1a1a", label);
     free(label);
 }
 

@@ -5,7 +5,8 @@
  * small (at most a few thousand elements per lane) whatever the trace size.
  *
  * No text overlaps other text, a hop or the edge of the chart: a bar of one
- * operation is labelled with its name only where the name, shortened if
+ * kernel or copy (one operation, or several back to back: " ×N") is
+ * labelled with its name only where the name, shortened if
  * need be (svg_text.h), fits inside the bar between the hops that cross
  * it; lane labels and the dominant kernel in the title are shortened to
  * their room.
@@ -148,46 +149,56 @@ static double lane_y(uint32_t lane)
     return TOP_H + lane * (LANE_H + LANE_GAP);
 }
 
-/* A run of bars closer than half a pixel, drawn as one: `nodes` operations, the last `last`. */
-typedef void (*run_fn)(svg *s, const rpl_dag *dag, uint32_t lane, double x0, double x1,
-                       uint32_t nodes, uint32_t last);
+/*
+ * Bars closer than half a pixel, drawn as one: `nodes` operations from x0
+ * to x1, all of kernel or copy `symbol` (else RPL_NONE), all on the
+ * critical path (path 1), none (0) or some (2).
+ */
+typedef struct run {
+    uint32_t lane, nodes, symbol;
+    int path;
+    double x0, x1;
+} run;
+
+typedef void (*run_fn)(svg *s, const rpl_dag *dag, const run *r);
 
 /* The runs of one lane, in time order; only_path: of just the critical nodes. */
 static void lane_runs(svg *s, const rpl_dag *dag, uint32_t l, bool only_path, run_fn fn)
 {
     const rpl_dag_lane *lane = &dag->lanes[l];
-    double run0 = 0, run1 = -1;
-    uint32_t run_nodes = 0, last = 0;
+    run r = {l, 0, RPL_NONE, 0, 0, -1};
 
     for (uint32_t k = 0; k < lane->count; k++) {
-        uint32_t i = dag->lane_nodes[lane->first + k];
-        const rpl_dag_node *n = &dag->nodes[i];
+        const rpl_dag_node *n = &dag->nodes[dag->lane_nodes[lane->first + k]];
         double x0 = xpos(s, n->start), x1 = fmax(xpos(s, n->end), x0 + MIN_BAR_W);
 
         if (only_path && !n->on_path)
             continue;
-        if (run_nodes && x0 <= run1 + 0.5) {
-            run1 = fmax(run1, x1);
-            run_nodes++;
+        if (r.nodes && x0 <= r.x1 + 0.5) {
+            r.x1 = fmax(r.x1, x1);
+            r.nodes++;
+            r.symbol = r.symbol == n->symbol ? r.symbol : RPL_NONE;
+            r.path = r.path == n->on_path ? r.path : 2;
             continue;
         }
-        if (run_nodes)
-            fn(s, dag, l, run0, run1, run_nodes, last);
-        run0 = x0, run1 = x1, run_nodes = 1, last = i;
+        if (r.nodes)
+            fn(s, dag, &r);
+        r.x0 = x0, r.x1 = x1, r.nodes = 1, r.symbol = n->symbol, r.path = n->on_path;
     }
-    if (run_nodes)
-        fn(s, dag, l, run0, run1, run_nodes, last);
+    if (r.nodes)
+        fn(s, dag, &r);
 }
 
-/* A bar; one of a single operation has its name as a tooltip. */
-static void draw_run(svg *s, const rpl_dag *dag, uint32_t lane, double x0, double x1,
-                     uint32_t nodes, uint32_t last)
+/* A bar; one of a single kernel or copy has its name (and count) as a tooltip. */
+static void draw_run(svg *s, const rpl_dag *dag, const run *r)
 {
-    put(s, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"", x0, lane_y(lane), x1 - x0,
-        LANE_H);
-    if (nodes == 1) {
+    put(s, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"", r->x0, lane_y(r->lane),
+        r->x1 - r->x0, LANE_H);
+    if (r->symbol != RPL_NONE) {
         put(s, "><title>");
-        put_text(s, dag->symbols[dag->nodes[last].symbol].name);
+        put_text(s, dag->symbols[r->symbol].name);
+        if (r->nodes > 1)
+            put(s, " \xc3\x97%u", r->nodes);
         put(s, "</title></rect>\n");
     } else {
         put(s, "/>\n");
@@ -254,29 +265,37 @@ static bool widest_gap(const svg *s, double x0, double x1, double y0, double y1,
 }
 
 /*
- * The name of a bar of one operation, centred in the widest part of the
- * bar that no hop crosses: shortened to fit, left out where nothing fits.
- * White on the red of the critical path, dark on the other bars.
+ * The name of a bar of one kernel or copy, centred in the widest part of
+ * the bar that no hop crosses, shortened to fit, with " ×N" where the bar
+ * is N operations back to back; left out where nothing fits.  White on the
+ * red of the critical path, dark on the other bars.
  */
-static void label_run(svg *s, const rpl_dag *dag, uint32_t lane, double x0, double x1,
-                      uint32_t nodes, uint32_t last)
+static void label_run(svg *s, const rpl_dag *dag, const run *r)
 {
-    const rpl_dag_node *n = &dag->nodes[last];
-    const rpl_dag_symbol *sym = &dag->symbols[n->symbol];
-    double y = lane_y(lane) + LANE_H / 2 + 0.35 * FONT_BAR, gap[2];
-    char *label = NULL;
+    const rpl_dag_symbol *sym;
+    double y = lane_y(r->lane) + LANE_H / 2 + 0.35 * FONT_BAR, gap[2], room;
+    char count[24] = "", *label = NULL;
     int rc;
 
-    if (s->rc || nodes != 1 || x1 - x0 - 2 * BAR_PAD < 3 * FONT_BAR ||
-        !widest_gap(s, x0 + BAR_PAD, x1 - BAR_PAD, y - 0.8 * FONT_BAR, y + 0.25 * FONT_BAR, gap))
+    if (s->rc || r->symbol == RPL_NONE || r->path == 2 ||
+        r->x1 - r->x0 - 2 * BAR_PAD < 3 * FONT_BAR ||
+        !widest_gap(s, r->x0 + BAR_PAD, r->x1 - BAR_PAD, y - 0.8 * FONT_BAR, y + 0.25 * FONT_BAR,
+                    gap))
         return;
-    rc = rpl_svg_fit_name(&label, sym->name, sym->mangled, n->kind == RPL_DAG_NODE_DISPATCH,
-                          gap[1] - gap[0], FONT_BAR);
+    sym = &dag->symbols[r->symbol];
+    if (r->nodes > 1)
+        snprintf(count, sizeof(count), " \xc3\x97%u", r->nodes);
+    room = gap[1] - gap[0] - rpl_svg_text_width(count, FONT_BAR);
+    rc = rpl_svg_fit_name(&label, sym->name, sym->mangled, sym->kind == RPL_DAG_NODE_DISPATCH, room,
+                          FONT_BAR);
     if (rc || !label) {
         s->rc = rc;
         return;
     }
-    text(s, (gap[0] + gap[1]) / 2, y, FONT_BAR, "middle", n->on_path ? "white" : "#1a1a1a", label);
+    text_open(s, (gap[0] + gap[1]) / 2, y, FONT_BAR, "middle", r->path ? "white" : "#1a1a1a");
+    put_text(s, label);
+    put_text(s, count);
+    put(s, "</text>\n");
     free(label);
 }
 

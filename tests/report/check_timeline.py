@@ -11,7 +11,8 @@ on a bar lies inside that bar (estimated as check_svg.py does) and no hop of the
 path crosses it.  CASE adds what one fixture must show:
   many_lanes   the 30 ms kernel named in full, 400 ns kernels unlabelled, the long stream
                name and the dominant kernel shortened, a namespaced kernel by its function
-               name where its qualified name does not fit
+               name where its qualified name does not fit, 20 kernels back to back as
+               one bar labelled "NAME ×20"
   two_streams  the 5 ms device-to-host copies labelled, the kernels too short for a label
 """
 import json
@@ -103,6 +104,8 @@ def main(argv):
         check(not any(l.startswith("tiny") or l.startswith("t" + ELLIPSIS) for l in labels),
               "400 ns kernels have no label")
         check("softmax" in labels, "llm::kernel::softmax by its function name")
+        check("rms_norm_f32_v2(float const*, float*, int, float) \u00d720" in labels,
+              "20 kernels back to back: one bar, its name and count")
         check(any(l.startswith("flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128")
                   and ELLIPSIS in l for l in labels), "flash kernel: the template arguments that fit")
         check(any(t.startswith("Stream 12 of") and ELLIPSIS in t for t in texts),

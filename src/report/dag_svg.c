@@ -6,10 +6,9 @@
  *
  * No text overlaps other text, a hop or the edge of the chart: a bar of one
  * kernel or copy (one operation, or several back to back: " ×N") is
- * labelled with its name only where the name, shortened if
- * need be (svg_text.h), fits inside the bar between the hops that cross
- * it; lane labels and the dominant kernel in the title are shortened to
- * their room.
+ * labelled with its name only where the name, shortened if need be
+ * (svg_text.h), fits inside the bar between the hops that cross it; lane
+ * labels and the dominant kernel in the title are shortened to their room.
  */
 #include <math.h>
 #include <stdarg.h>

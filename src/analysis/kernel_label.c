@@ -23,8 +23,7 @@ size_t rpl_utf8_columns(const char *s)
     return n;
 }
 
-/* Byte offset of column `col` of s (s's end when shorter). */
-static size_t byte_at(const char *s, size_t col)
+size_t rpl_utf8_byte_at(const char *s, size_t col)
 {
     size_t i = 0;
 
@@ -80,12 +79,12 @@ static char *elide(const char *s, size_t width, size_t head, size_t from)
     if (from == 0 || from + rest >= cols)
         from = cols - rest;
     if (from <= head) /* the window touches the head: one cut at the end */
-        return piece(s, byte_at(s, width - 1), ELLIPSIS);
-    a = byte_at(s, head);
-    b = byte_at(s, from);
+        return piece(s, rpl_utf8_byte_at(s, width - 1), ELLIPSIS);
+    a = rpl_utf8_byte_at(s, head);
+    b = rpl_utf8_byte_at(s, from);
     if (from + rest < cols) {
         rest--;
-        e = byte_at(s, from + rest);
+        e = rpl_utf8_byte_at(s, from + rest);
     } else {
         e = strlen(s);
     }
@@ -133,7 +132,7 @@ static char *label_of(const char *name, size_t width)
         free(base);
         if (rpl_utf8_columns(name) <= width)
             return strdup(name);
-        return piece(name, byte_at(name, width - 2), ELLIPSIS ")");
+        return piece(name, rpl_utf8_byte_at(name, width - 2), ELLIPSIS ")");
     }
     free(base);
     lt = template_at(name, params);
@@ -144,7 +143,7 @@ static char *label_of(const char *name, size_t width)
     pcols = name[params] ? 3 : 0;
     if (lt < params && lt + 1 + 4 + 2 + pcols <= width) {
         size_t k = width - lt - 1 - 2 - pcols;
-        char *targs = piece(name, byte_at(name, lt + 1 + k), ELLIPSIS ">");
+        char *targs = piece(name, rpl_utf8_byte_at(name, lt + 1 + k), ELLIPSIS ">");
         if (!targs)
             return NULL;
         out = piece(targs, strlen(targs), params_text);
@@ -202,7 +201,7 @@ static char *label_at_difference(const char *name, size_t width, size_t diff)
         size_t front = diff + context + 1;
         if (front < (width - 1) * 3 / 5)
             front = (width - 1) * 3 / 5;
-        out = front + 1 >= width ? piece(name, byte_at(name, width - 1), ELLIPSIS)
+        out = front + 1 >= width ? piece(name, rpl_utf8_byte_at(name, width - 1), ELLIPSIS)
                                  : elide(name, width, front, 0);
     } else {
         out = elide(name, width, head, diff - context);
@@ -276,7 +275,8 @@ int rpl_kernel_labels(char ***out, const char *const *names, size_t n, size_t wi
                 if (strcmp(l[i], l[j]) == 0 && strcmp(names[i], names[j]) != 0) {
                     char mark[16], *tagged;
                     snprintf(mark, sizeof(mark), ELLIPSIS "#%u", tag++);
-                    tagged = piece(l[j], byte_at(l[j], width - rpl_utf8_columns(mark)), mark);
+                    tagged =
+                        piece(l[j], rpl_utf8_byte_at(l[j], width - rpl_utf8_columns(mark)), mark);
                     if (!tagged)
                         goto oom;
                     free(l[j]);

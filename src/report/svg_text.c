@@ -50,22 +50,11 @@ double rpl_svg_text_width(const char *s, double font)
     return font * fmax(em, CHECKER_EM * (double)cols);
 }
 
-/* Byte offset of column `col` of s (s's end when shorter). */
-static size_t byte_at(const char *s, size_t col)
-{
-    size_t i = 0;
-
-    for (; s[i]; i++)
-        if (((unsigned char)s[i] & 0xC0) != 0x80 && col-- == 0)
-            break;
-    return i;
-}
-
 /* s in `cols` columns (fewer than s has): its front, "…", its end. */
 static char *elide_middle(const char *s, size_t cols)
 {
     size_t total = rpl_utf8_columns(s), head = cols / 2, tail = cols - 1 - head;
-    size_t a = byte_at(s, head), b = byte_at(s, total - tail), len = strlen(s);
+    size_t a = rpl_utf8_byte_at(s, head), b = rpl_utf8_byte_at(s, total - tail), len = strlen(s);
     char *out = malloc(a + 3 + (len - b) + 1);
 
     if (out) {

@@ -91,5 +91,7 @@ void rpl_kernel_labels_free(char **labels, size_t n);
 
 /* Display columns of a UTF-8 string (its bytes less the continuation bytes). */
 size_t rpl_utf8_columns(const char *s);
+/* Byte offset of column `col` of UTF-8 text s (its end when s is shorter). */
+size_t rpl_utf8_byte_at(const char *s, size_t col);
 
 #endif

@@ -461,9 +461,13 @@ static int bottleneck_text(char **out, const cJSON *k, unsigned changes)
         return 0;
     rc = origin_line(&sb, changes);
     origin = sb.len;
-    if (rc == 0 && (rc = rpl_strbuf_puts(&sb, "- ")) == 0)
-        for (const char *c = cls; rc == 0 && *c && c - cls < TEXT_MAX; c++)
-            rc = rpl_strbuf_putc(&sb, *c == '_' ? ' ' : (unsigned char)*c < 0x20 ? ' ' : *c);
+    if (rc == 0 && (rc = rpl_strbuf_puts(&sb, "- ")) == 0) {
+        size_t at = sb.len;
+        rc = put_text(&sb, cls); /* "memory_bandwidth" -> "memory bandwidth" */
+        for (size_t i = at; rc == 0 && i < sb.len; i++)
+            if (sb.ptr[i] == '_')
+                sb.ptr[i] = ' ';
+    }
     if (rc == 0)
         rc = isnan(conf) ? rpl_strbuf_puts(&sb, "\n")
                          : rpl_strbuf_printf(&sb, " (confidence %.2f)\n", conf);

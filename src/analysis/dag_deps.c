@@ -82,34 +82,66 @@ typedef struct corr_index {
 
 #define CORR_TABLE_SPREAD 4
 
-/* Index the n entries (made in region order); takes them over (freed by corr_index_free). */
-static void corr_index_build(corr_index *ci, corr_entry *e, uint32_t n)
+/* Whether region r may have launched an operation (synchronising calls launch nothing). */
+static bool may_launch(const rpl_dag_deps *d, uint32_t r)
 {
-    int64_t lo = INT64_MAX, hi = INT64_MIN;
-    bool one_source = true;
+    uint8_t k = d->api[r].kind;
 
-    *ci = (corr_index){e, n, NULL, 0, 0, n ? e[0].source : 0};
-    for (uint32_t i = 0; i < n; i++) {
-        lo = e[i].corr < lo ? e[i].corr : lo;
-        hi = e[i].corr > hi ? e[i].corr : hi;
-        one_source = one_source && e[i].source == ci->source;
+    return d->b->trace->regions.items[r].correlation_id != 0 &&
+           (k == RPL_DAG_API_OTHER || k == RPL_DAG_API_BLOCKING_OP);
+}
+
+/* The table, when the ids are dense enough; false when they are not (or no memory). */
+static bool corr_table_build(corr_index *ci, const rpl_dag_deps *d)
+{
+    const rpl_trace *t = d->b->trace;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    uint32_t n = 0;
+
+    for (uint32_t r = 0; r < t->regions.count; r++) {
+        const rpl_region *reg = &t->regions.items[r];
+
+        if (!may_launch(d, r))
+            continue;
+        if (n++ == 0)
+            ci->source = reg->source;
+        else if (reg->source != ci->source)
+            return false;
+        lo = reg->correlation_id < lo ? reg->correlation_id : lo;
+        hi = reg->correlation_id > hi ? reg->correlation_id : hi;
     }
-    if (n && one_source && (uint64_t)hi - (uint64_t)lo < CORR_TABLE_SPREAD * (uint64_t)n &&
-        (ci->table = malloc(((uint64_t)hi - (uint64_t)lo + 1) * sizeof(*ci->table))) != NULL) {
-        ci->base = lo;
-        ci->span = (uint64_t)hi - (uint64_t)lo + 1;
-        memset(ci->table, 0xff, ci->span * sizeof(*ci->table));
-        for (uint32_t i = 0; i < n; i++) {
-            uint32_t *slot = &ci->table[(uint64_t)e[i].corr - (uint64_t)lo];
+    if (n == 0 || (uint64_t)hi - (uint64_t)lo >= CORR_TABLE_SPREAD * (uint64_t)n ||
+        !(ci->table = malloc(((uint64_t)hi - (uint64_t)lo + 1) * sizeof(*ci->table))))
+        return false;
+    ci->base = lo;
+    ci->span = (uint64_t)hi - (uint64_t)lo + 1;
+    memset(ci->table, 0xff, ci->span * sizeof(*ci->table));
+    for (uint32_t r = 0; r < t->regions.count; r++)
+        if (may_launch(d, r)) {
+            uint32_t *slot =
+                &ci->table[(uint64_t)t->regions.items[r].correlation_id - (uint64_t)lo];
             if (*slot == RPL_NONE)
-                *slot = e[i].region;
+                *slot = r;
         }
-        /* The table is all that is looked at now. */
-        free(e);
-        ci->sorted = NULL;
-        return;
-    }
-    qsort(e, n, sizeof(*e), cmp_corr);
+    return true;
+}
+
+/* Index the regions that may have launched an operation. */
+static int corr_index_build(corr_index *ci, const rpl_dag_deps *d)
+{
+    const rpl_trace *t = d->b->trace;
+
+    *ci = (corr_index){0};
+    if (corr_table_build(ci, d))
+        return 0;
+    if (!(ci->sorted = malloc(((size_t)t->regions.count + 1) * sizeof(*ci->sorted))))
+        return rpl_error_oom();
+    for (uint32_t r = 0; r < t->regions.count; r++)
+        if (may_launch(d, r))
+            ci->sorted[ci->n++] =
+                (corr_entry){t->regions.items[r].source, t->regions.items[r].correlation_id, r};
+    qsort(ci->sorted, ci->n, sizeof(*ci->sorted), cmp_corr);
+    return 0;
 }
 
 static void corr_index_free(corr_index *ci)
@@ -351,34 +383,24 @@ static int index_launches(rpl_dag_deps *d)
     rpl_dag_builder *b = d->b;
     const rpl_trace *t = b->trace;
     rpl_dag *dag = b->dag;
-    corr_entry *corr = malloc(((size_t)t->regions.count + 1) * sizeof(*corr));
-    uint32_t ncorr = 0, ndisp = t->dispatches.count;
+    uint32_t ndisp = t->dispatches.count;
     corr_index ci;
+    int rc;
 
     d->enq = malloc(((size_t)dag->node_count + 1) * sizeof(*d->enq));
     d->launch = malloc(((size_t)dag->node_count + 1) * sizeof(*d->launch));
     d->lane_role = calloc((size_t)dag->lane_count + 1, 1);
-    d->launches = malloc(((size_t)t->regions.count + 1) * sizeof(*d->launches));
-    if (!corr || !d->enq || !d->launch || !d->lane_role || !d->launches) {
-        free(corr);
+    if (!d->enq || !d->launch || !d->lane_role)
         return rpl_error_oom();
-    }
-    /* Regions that may have launched an operation (synchronising calls launch nothing). */
-    for (uint32_t r = 0; r < t->regions.count; r++) {
-        const rpl_region *reg = &t->regions.items[r];
-        uint8_t k = d->api[r].kind;
-
-        if (reg->correlation_id != 0 && (k == RPL_DAG_API_OTHER || k == RPL_DAG_API_BLOCKING_OP))
-            corr[ncorr++] = (corr_entry){reg->source, reg->correlation_id, r};
-    }
-    corr_index_build(&ci, corr, ncorr);
+    if ((rc = corr_index_build(&ci, d)) != 0)
+        return rc;
     for (uint32_t i = 0; i < dag->node_count; i++) {
         d->enq[i] = dag->nodes[i].start;
         d->launch[i] = RPL_NONE;
     }
     /* Operations in trace order: dispatch op, then copy op - ndisp (sequential reads of
      * their large records); their nodes only when a region launched them. */
-    for (uint32_t op = 0; ncorr > 0 && op < dag->node_count; op++) {
+    for (uint32_t op = 0; (ci.n || ci.table) && op < dag->node_count; op++) {
         const rpl_dispatch *dp = op < ndisp ? &t->dispatches.items[op] : NULL;
         const rpl_memcpy *mp = dp ? NULL : &t->memcpys.items[op - ndisp];
         int64_t key = dp ? dp->correlation_id : mp->correlation_id;
@@ -386,19 +408,17 @@ static int index_launches(rpl_dag_deps *d)
 
         if (region != RPL_NONE) {
             uint32_t i = b->node_of_op[op];
-            const rpl_dag_node *n = &dag->nodes[i];
             const rpl_region *r = &t->regions.items[region];
-            const char *s = stream_arg(t, r, RPL_NONE);
 
             d->enq[i] = r->start;
             d->launch[i] = region;
-            vote_role(&d->lane_role[n->lane], &d->api[region], s);
-            if (s)
-                d->launches[d->nlaunches++] = (handle_entry){r->pid, s, r->start, n->lane, 0};
+            vote_role(&d->lane_role[dag->nodes[i].lane], &d->api[region],
+                      stream_arg(t, r, RPL_NONE));
         }
     }
     corr_index_free(&ci);
-    qsort(d->launches, d->nlaunches, sizeof(*d->launches), cmp_handle);
+    if ((rc = rpl_dag_launch_table(d)) != 0)
+        return rc;
     for (uint32_t l = 0; l < dag->lane_count; l++) {
         const rpl_dag_lane *lane = &dag->lanes[l];
         uint8_t v = d->lane_role[l];

@@ -109,6 +109,12 @@ uint32_t rpl_dag_deps_event_node(const rpl_dag_deps *d, int64_t pid, const char 
 const char *rpl_dag_region_arg(const rpl_trace *t, const rpl_region *r, const char *name1,
                                const char *name2, uint32_t pos);
 
+/*
+ * d->launches from d->launch (dag_launches.c): the (pid, stream handle, time)
+ * -> lane table that rpl_dag_deps_resolve_stream searches, one entry per run
+ * of launches on one lane.
+ */
+int rpl_dag_launch_table(rpl_dag_deps *d);
 /* Event record -> stream wait edges (dag_deps.c). */
 int rpl_dag_event_waits(rpl_dag_deps *d);
 /* Host blocking calls and legacy default stream barriers (dag_host.c). */

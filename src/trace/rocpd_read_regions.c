@@ -6,13 +6,16 @@
  * tables while the worker reads rocpd_event (rocpd_worker.c): the rows
  * keep their raw event_id until rd_resolve_regions, which runs after the
  * join and gives each region its event's correlation ids and category and
- * its arguments (grouped by event, in position order).  Regions are written
- * straight into the trace's array, sized once from the table's rowid span;
+ * its arguments (grouped by event, in position order).  Regions and
+ * arguments are written straight into the trace's arrays, sized once from
+ * the tables' rowid spans (an argument keeps only its event and position
+ * beside it until then);
  * each string is interned once, as it is read, and never again.
  *
  * A dangling event_id is found at resolution; the scans' own errors (types,
  * ranges, other references) come first.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,26 +44,30 @@ static const char *intern_repeated(rpl_trace *t, const char **last, const char *
 static int arg_row(rd_row *row)
 {
     rd_reader *r = row->r;
-    rd_pending_arg *a;
+    rpl_trace *t = r->trace;
+    rd_arg_key *k;
+    rpl_arg *a;
     const char *type, *name, *value;
     int rc;
 
-    if ((rc = rd_grow(r, RD_ARG, (void **)&r->pending_args, &r->pending_arg_cap, r->npending_args,
-                      sizeof(*r->pending_args))) != 0)
+    if ((rc = RPL_TRACE_ROOM(t->args, 1)) != 0 ||
+        (rc = rd_grow(r, RD_ARG, (void **)&r->arg_keys, &r->arg_key_cap, r->narg_keys,
+                      sizeof(*r->arg_keys))) != 0)
         return rc;
-    a = &r->pending_args[r->npending_args];
-    if ((rc = rd_i64(row, A_EVENT, &a->event_id)) != 0 ||
-        (rc = rd_i64(row, A_POSITION, &a->position)) != 0 ||
+    k = &r->arg_keys[r->narg_keys];
+    a = &t->args.items[t->args.count];
+    if ((rc = rd_i64(row, A_EVENT, &k->event_id)) != 0 ||
+        (rc = rd_i64(row, A_POSITION, &k->position)) != 0 ||
         (rc = rd_text(row, A_TYPE, false, RD_NAME_MAX, &type, NULL)) != 0 ||
         (rc = rd_text(row, A_NAME, false, RD_NAME_MAX, &name, NULL)) != 0 ||
         (rc = rd_text(row, A_VALUE, true, RD_TEXT_MAX, &value, NULL)) != 0)
         return rc;
-    a->row = row->id;
-    if (!(a->arg.type = intern_repeated(r->trace, &r->last_arg[0], type)) ||
-        !(a->arg.name = intern_repeated(r->trace, &r->last_arg[1], name)) ||
-        !(a->arg.value = intern_repeated(r->trace, &r->last_arg[2], value)))
+    if (!(a->type = intern_repeated(t, &r->last_arg[0], type)) ||
+        !(a->name = intern_repeated(t, &r->last_arg[1], name)) ||
+        !(a->value = intern_repeated(t, &r->last_arg[2], value)))
         return rpl_error_oom();
-    r->npending_args++;
+    r->narg_keys++;
+    t->args.count++;
     return 0;
 }
 
@@ -68,11 +75,16 @@ static int read_args(rd_reader *r)
 {
     static const char *const cols[] = {"id", "event_id", "position", "type", "name", "value"};
     _Static_assert(RD_COLUMNS(cols) == A_NCOLS, "columns and their enum differ");
+    rpl_trace *t = r->trace;
     uint32_t rows = rd_rows_hint(r, RD_ARG);
+    int rc;
 
-    if (rows && !(r->pending_args = malloc((size_t)rows * sizeof(*r->pending_args))))
+    r->first_arg = t->args.count;
+    if ((rc = RPL_TRACE_ROOM(t->args, rows)) != 0)
+        return rc;
+    if (rows && !(r->arg_keys = malloc((size_t)rows * sizeof(*r->arg_keys))))
         return rpl_error_oom();
-    r->pending_arg_cap = rows;
+    r->arg_key_cap = rows;
     return rd_scan(r, RD_ARG, cols, RD_COLUMNS(cols), "API arguments", rows, arg_row);
 }
 
@@ -154,6 +166,42 @@ static int cmp_arg_key(const void *x, const void *y)
     return (a->index > b->index) - (a->index < b->index);
 }
 
+/* An argument of a missing event: the keys keep no row ids, so the first such row is asked for. */
+static int dangling_arg(rd_reader *r, int64_t event_id)
+{
+    char sql[RD_TABLE_NAME_MAX + 96];
+    int64_t row = -1;
+
+    snprintf(sql, sizeof(sql), "SELECT min(id) FROM \"%s\" WHERE event_id = %lld", r->table[RD_ARG],
+             (long long)event_id);
+    rd_query_int(r, sql, &row);
+    return dangling_event(r, RD_ARG, row, event_id);
+}
+
+/* Put the arguments (and their keys) in (event, position, table order). */
+static int sort_args(rd_reader *r)
+{
+    rpl_arg *args = r->trace->args.items + r->first_arg, *sorted;
+    uint32_t n = r->narg_keys;
+    arg_key *keys = malloc((size_t)n * sizeof(*keys));
+
+    if (!keys || !(sorted = malloc((size_t)n * sizeof(*sorted)))) {
+        free(keys);
+        return rpl_error_oom();
+    }
+    for (uint32_t i = 0; i < n; i++)
+        keys[i] = (arg_key){r->arg_keys[i].event_id, r->arg_keys[i].position, i};
+    qsort(keys, n, sizeof(*keys), cmp_arg_key);
+    for (uint32_t i = 0; i < n; i++) {
+        sorted[i] = args[keys[i].index];
+        r->arg_keys[i] = (rd_arg_key){keys[i].event_id, keys[i].position};
+    }
+    memcpy(args, sorted, (size_t)n * sizeof(*args));
+    free(sorted);
+    free(keys);
+    return 0;
+}
+
 /*
  * Check every argument's event (in table order, so the first bad row is the
  * one named), then order the arguments by (event, position, table order):
@@ -161,84 +209,44 @@ static int cmp_arg_key(const void *x, const void *y)
  */
 static int group_args(rd_reader *r)
 {
-    rd_pending_arg *p = r->pending_args, *sorted;
-    uint32_t n = r->npending_args;
+    const rd_arg_key *k = r->arg_keys;
     bool in_order = true;
-    arg_key *keys;
 
-    for (uint32_t i = 0; i < n; i++) {
-        if (rpl_idmap_get(&r->event_ids, p[i].event_id) == RPL_IDMAP_EMPTY)
-            return dangling_event(r, RD_ARG, p[i].row, p[i].event_id);
-        if (i > 0 && (p[i].event_id < p[i - 1].event_id ||
-                      (p[i].event_id == p[i - 1].event_id && p[i].position < p[i - 1].position)))
+    for (uint32_t i = 0; i < r->narg_keys; i++) {
+        if (rpl_idmap_get(&r->event_ids, k[i].event_id) == RPL_IDMAP_EMPTY)
+            return dangling_arg(r, k[i].event_id);
+        if (i > 0 && (k[i].event_id < k[i - 1].event_id ||
+                      (k[i].event_id == k[i - 1].event_id && k[i].position < k[i - 1].position)))
             in_order = false;
     }
-    if (in_order)
-        return 0;
-    keys = malloc((size_t)n * sizeof(*keys));
-    sorted = malloc((size_t)n * sizeof(*sorted));
-    if (!keys || !sorted) {
-        free(keys);
-        free(sorted);
-        return rpl_error_oom();
-    }
-    for (uint32_t i = 0; i < n; i++)
-        keys[i] = (arg_key){p[i].event_id, p[i].position, i};
-    qsort(keys, n, sizeof(*keys), cmp_arg_key);
-    for (uint32_t i = 0; i < n; i++)
-        sorted[i] = p[keys[i].index];
-    free(keys);
-    free(p);
-    r->pending_args = sorted;
-    r->pending_arg_cap = n;
-    return 0;
+    return in_order ? 0 : sort_args(r);
 }
 
 /*
- * The arguments of event `event_id`: [*first, *end) of the grouped
- * arguments.  Regions normally come in event order, so the group right
- * after the previous one (*first on entry) is tried before a search.
+ * The arguments of event `event_id`: keys [*first, *end).  Regions normally
+ * come in event order, so the group right after the previous one (*first on
+ * entry) is tried before a search.
  */
 static void find_args(const rd_reader *r, int64_t event_id, uint32_t *first, uint32_t *end)
 {
-    const rd_pending_arg *p = r->pending_args;
-    uint32_t n = r->npending_args, lo = *first, hi = n;
+    const rd_arg_key *k = r->arg_keys;
+    uint32_t n = r->narg_keys, lo = *first, hi = n;
 
-    if (!(lo < n && p[lo].event_id == event_id && (lo == 0 || p[lo - 1].event_id < event_id))) {
+    if (!(lo < n && k[lo].event_id == event_id && (lo == 0 || k[lo - 1].event_id < event_id))) {
         lo = 0;
         while (lo < hi) {
             uint32_t mid = lo + (hi - lo) / 2;
 
-            if (p[mid].event_id < event_id)
+            if (k[mid].event_id < event_id)
                 lo = mid + 1;
             else
                 hi = mid;
         }
     }
-    for (hi = lo; hi < n && p[hi].event_id == event_id; hi++)
+    for (hi = lo; hi < n && k[hi].event_id == event_id; hi++)
         ;
     *first = lo;
     *end = hi;
-}
-
-/* Copy the region's arguments to the trace (each region keeps its own slice). */
-static int attach_args(rd_reader *r, rpl_region *g, int64_t event_id, uint32_t *cursor)
-{
-    rpl_trace *t = r->trace;
-    uint32_t first = *cursor, end;
-    int rc;
-
-    find_args(r, event_id, &first, &end);
-    *cursor = end;
-    g->args_first = t->args.count;
-    g->args_count = end - first;
-    if (first == end)
-        return 0;
-    if ((rc = RPL_TRACE_ROOM(t->args, end - first)) != 0)
-        return rc;
-    for (uint32_t i = first; i < end; i++)
-        t->args.items[t->args.count++] = r->pending_args[i].arg;
-    return 0;
 }
 
 int rd_resolve_regions(rd_reader *r)
@@ -250,13 +258,8 @@ int rd_resolve_regions(rd_reader *r)
 
     if (!empty)
         return rpl_error_oom();
-    if (r->npending_args) {
-        if ((rc = group_args(r)) != 0)
-            return rc;
-        /* Most regions have arguments: room for all of them at once. */
-        if ((rc = RPL_TRACE_ROOM(t->args, r->npending_args)) != 0)
-            return rc;
-    }
+    if (r->narg_keys && (rc = group_args(r)) != 0)
+        return rc;
     for (uint32_t i = r->first_region; i < t->regions.count && rc == 0; i++) {
         rpl_region *g = &t->regions.items[i];
         int64_t event_id = g->correlation_id;
@@ -265,7 +268,7 @@ int rd_resolve_regions(rd_reader *r)
 
         g->category = empty;
         g->correlation_id = 0;
-        g->args_first = t->args.count;
+        g->args_first = g->args_count = 0;
         if (!r->region_has_event[i - r->first_region])
             continue;
         index = rpl_idmap_get(&r->event_ids, event_id);
@@ -276,14 +279,21 @@ int rd_resolve_regions(rd_reader *r)
         g->parent_correlation_id = e->parent_stack_id;
         if (e->category != RPL_NONE && (rc = rd_string(r, e->category, &g->category)) != 0)
             return rc;
-        if (r->npending_args)
-            rc = attach_args(r, g, event_id, &cursor);
+        if (r->narg_keys) {
+            /* Its slice of the grouped arguments (regions of one event share it). */
+            uint32_t first = cursor, end;
+
+            find_args(r, event_id, &first, &end);
+            cursor = end;
+            g->args_first = r->first_arg + first;
+            g->args_count = end - first;
+        }
     }
     /* Done with them: less to hold while the rest is read and analysed. */
-    free(r->pending_args);
+    free(r->arg_keys);
     free(r->region_has_event);
-    r->pending_args = NULL;
+    r->arg_keys = NULL;
     r->region_has_event = NULL;
-    r->npending_args = r->pending_arg_cap = r->region_cap = 0;
+    r->narg_keys = r->arg_key_cap = r->region_cap = 0;
     return rc;
 }

@@ -126,7 +126,7 @@ static void free_reader(rd_reader *r)
     free(r->text);
     free(r->node_hosts);
     free(r->events);
-    free(r->pending_args);
+    free(r->arg_keys);
     free(r->region_has_event);
     free(r->pending_values);
     free(r->dispatch_has_event);

@@ -59,13 +59,11 @@ typedef struct rd_event {
     int64_t stack_id, parent_stack_id;
 } rd_event;
 
-/* An argument read from rocpd_arg, before grouping by event. */
-typedef struct rd_pending_arg {
+/* Where an argument read from rocpd_arg goes, before grouping by event. */
+typedef struct rd_arg_key {
     int64_t event_id; /* raw: the events may still be being read */
     int64_t position;
-    int64_t row; /* its id, for messages */
-    rpl_arg arg; /* interned */
-} rd_pending_arg;
+} rd_arg_key;
 
 /* A counter value read from rocpd_pmc_event, before grouping by dispatch. */
 typedef struct rd_pending_value {
@@ -120,10 +118,12 @@ typedef struct rd_reader {
      * tell which rows had one. */
     uint8_t *dispatch_has_event, *memcpy_has_event;
     uint32_t dispatch_cap, first_memcpy, memcpy_cap;
-    rpl_idmap dispatch_events;    /* dispatch event_id -> trace dispatch index */
-    rpl_idmap pmc_ids;            /* -> trace counter index */
-    rd_pending_arg *pending_args; /* as read; then by (event, position, table order) */
-    uint32_t npending_args, pending_arg_cap;
+    rpl_idmap dispatch_events; /* dispatch event_id -> trace dispatch index */
+    rpl_idmap pmc_ids;         /* -> trace counter index */
+    /* Arguments go straight into the trace's array from first_arg on, in table order,
+     * then by (event, position, table order); arg_keys[i] belongs to first_arg + i. */
+    rd_arg_key *arg_keys;
+    uint32_t first_arg, narg_keys, arg_key_cap;
     const char *last_arg[3]; /* the last interned type, name and value of an argument */
     /* Regions hold their raw event_id in correlation_id until rd_resolve_regions. */
     uint8_t *region_has_event;

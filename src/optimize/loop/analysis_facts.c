@@ -295,6 +295,8 @@ static int match_rank(const cJSON *entry, const char *kernel, const char *kshort
         return 3;
     if ((*rc = rpl_kernel_short_name(sb, mangled ? mangled : name, name)) != 0)
         return 0;
+    if (!sb->ptr)
+        return 0;
     if (strcmp(sb->ptr, kshort) == 0)
         return 2;
     sl = sb->len;

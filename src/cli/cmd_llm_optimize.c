@@ -94,8 +94,9 @@ static void usage(FILE *out)
           "\n"
           "Exit codes: 0 the run ended (accepted or not: the last lines say), 2 bad usage or\n"
           "input (an unknown prompt placeholder, a request the model's API rejects, a dirty\n"
-          "source), 3 environment (no API key, the model unreachable, no compiler or\n"
-          "libclang), 130 interrupted (nothing is left behind).\n",
+          "source, a missing or malformed --analysis file), 3 environment (no API key, the\n"
+          "model unreachable, no compiler or libclang), 130 interrupted (nothing is left\n"
+          "behind).\n",
           out);
 }
 

@@ -6,7 +6,8 @@
 # The bundle (gpu/llm/bundle.sh, by default .device-llm/, RPL_BUNDLE) holds bin/rocm-perf,
 # lib/ (librpl_cupti.so and what the machine lacks), gpu/ (saxpy_slow.hip: the perf
 # suite's saxpy with its uncoalesced variant on; twokernel.cu; rpl_harness.h),
-# templates/llm, answers/{six,shift}, standin_server.py, this script and summary.py.
+# templates/llm, answers/{six,shift}, standin_server.py, this script, summary.py and
+# lib.sh (gpu/lib.sh: the set-up shared with gpu/optimize/check.sh).
 # On the GPU machine, from the repository root:  OUT=DIR bash .device-llm/check.sh
 #
 #   six    the six-answer script on saxpy_slow.hip, built and run for real: a reply that
@@ -23,58 +24,25 @@
 # logs.tar.gz: 8 files.  Exit 0 when every check passes, 1 when one fails, 77
 # without a GPU.  Takes about 4-6 minutes.
 set -u
-root=$(cd "$(dirname "$0")/.." && pwd)
-bundle=${RPL_BUNDLE:-$(cd "$(dirname "$0")" && pwd)}
-out=${OUT:-$root/out/llm}
-rp=$bundle/bin/rocm-perf
+gpu_lib=$(dirname "$0")/lib.sh                          # in the bundle
+[ -f "$gpu_lib" ] || gpu_lib=$(dirname "$0")/../lib.sh  # in the repository
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
+. "$gpu_lib"
+check_start llm
 rounds=${RPL_ROUNDS:-6}
 key=rpl-SENTINEL-gpu-llm-3e8b1f27
-work=$(mktemp -d)
-mkdir -p "$out" "$work/logs"
-export LD_LIBRARY_PATH=$bundle/lib:/usr/local/cuda/extras/CUPTI/lib64:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-export ROCM_PERF_CUPTI_LIB=$bundle/lib/librpl_cupti.so
 export ROCM_PERF_TEMPLATES=$bundle/templates
-export PATH=/usr/local/cuda/bin:$PATH
-if [ -z "${ROCM_PERF_LIBCLANG:-}" ]; then
-    for c in /usr/lib/x86_64-linux-gnu/libclang-*.so* /usr/lib/llvm-*/lib/libclang.so*; do
-        [ -f "$c" ] && { export ROCM_PERF_LIBCLANG=$c; break; }
-    done
-fi
 server_pid=
-log() { echo "$*" | tee -a "$work/logs/steps.txt" >&2; }
+# shellcheck disable=SC2317 # run by the EXIT trap
 finish() {
     [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null
-    tar -czf "$out/logs.tar.gz" -C "$work" logs 2>/dev/null
-    rm -rf "$work"
+    check_finish
 }
 trap finish EXIT
 
-{
-    echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-    echo "host: $(hostname) kernel: $(uname -r)"
-    echo "gpu: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1)"
-    echo "nvcc: $(nvcc --version 2>&1 | tail -1)"
-    echo "libclang: ${ROCM_PERF_LIBCLANG:-none found}"
-    echo "python3: $(python3 --version 2>&1)"
-    echo "rocm-perf: $("$rp" version 2>&1)"
-} | tee "$work/logs/machine.txt" "$out/machine.txt" >&2
-[ -x "$rp" ] || { log "missing $rp"; exit 1; }
-if [ ! -e /dev/nvidia0 ] && [ ! -d /proc/driver/nvidia/gpus ]; then
-    log "no NVIDIA GPU: skipped"
-    exit 77
-fi
-
-repo=$work/repo
-mkdir -p "$repo/src"
-cp "$bundle/gpu/saxpy_slow.hip" "$bundle/gpu/twokernel.cu" "$bundle/gpu/rpl_harness.h" \
-    "$repo/src/"
-git -C "$repo" init -q -b main
-git -C "$repo" add .
-git -C "$repo" -c user.name=check -c user.email=check@localhost commit -q -m "kernels"
-git -C "$repo" config user.name "rocm-perf check"
-git -C "$repo" config user.email "check@localhost"
-state() { (cd "$repo" && git rev-parse HEAD && sha256sum .git/index .git/HEAD src/*) | sha256sum; }
-before=$(state)
+check_machine "python3: $(python3 --version 2>&1)"
+check_need_gpu
+scratch_repo "$bundle/gpu/saxpy_slow.hip" "$bundle/gpu/twokernel.cu" "$bundle/gpu/rpl_harness.h"
 
 # serve NAME: the stand-in server answering from answers/NAME; sets $url
 serve() {
@@ -120,12 +88,7 @@ for b in $(git -C "$repo" for-each-ref --format='%(refname:short)' refs/heads/ro
     git -C "$repo" log --format='--- %h%n%B' "main..$b"
     git -C "$repo" diff --stat main "$b"
 done >"$out/branches.txt" 2>&1
-after=$(state)
-if [ "$before" = "$after" ]; then
-    echo "checkout untouched: yes" | tee -a "$out/branches.txt" >&2
-else
-    echo "checkout untouched: NO" | tee -a "$out/branches.txt" >&2
-fi
+check_untouched "$out/branches.txt"
 # The key: in no file written and in nothing printed.
 if grep -rlF "$key" "$out" "$work/art" "$work/keep" "$work/logs"/*.out "$work/logs"/*.err "$repo/src" \
     >"$work/key_hits.txt" 2>/dev/null || git -C "$repo" log --all -p | grep -qF "$key"; then

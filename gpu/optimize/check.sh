@@ -4,7 +4,8 @@
 #
 # The bundle (gpu/optimize/bundle.sh, by default .device-optimize/, RPL_BUNDLE) holds
 # bin/rocm-perf, lib/librpl_cupti.so and the libraries the machine lacks, gpu/ with the
-# sources, this script and summary.py.  On the GPU machine, from the repository root:
+# sources, this script, summary.py and lib.sh (gpu/lib.sh: the set-up shared with
+# gpu/llm/check.sh).  On the GPU machine, from the repository root:
 #   OUT=DIR bash .device-optimize/check.sh
 #
 # A scratch git repository gets the sources; then, each with its own artifacts:
@@ -22,52 +23,17 @@
 # summary.txt, results.json and logs.tar.gz (every run's output, JUnit, summary, JSON log,
 # candidates' sources and build logs, snapshot manifests).
 set -u
-root=$(cd "$(dirname "$0")/.." && pwd)
-bundle=${RPL_BUNDLE:-$(cd "$(dirname "$0")" && pwd)}
-out=${OUT:-$root/out/optimize}
-rp=$bundle/bin/rocm-perf
+gpu_lib=$(dirname "$0")/lib.sh                          # in the bundle
+[ -f "$gpu_lib" ] || gpu_lib=$(dirname "$0")/../lib.sh  # in the repository
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
+. "$gpu_lib"
+check_start optimize
 rounds=${RPL_ROUNDS:-8}
-work=$(mktemp -d)
-mkdir -p "$out" "$work/logs"
-export LD_LIBRARY_PATH=$bundle/lib:/usr/local/cuda/extras/CUPTI/lib64:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-export ROCM_PERF_CUPTI_LIB=$bundle/lib/librpl_cupti.so
-export PATH=/usr/local/cuda/bin:$PATH
-if [ -z "${ROCM_PERF_LIBCLANG:-}" ]; then
-    for c in /usr/lib/x86_64-linux-gnu/libclang-*.so* /usr/lib/llvm-*/lib/libclang.so*; do
-        [ -f "$c" ] && { export ROCM_PERF_LIBCLANG=$c; break; }
-    done
-fi
-log() { echo "$*" | tee -a "$work/logs/steps.txt" >&2; }
-finish() {
-    tar -czf "$out/logs.tar.gz" -C "$work" logs 2>/dev/null
-    rm -rf "$work"
-}
-trap finish EXIT
 
-{
-    echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-    echo "host: $(hostname) kernel: $(uname -r)"
-    echo "gpu: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1)"
-    echo "nvcc: $(nvcc --version 2>&1 | tail -1)"
-    echo "libclang: ${ROCM_PERF_LIBCLANG:-none found}"
-    echo "rocm-perf: $("$rp" version 2>&1)"
-} | tee "$work/logs/machine.txt" "$out/machine.txt" >&2
-[ -x "$rp" ] || { log "missing $rp"; exit 1; }
-if [ ! -e /dev/nvidia0 ] && [ ! -d /proc/driver/nvidia/gpus ]; then
-    log "no NVIDIA GPU: skipped"
-    exit 77
-fi
-
-repo=$work/repo
-mkdir -p "$repo/src"
-cp "$bundle/gpu/unroll_kernels.cu" "$bundle/gpu/saxpy.hip" "$bundle/gpu/rpl_harness.h" "$repo/src/"
-git -C "$repo" init -q -b main
-git -C "$repo" add .
-git -C "$repo" -c user.name=check -c user.email=check@localhost commit -q -m "kernels"
-git -C "$repo" config user.name "rocm-perf check"
-git -C "$repo" config user.email "check@localhost"
-state() { (cd "$repo" && git rev-parse HEAD && sha256sum .git/index .git/HEAD src/*) | sha256sum; }
-before=$(state)
+# shellcheck disable=SC2119 # no lines beyond the common ones
+check_machine
+check_need_gpu
+scratch_repo "$bundle/gpu/unroll_kernels.cu" "$bundle/gpu/saxpy.hip" "$bundle/gpu/rpl_harness.h"
 
 # The candidates made from the committed sources.
 sed 's|y\[i\] = a \* x\[i\] + y\[i\];|y[i] = a * x[i] + 0.5f * y[i]; // wrong on purpose|' \
@@ -111,11 +77,6 @@ for b in $(git -C "$repo" for-each-ref --format='%(refname:short)' refs/heads/ro
     git -C "$repo" log -1 --format=%B "$b"
     git -C "$repo" diff --stat main "$b"
 done >"$out/branches.txt" 2>&1
-after=$(state)
-if [ "$before" = "$after" ]; then
-    echo "checkout untouched: yes" | tee -a "$out/branches.txt" >&2
-else
-    echo "checkout untouched: NO" | tee -a "$out/branches.txt" >&2
-fi
+check_untouched "$out/branches.txt"
 git -C "$repo" status --short >>"$out/branches.txt"
 python3 "$bundle/summary.py" "$work/logs" "$out/results.json" | tee "$out/summary.txt"

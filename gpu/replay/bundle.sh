@@ -4,13 +4,12 @@
 # machine lacks, into OUT_DIR (on the CPU machine; nvcc builds for sm_90).
 #   gpu/replay/bundle.sh build/dev .device-cuda
 set -euo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
-build=$(cd "$1" && pwd)
-out=$2
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
+. "$(dirname "$0")/../lib.sh"
+bundle_start "$1" "$2"
 nvcc=${NVCC:-/usr/local/cuda/bin/nvcc}
+# shellcheck disable=SC2054 # -gencode's value holds commas
 arch=(-gencode arch=compute_90,code=sm_90)
-rm -rf "$out"
-mkdir -p "$out/gpu"
 # The perf-suite kernels as the suite's nvcc build makes them (cmake/RocmPerfLab.cmake).
 for k in saxpy gemm reduce softmax pipeline; do
     "$nvcc" -O3 "${arch[@]}" -I"$root/templates" -o "$out/gpu/$k" -x cu "$root/ctest/kernels/$k.hip"
@@ -22,7 +21,4 @@ done
     "$root/gpu/replay/saxpy_variants.cu"
 cc -std=c11 -O2 -Wall -Wextra -shared -fPIC -o "$out/gpu/liboccupy_va.so" \
     "$root/gpu/replay/occupy_va.c"
-"$root/scripts/gpu-bundle.sh" "$out" "$build/src/cli/rocm-perf" \
-    "$build/src/tools/cupti/librpl_cupti.so"
-cp "$root/gpu/replay/check.sh" "$root/gpu/replay/summary.py" "$out/"
-du -sh "$out"
+bundle_finish "$root/gpu/replay/check.sh" "$root/gpu/replay/summary.py"

@@ -99,22 +99,32 @@ uint32_t rpl_dag_process_index(const rpl_dag_builder *b, int64_t pid)
     return lo < b->process_count && b->pids[lo] == pid ? lo : RPL_NONE;
 }
 
+/* Room for `more` edges; the list grows by a quarter (the first reserve is the lanes' edges). */
+static int reserve_edges(rpl_dag_builder *b, uint64_t more)
+{
+    uint64_t need = (uint64_t)b->edge_count + more, ncap;
+    rpl_dag_edge *p;
+
+    if (need <= b->edge_cap)
+        return 0;
+    ncap = b->edge_cap + b->edge_cap / 4 + 1024;
+    ncap = ncap < need ? need : ncap;
+    if (ncap > UINT32_MAX - 1)
+        return rpl_error_set(RPL_EINPUT, "trace has too many dependencies");
+    if (!(p = realloc(b->edges, (size_t)ncap * sizeof(*p))))
+        return rpl_error_oom();
+    b->edges = p;
+    b->edge_cap = (uint32_t)ncap;
+    return 0;
+}
+
 int rpl_dag_edge_add(rpl_dag_builder *b, uint32_t src, uint32_t dst, rpl_dag_edge_kind kind)
 {
-    if (b->edge_count == b->edge_cap) {
-        uint32_t ncap = b->edge_cap ? b->edge_cap * 2 : 1024;
-        rpl_dag_edge *p;
+    int rc = b->edge_count == b->edge_cap ? reserve_edges(b, 1) : 0;
 
-        if (b->edge_cap >= UINT32_MAX / 2)
-            return rpl_error_set(RPL_EINPUT, "trace has too many dependencies");
-        p = realloc(b->edges, (size_t)ncap * sizeof(*p));
-        if (!p)
-            return rpl_error_oom();
-        b->edges = p;
-        b->edge_cap = ncap;
-    }
-    b->edges[b->edge_count++] = (rpl_dag_edge){src, dst, (uint8_t)kind};
-    return 0;
+    if (rc == 0)
+        b->edges[b->edge_count++] = (rpl_dag_edge){src, dst, (uint8_t)kind};
+    return rc;
 }
 
 /*
@@ -159,7 +169,7 @@ static int build_processes(rpl_dag_builder *b, const op_rec *ops, uint32_t nops)
 {
     uint64_t *keys = NULL;
     uint32_t *vals = NULL;
-    int64_t min = INT64_MAX, max = INT64_MIN;
+    int64_t min = INT64_MAX, max = INT64_MIN, *shrunk;
     int rc = 0;
 
     for (uint32_t i = 0; i < nops; i++) {
@@ -167,7 +177,7 @@ static int build_processes(rpl_dag_builder *b, const op_rec *ops, uint32_t nops)
         max = ops[i].pid > max ? ops[i].pid : max;
     }
     b->process_of = calloc((size_t)nops + 1, sizeof(*b->process_of));
-    b->pids = malloc(((size_t)nops + 1) * sizeof(*b->pids));
+    b->pids = malloc(((size_t)(min == max ? 0 : nops) + 1) * sizeof(*b->pids));
     if (!b->process_of || !b->pids)
         return rpl_error_oom();
     if (nops == 0 || min == max) {
@@ -192,6 +202,9 @@ static int build_processes(rpl_dag_builder *b, const op_rec *ops, uint32_t nops)
     }
     free(keys);
     free(vals);
+    /* A few processes, room for one per operation: keep only what is used. */
+    if (rc == 0 && (shrunk = realloc(b->pids, ((size_t)b->process_count + 1) * sizeof(*shrunk))))
+        b->pids = shrunk;
     return rc;
 }
 
@@ -705,18 +718,18 @@ int rpl_dag_nodes_build(rpl_dag_builder *b)
 int rpl_dag_program_order(rpl_dag_builder *b)
 {
     const rpl_dag *dag = b->dag;
+    int rc = reserve_edges(b, (uint64_t)dag->node_count + 1);
 
+    if (rc)
+        return rc;
     for (uint32_t l = 0; l < dag->lane_count; l++) {
         const rpl_dag_lane *lane = &dag->lanes[l];
 
-        for (uint32_t k = 1; k < lane->count; k++) {
-            int rc = rpl_dag_edge_add(b, dag->lane_nodes[lane->first + k - 1],
-                                      dag->lane_nodes[lane->first + k], RPL_DAG_EDGE_PROGRAM_ORDER);
-            if (rc)
-                return rc;
-        }
+        for (uint32_t k = 1; rc == 0 && k < lane->count; k++)
+            rc = rpl_dag_edge_add(b, dag->lane_nodes[lane->first + k - 1],
+                                  dag->lane_nodes[lane->first + k], RPL_DAG_EDGE_PROGRAM_ORDER);
     }
-    return 0;
+    return rc;
 }
 
 static int cmp_edge_dst(const void *a, const void *b)
@@ -735,7 +748,7 @@ int rpl_dag_edges_finish(rpl_dag_builder *b)
     rpl_dag_edge *sorted, *shrunk;
     uint32_t *first;
 
-    /* The list grew by doubling: give back its slack before the sorted copy is made. */
+    /* Give back the list's slack before the sorted copy is made. */
     if (b->edge_count && b->edge_count < b->edge_cap &&
         (shrunk = realloc(b->edges, (size_t)b->edge_count * sizeof(*shrunk)))) {
         b->edges = shrunk;

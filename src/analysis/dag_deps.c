@@ -176,7 +176,7 @@ static uint32_t corr_index_find(const corr_index *ci, uint32_t source, int64_t c
 typedef rpl_dag_handle_entry handle_entry;
 typedef rpl_dag_stream_lane stream_lane;
 
-static int cmp_handle(const void *a, const void *b)
+int rpl_dag_handle_cmp(const void *a, const void *b)
 {
     const handle_entry *x = a, *y = b;
 
@@ -199,7 +199,7 @@ static uint32_t lower_bound(const handle_entry *e, uint32_t n, int64_t pid, cons
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
 
-        if (cmp_handle(&e[mid], &key) < 0)
+        if (rpl_dag_handle_cmp(&e[mid], &key) < 0)
             lo = mid + 1;
         else
             hi = mid;
@@ -481,7 +481,7 @@ static int index_records(rpl_dag_deps *d)
         }
         rec[n++] = e;
     }
-    qsort(rec, n, sizeof(*rec), cmp_handle);
+    qsort(rec, n, sizeof(*rec), rpl_dag_handle_cmp);
     d->records = rec;
     d->nrecords = n;
     return 0;

@@ -64,6 +64,9 @@ typedef struct rpl_dag_handle_entry {
     uint8_t unresolved;
 } rpl_dag_handle_entry;
 
+/* Order of handle entries: (pid, handle address, time, value); a qsort comparator. */
+int rpl_dag_handle_cmp(const void *a, const void *b);
+
 typedef struct rpl_dag_stream_lane {
     int64_t pid, id;
     uint32_t lane;

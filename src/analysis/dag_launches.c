@@ -79,19 +79,6 @@ static int note(key_set *s, int64_t pid, const char *handle, int64_t time, uint3
     return 0;
 }
 
-static int cmp_entry(const void *a, const void *b)
-{
-    const rpl_dag_handle_entry *x = a, *y = b;
-
-    if (x->pid != y->pid)
-        return x->pid < y->pid ? -1 : 1;
-    if (x->handle != y->handle)
-        return (uintptr_t)x->handle < (uintptr_t)y->handle ? -1 : 1;
-    if (x->time != y->time)
-        return x->time < y->time ? -1 : 1;
-    return (x->value > y->value) - (x->value < y->value);
-}
-
 /* The stream handle of node i's launching region, or NULL. */
 static const char *launch_handle(const rpl_dag_deps *d, uint32_t i, const rpl_region **reg)
 {
@@ -151,7 +138,7 @@ int rpl_dag_launch_table(rpl_dag_deps *d)
     free(s.slots);
     if (rc)
         return rc;
-    qsort(d->launches, d->nlaunches, sizeof(*d->launches), cmp_entry);
+    qsort(d->launches, d->nlaunches, sizeof(*d->launches), rpl_dag_handle_cmp);
     /* Keep the first of every run of one lane along a handle. */
     for (uint32_t i = 0; i < d->nlaunches; i++) {
         const rpl_dag_handle_entry *e = &d->launches[i];

@@ -327,21 +327,27 @@ static int build_dag(void *arg)
     return rc;
 }
 
-/* The analysis of every kernel, and roofline.json but for its critical-path fields. */
+/* The analysis of every kernel (while the DAG is built). */
 static int build_analysis(void *arg)
 {
     analyze_ctx *ctx = arg;
     rpl_roofline_opts opts = {ctx->opts.att_dir, ctx->opts.ceilings_path, NULL};
-    int rc = rpl_analysis_build_kernels(&ctx->analysis, ctx->trace, &ctx->filter, &opts);
 
-    return rc ? rc : rpl_roofline_json(&ctx->roofline_doc, ctx->analysis);
+    return rpl_analysis_build_kernels(&ctx->analysis, ctx->trace, &ctx->filter, &opts);
 }
 
-/* roofline.json complete and printed (on the second thread). */
+/*
+ * roofline.json made and printed (on the second thread, once the DAG is
+ * built: its document, tens of MB on large traces, is not held beside the
+ * DAG's temporaries).
+ */
 static int print_roofline(void *arg)
 {
     analyze_ctx *ctx = arg;
-    int rc = rpl_roofline_json_set_path(ctx->roofline_doc, ctx->analysis);
+    int rc = rpl_roofline_json(&ctx->roofline_doc, ctx->analysis);
+
+    if (!rc)
+        rc = rpl_roofline_json_set_path(ctx->roofline_doc, ctx->analysis);
 
     if (!rc)
         rc = rpl_json_print(&ctx->roofline_text, ctx->roofline_doc);
@@ -384,6 +390,9 @@ static int write_outputs(analyze_ctx *ctx)
     /* Here while the DAG is built; its error comes after the DAG's and dag.json's. */
     job_start(&analysis, build_analysis, ctx, false);
     rc = job_wait(&ctx->dag_job);
+    /* The DAG was the regions' only reader: nothing here reads them again. */
+    if (!rc)
+        rpl_trace_release_api(ctx->trace);
     if (!rc && !analysis.rc) {
         rpl_analysis_attach_dag(ctx->analysis, ctx->dag);
         job_start(&ctx->print_job, print_roofline, ctx, true);

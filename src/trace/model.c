@@ -1,5 +1,8 @@
 /* The in-memory trace model (see rpl/trace.h). */
 #include <stdlib.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <string.h>
 
 #include "rpl/error.h"
@@ -330,6 +333,19 @@ void rpl_trace_rollback(rpl_trace *t, const rpl_trace_mark *m)
     t->args.count = m->args;
     t->counter_names.count = m->counter_names;
     t->counter_values.count = m->counter_values;
+}
+
+void rpl_trace_release_api(rpl_trace *t)
+{
+    free(t->regions.items);
+    free(t->args.items);
+    t->regions.items = NULL;
+    t->args.items = NULL;
+    t->regions.count = t->regions.cap = 0;
+    t->args.count = t->args.cap = 0;
+#ifdef __GLIBC__
+    malloc_trim(0); /* arrays of a hundred MB and more: their pages go back at once */
+#endif
 }
 
 static uint32_t json_u32(const cJSON *obj, const char *key)

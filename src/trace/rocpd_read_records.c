@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model_int.h"
 #include "rocpd_reader_int.h"
 #include "rpl/error.h"
 
@@ -273,12 +274,19 @@ int rd_read_memcpys(rd_reader *r)
                                        "end",  "name_id",  "dst_agent_id", "src_agent_id",
                                        "size", "queue_id", "stream_id",    "event_id"};
     _Static_assert(RD_COLUMNS(cols) == M_NCOLS, "columns and their enum differ");
+    uint32_t rows;
+    int rc;
 
     r->first_memcpy = r->trace->memcpys.count;
     if (!r->present[RD_MEMCPY])
         return 0;
-    return rd_scan(r, RD_MEMCPY, cols, RD_COLUMNS(cols), "memory copies",
-                   rd_rowid_span(r, RD_MEMCPY, NULL, NULL), memcpy_row);
+    rows = rd_rows_hint(r, RD_MEMCPY);
+    if ((rc = RPL_TRACE_ROOM(r->trace->memcpys, rows)) != 0)
+        return rc;
+    if (rows && !(r->memcpy_has_event = malloc(rows)))
+        return rpl_error_oom();
+    r->memcpy_cap = rows;
+    return rd_scan(r, RD_MEMCPY, cols, RD_COLUMNS(cols), "memory copies", rows, memcpy_row);
 }
 
 /* --- event ids of dispatches and copies ------------------------------------ */

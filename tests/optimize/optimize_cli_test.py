@@ -17,12 +17,11 @@ import sys
 import tempfile
 import xml.etree.ElementTree as ET
 
+sys.dont_write_bytecode = True  # nothing written into the source tree
+from scratch_repo import DOUBLES, VALIDATE_JSON, ScratchRepo, check, failures, sh  # noqa: E402
+
 ROCM_PERF, OPTCHECK, SRC_DIR, SCENARIO, CMAKE = sys.argv[1:6]
 TARGET_SCHEMA = os.path.join(SRC_DIR, "docs", "schemas", "target.schema.json")
-HERE = os.path.join(SRC_DIR, "tests", "optimize")
-DOUBLES = os.path.join(HERE, "doubles")
-SCHEMA = os.path.join(SRC_DIR, "docs", "schemas", "optimize-log.schema.json")
-VALIDATE = os.path.join(SRC_DIR, "tests", "tools", "validate_json.py")
 XSD = os.path.join(SRC_DIR, "tests", "gate", "junit.xsd")
 
 KERNELS = """\
@@ -57,80 +56,20 @@ extern "C" __global__ void blocked(float *x, int n)
 }}
 """
 
-failures = []
+class Env(ScratchRepo):
+    """The scratch repository (scratch_repo.py) with KERNELS as src/kern.hip and
+    notes.txt staged."""
 
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL: " + what)
-
-
-def sh(*args, cwd=None):
-    return subprocess.run(args, cwd=cwd, check=True, capture_output=True, text=True).stdout
-
-
-class Env:
     def __init__(self, header="// FAKE-IF-UNROLLED(scale): time=80 app_ns=900000",
                  scale_extra="", text=None):
-        self.tmp = tempfile.mkdtemp(prefix="rpl-optimize-")
-        self.repo = os.path.join(self.tmp, "repo")
-        self.art = os.path.join(self.tmp, "art")
-        self.scratch_tmp = os.path.join(self.tmp, "tmp")
-        os.makedirs(os.path.join(self.repo, "src"))
-        os.makedirs(self.scratch_tmp)
-        self.source = os.path.join(self.repo, "src", "kern.hip")
-        with open(self.source, "w") as f:
-            f.write(text or KERNELS.format(header=header, scale_extra=scale_extra))
-        with open(os.path.join(self.repo, "README"), "w") as f:
-            f.write("user's file\n")
-        git = ["git", "-c", "user.name=User", "-c", "user.email=user@example.com"]
-        sh("git", "init", "-q", "-b", "main", cwd=self.repo)
-        sh("git", "add", ".", cwd=self.repo)
-        sh(*git, "commit", "-q", "-m", "kernels", cwd=self.repo)
-        # Something staged and something modified: the user's state to leave alone.
-        with open(os.path.join(self.repo, "notes.txt"), "w") as f:
-            f.write("staged\n")
-        sh("git", "add", "notes.txt", cwd=self.repo)
-        with open(os.path.join(self.repo, "README"), "a") as f:
-            f.write("edited, not staged\n")
-        self.before = self.state()
-
-    def state(self):
-        """HEAD, the index file and every working-tree file, hashed."""
-        h = hashlib.sha256()
-        for p in ["HEAD", "index"]:
-            with open(os.path.join(self.repo, ".git", p), "rb") as f:
-                h.update(p.encode() + f.read())
-        h.update(sh("git", "rev-parse", "HEAD", cwd=self.repo).encode())
-        for root, dirs, files in os.walk(self.repo):
-            dirs[:] = sorted(d for d in dirs if d != ".git")
-            for name in sorted(files):
-                path = os.path.join(root, name)
-                with open(path, "rb") as f:
-                    h.update(path.encode() + f.read())
-        return h.hexdigest()
+        super().__init__(SCENARIO, "rpl-optimize-",
+                         text or KERNELS.format(header=header, scale_extra=scale_extra),
+                         staged=True)
 
     def run(self, *args, env_extra=None, expect=None, app="./kern --size 64"):
-        env = dict(os.environ)
-        env["PATH"] = DOUBLES + ":" + env["PATH"]
-        env["ROCM_PERF_TOOL"] = os.path.join(DOUBLES, "fake-rocm-perf")
-        env["TMPDIR"] = self.scratch_tmp
-        env.update(env_extra or {})
         argv = [ROCM_PERF, "optimize", self.source, app, "--artifacts", self.art,
                 "--rounds", "4", "--iterations", "5", "--seed", "7"] + list(args)
-        p = subprocess.run(argv, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL,
-                           timeout=300)
-        self.out, self.err, self.rc = p.stdout, p.stderr, p.returncode
-        if expect is not None:
-            check(p.returncode == expect,
-                  f"{SCENARIO}: exit {p.returncode}, wanted {expect}\n{p.stdout}\n{p.stderr}")
-        return p
-
-    def branches(self):
-        out = sh("git", "for-each-ref", "--format=%(refname:short)", "refs/heads/rocm-perf/",
-                 cwd=self.repo)
-        return out.split()
+        return self.run_cli(argv, self.environ(**(env_extra or {})), 300, expect)
 
     def junit(self):
         path = os.path.join(self.art, "junit.xml")
@@ -138,27 +77,6 @@ class Env:
                            text=True)
         check(r.returncode == 0, f"{SCENARIO}: junit.xml does not validate: {r.stderr}")
         return ET.parse(path).getroot()
-
-    def log(self):
-        path = os.path.join(self.art, "optimize-log.json")
-        r = subprocess.run([sys.executable, VALIDATE, SCHEMA, path], capture_output=True,
-                           text=True)
-        check(r.returncode == 0, f"{SCENARIO}: optimize-log.json: {r.stderr}")
-        with open(path) as f:
-            return json.load(f)
-
-    def no_scratch_left(self):
-        left = []
-        for root, dirs, files in os.walk(self.scratch_tmp):
-            left += [os.path.join(root, d) for d in dirs if d != "rocm-perf-scratch"] + files
-        check(not left, f"{SCENARIO}: left behind in the scratch directory: {left}")
-
-    def done(self):
-        check(self.state() == self.before,
-              f"{SCENARIO}: the user's HEAD, index or working tree changed")
-        self.no_scratch_left()
-        if not failures:
-            shutil.rmtree(self.tmp)
 
 
 def candidate(env, directive=None, replace=None):
@@ -407,10 +325,7 @@ def test_target():
                    "baseline": None}, f)
     argv = [ROCM_PERF, "optimize", "--test", "kern", "--build-dir", build, "--artifacts", env.art,
             "--rounds", "3", "--iterations", "5", "--auto-approve"]
-    e = dict(os.environ, PATH=DOUBLES + ":" + os.environ["PATH"], TMPDIR=env.scratch_tmp,
-             ROCM_PERF_TOOL=os.path.join(DOUBLES, "fake-rocm-perf"))
-    p = subprocess.run(argv, env=e, capture_output=True, text=True, stdin=subprocess.DEVNULL)
-    check(p.returncode == 0, f"{SCENARIO}: exit {p.returncode}\n{p.stdout}\n{p.stderr}")
+    env.run_cli(argv, env.environ(), 300, expect=0)
     check("test 2/2 fresh seeds passed" in json.dumps(env.log()),
           f"{SCENARIO}: the fresh seeds did not run")
     check(len(env.branches()) == 1, f"{SCENARIO}: branches {env.branches()}")
@@ -437,7 +352,7 @@ def cmake_target():
        "-DRPL_CMAKE_DIR=" + os.path.join(SRC_DIR, "cmake"),
        "-DROCM_PERF_HIPCC=" + os.path.join(DOUBLES, "hipcc"), "-DROCM_PERF_EXECUTABLE=" + ROCM_PERF)
     target = os.path.join(build, "rocm-perf", "kern", "target.json")
-    r = subprocess.run([sys.executable, VALIDATE, TARGET_SCHEMA, target], capture_output=True,
+    r = subprocess.run([sys.executable, VALIDATE_JSON, TARGET_SCHEMA, target], capture_output=True,
                        text=True)
     check(r.returncode == 0, f"{SCENARIO}: target.json: {r.stderr}")
     doc = json.load(open(target))
@@ -446,11 +361,8 @@ def cmake_target():
           f"{SCENARIO}: target.json {doc}")
     argv = [ROCM_PERF, "optimize", "--test", "kern", "--build-dir", build, "--artifacts", env.art,
             "--rounds", "3", "--iterations", "5", "--auto-approve"]
-    e = dict(os.environ, PATH=DOUBLES + ":" + os.environ["PATH"], TMPDIR=env.scratch_tmp,
-             ROCM_PERF_TOOL=os.path.join(DOUBLES, "fake-rocm-perf"))
-    p = subprocess.run(argv, env=e, capture_output=True, text=True, stdin=subprocess.DEVNULL)
-    check(p.returncode == 0 and "accepted" in p.stdout,
-          f"{SCENARIO}: exit {p.returncode}\n{p.stdout}\n{p.stderr}")
+    env.run_cli(argv, env.environ(), 300, expect=0)
+    check("accepted" in env.out, f"{SCENARIO}: nothing accepted\n{env.out}\n{env.err}")
     check(len(env.branches()) == 1, f"{SCENARIO}: branches {env.branches()}")
     env.done()
 
@@ -462,11 +374,10 @@ def interactive():
     for answer, branches in (("n", 0), ("y", 1)):
         master, slave = pty.openpty()
         os.write(master, (answer + "\n").encode())
-        e = dict(os.environ, PATH=DOUBLES + ":" + os.environ["PATH"], TMPDIR=env.scratch_tmp,
-                 ROCM_PERF_TOOL=os.path.join(DOUBLES, "fake-rocm-perf"))
         p = subprocess.run([ROCM_PERF, "optimize", env.source, "./kern", "--artifacts", env.art,
                             "--rounds", "3", "--iterations", "5", "--kernel", "scale"],
-                           env=e, stdin=slave, capture_output=True, text=True, timeout=300)
+                           env=env.environ(), stdin=slave, capture_output=True, text=True,
+                           timeout=300)
         os.close(slave)
         os.close(master)
         check(p.returncode == 0 and "[y/N]" in p.stderr,

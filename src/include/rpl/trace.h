@@ -215,6 +215,13 @@ typedef struct rpl_trace_mark {
 void rpl_trace_mark_take(const rpl_trace *trace, rpl_trace_mark *mark);
 void rpl_trace_rollback(rpl_trace *trace, const rpl_trace_mark *mark);
 
+/*
+ * Free the API regions and their arguments, for a reader of the trace that
+ * has no more use for them (the analysis, once its DAG is built): on runtime
+ * API traces they are about half of the trace's memory.
+ */
+void rpl_trace_release_api(rpl_trace *trace);
+
 /* Fill the agent's cached facts (cu_count, ...) from its extdata. */
 void rpl_agent_refresh_facts(rpl_agent *agent);
 

@@ -9,18 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
-
-#include <libxml/xmlwriter.h>
 
 #include "pipe_int.h"
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
 #include "rpl/json.h"
+#include "rpl/junit_writer.h"
 #include "rpl/version.h"
-
-#define X(s) BAD_CAST(s)
 
 static const char *origin_name(rpl_pipe_origin o)
 {
@@ -42,146 +37,64 @@ int rpl_pipe_note_commit(rpl_pipe *p, const rpl_pipe_outcome *o, const char *bra
 
 /* ---- JUnit ---------------------------------------------------------------- */
 
-typedef struct jw {
-    xmlTextWriterPtr w;
-    int bad;
-} jw;
-
-static void start(jw *j, const char *el)
-{
-    j->bad |= xmlTextWriterStartElement(j->w, X(el)) < 0;
-}
-
-static void end(jw *j)
-{
-    j->bad |= xmlTextWriterEndElement(j->w) < 0;
-}
-
-static void attr(jw *j, const char *name, const char *value)
-{
-    j->bad |= xmlTextWriterWriteAttribute(j->w, X(name), X(value ? value : "")) < 0;
-}
-
-/* Seconds with 3 decimals, or a whole count. */
-static void attr_num(jw *j, const char *name, bool seconds, double v)
-{
-    char buf[64];
-
-    if (seconds)
-        snprintf(buf, sizeof(buf), "%.3f", v);
-    else
-        snprintf(buf, sizeof(buf), "%.0f", v);
-    attr(j, name, buf);
-}
-
-static void property(jw *j, const char *name, const char *value)
-{
-    start(j, "property");
-    attr(j, "name", name);
-    attr(j, "value", value);
-    end(j);
-}
-
-static void testcase(jw *j, const rpl_pipe *p, size_t i)
+static void testcase(rpl_junit *j, const rpl_pipe *p, size_t i)
 {
     const rpl_pipe_outcome *o = p->outcomes[i];
-    char name[512], buf[64];
+    const char *attachments[] = {o->source_path, o->build_log_path};
+    char name[512];
 
     snprintf(name, sizeof(name), "%s: %s", o->id, o->strategy);
-    start(j, "testcase");
-    attr(j, "name", name);
+    rpl_junit_start(j, "testcase");
+    rpl_junit_attr(j, "name", name);
     snprintf(name, sizeof(name), "rocm-perf.optimize.%s", o->kernel);
-    attr(j, "classname", name);
-    attr_num(j, "time", true, o->seconds);
-    start(j, "properties");
-    property(j, "decision", rpl_pipe_decision_name(o->decision));
-    property(j, "origin", origin_name(o->origin));
+    rpl_junit_attr(j, "classname", name);
+    rpl_junit_attr_seconds(j, "time", o->seconds);
+    rpl_junit_start(j, "properties");
+    rpl_junit_property(j, "decision", rpl_pipe_decision_name(o->decision));
+    rpl_junit_property(j, "origin", origin_name(o->origin));
     for (int s = 0; s < RPL_PIPE_STEPS; s++)
         if (o->steps[s].ran)
-            property(j, rpl_pipe_step_name(s), o->steps[s].evidence);
-    if (!isnan(o->speedup)) {
-        snprintf(buf, sizeof(buf), "%.4f", o->speedup);
-        property(j, "speedup", buf);
-    }
+            rpl_junit_property(j, rpl_pipe_step_name(s), o->steps[s].evidence);
+    if (!isnan(o->speedup))
+        rpl_junit_propertyf(j, "speedup", "%.4f", o->speedup);
     if (p->commits[i])
-        property(j, "commit", p->commits[i]);
-    end(j);
-    if (o->decision != RPL_PIPE_ACCEPTED) {
-        start(j, "failure");
-        attr(j, "type", rpl_pipe_decision_name(o->decision));
-        attr(j, "message", o->message);
-        j->bad |= xmlTextWriterWriteString(j->w, X(o->message)) < 0;
-        end(j);
-    }
-    start(j, "system-out");
-    snprintf(name, sizeof(name), "[[ATTACHMENT|%s]]\n[[ATTACHMENT|%s]]\n", o->source_path,
-             o->build_log_path);
-    j->bad |= xmlTextWriterWriteString(j->w, X(name)) < 0;
-    end(j);
-    end(j);
+        rpl_junit_property(j, "commit", p->commits[i]);
+    rpl_junit_end(j);
+    if (o->decision != RPL_PIPE_ACCEPTED)
+        rpl_junit_failure(j, rpl_pipe_decision_name(o->decision), o->message, o->message);
+    rpl_junit_system_out(j, NULL, attachments, 2);
+    rpl_junit_end(j);
 }
 
 static int write_junit(const rpl_pipe *p, const char *path)
 {
-    xmlBufferPtr buf = xmlBufferCreate();
-    char stamp[32], host[256] = "localhost", name[4200];
-    size_t failures = 0;
-    time_t now = time(NULL);
-    struct tm tm;
-    jw j = {0};
-    int rc = 0;
+    char name[4200], summary[4200], log[4200];
+    const char *attachments[] = {summary, log};
+    rpl_junit_counts c = {.tests = p->noutcomes};
+    rpl_junit *j;
+    int rc;
 
-    if (!buf || !(j.w = xmlNewTextWriterMemory(buf, 0))) {
-        if (buf)
-            xmlBufferFree(buf);
-        return rpl_error_oom();
-    }
-    gmtime_r(&now, &tm);
-    strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
-    if (gethostname(host, sizeof(host) - 1) != 0 || !host[0])
-        strcpy(host, "localhost");
+    if ((rc = rpl_junit_open(&j, path)) != 0)
+        return rc;
     for (size_t i = 0; i < p->noutcomes; i++)
-        failures += p->outcomes[i]->decision != RPL_PIPE_ACCEPTED;
-    xmlTextWriterSetIndent(j.w, 1);
-    j.bad |= xmlTextWriterStartDocument(j.w, NULL, "UTF-8", NULL) < 0;
-    start(&j, "testsuites");
-    start(&j, "testsuite");
+        c.failures += p->outcomes[i]->decision != RPL_PIPE_ACCEPTED;
+    rpl_junit_testsuites(j, NULL, NULL);
     snprintf(name, sizeof(name), "rocm-perf optimize %s", p->target->name);
-    attr(&j, "name", name);
-    attr_num(&j, "tests", false, (double)p->noutcomes);
-    attr_num(&j, "failures", false, (double)failures);
-    attr(&j, "errors", "0");
-    attr_num(&j, "time", true, pipe_now() - p->opened_s);
-    attr(&j, "timestamp", stamp);
-    attr(&j, "hostname", host);
-    attr(&j, "package", "rocm-perf.optimize");
-    attr(&j, "id", "0");
-    start(&j, "properties");
-    property(&j, "source", p->relpath);
-    property(&j, "baseline_commit", p->baseline);
-    snprintf(name, sizeof(name), "%g", p->opts.min_gain);
-    property(&j, "min_gain", name);
-    end(&j);
+    rpl_junit_testsuite(j, name, &c, pipe_now() - p->opened_s);
+    rpl_junit_attr(j, "package", "rocm-perf.optimize");
+    rpl_junit_attr(j, "id", "0");
+    rpl_junit_start(j, "properties");
+    rpl_junit_property(j, "source", p->relpath);
+    rpl_junit_property(j, "baseline_commit", p->baseline);
+    rpl_junit_propertyf(j, "min_gain", "%g", p->opts.min_gain);
+    rpl_junit_end(j);
     for (size_t i = 0; i < p->noutcomes; i++)
-        testcase(&j, p, i);
-    start(&j, "system-out");
-    snprintf(name, sizeof(name),
-             "[[ATTACHMENT|%s/summary.md]]\n[[ATTACHMENT|%s/optimize-log.json]]\n", p->artifacts,
-             p->artifacts);
-    j.bad |= xmlTextWriterWriteString(j.w, X(name)) < 0;
-    end(&j);
-    start(&j, "system-err");
-    end(&j);
-    end(&j);
-    end(&j);
-    j.bad |= xmlTextWriterEndDocument(j.w) < 0;
-    xmlFreeTextWriter(j.w);
-    if (j.bad)
-        rc = rpl_error_set(RPL_ERROR, "cannot write the JUnit report");
-    else
-        rc = rpl_file_write_atomic(path, xmlBufferContent(buf), (size_t)xmlBufferLength(buf));
-    xmlBufferFree(buf);
-    return rc;
+        testcase(j, p, i);
+    snprintf(summary, sizeof(summary), "%s/summary.md", p->artifacts);
+    snprintf(log, sizeof(log), "%s/optimize-log.json", p->artifacts);
+    rpl_junit_testsuite_end(j, attachments, 2);
+    rpl_junit_end(j);
+    return rpl_junit_close(j);
 }
 
 /* ---- Markdown -------------------------------------------------------------- */

@@ -9,26 +9,24 @@ nothing printed.
 
 usage: llm_optimize_cli_test.py ROCM_PERF SOURCE_DIR SCENARIO
 """
-import hashlib
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 import xml.etree.ElementTree as ET
+
+sys.dont_write_bytecode = True  # nothing written into the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from scratch_repo import ScratchRepo, check, failures, sh  # noqa: E402
 
 ROCM_PERF, SRC_DIR, SCENARIO = sys.argv[1:4]
 SRC_DIR = os.path.abspath(SRC_DIR)
 HERE = os.path.join(SRC_DIR, "tests", "optimize", "loop")
-DOUBLES = os.path.join(SRC_DIR, "tests", "optimize", "doubles")
 SERVER = os.path.join(SRC_DIR, "tests", "llm", "standin_server.py")
 VALIDATE_JSONL = os.path.join(SRC_DIR, "tests", "tools", "validate_jsonl.py")
 TRANSCRIPT_SCHEMA = os.path.join(SRC_DIR, "docs", "schemas", "llm-transcript.schema.json")
-VALIDATE_JSON = os.path.join(SRC_DIR, "tests", "tools", "validate_json.py")
-LOG_SCHEMA = os.path.join(SRC_DIR, "docs", "schemas", "optimize-log.schema.json")
 SENTINEL = "rpl-SENTINEL-llm-loop-5c1d9e7a"
 
 KERNELS = """\
@@ -48,19 +46,6 @@ extern "C" __global__ void shift(float *x, int n)
         x[i] = x[i] + 1.0f;
 }
 """
-
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL: " + what)
-
-
-def sh(*args, cwd=None):
-    return subprocess.run(args, cwd=cwd, check=True, capture_output=True, text=True).stdout
-
 
 class Server:
     def __init__(self, tmp, scenario):
@@ -99,40 +84,14 @@ class Server:
         return reqs[n - 1]["body"]["messages"][-1]["content"] if len(reqs) >= n else ""
 
 
-class Env:
-    def __init__(self, scenario, fake="time=100 frac_scale=0.8 frac_shift=0.15"):
-        self.tmp = tempfile.mkdtemp(prefix="rpl-llm-optimize-")
-        self.repo = os.path.join(self.tmp, "repo")
-        self.art = os.path.join(self.tmp, "art")
-        self.scratch_tmp = os.path.join(self.tmp, "tmp")
-        os.makedirs(os.path.join(self.repo, "src"))
-        os.makedirs(self.scratch_tmp)
-        self.source = os.path.join(self.repo, "src", "kern.hip")
-        with open(self.source, "w") as f:
-            f.write(KERNELS.replace("time=100 frac_scale=0.8 frac_shift=0.15", fake))
-        with open(os.path.join(self.repo, "README"), "w") as f:
-            f.write("user's file\n")
-        git = ["git", "-c", "user.name=User", "-c", "user.email=user@example.com"]
-        sh("git", "init", "-q", "-b", "main", cwd=self.repo)
-        sh("git", "add", ".", cwd=self.repo)
-        sh(*git, "commit", "-q", "-m", "kernels", cwd=self.repo)
-        with open(os.path.join(self.repo, "README"), "a") as f:
-            f.write("edited, not staged\n")
-        self.before = self.state()
-        self.server = Server(self.tmp, scenario)
+class Env(ScratchRepo):
+    """The scratch repository (scratch_repo.py) with KERNELS as src/kern.hip, `fake` its
+    directives, and a stand-in server answering from scripts/SCRIPT."""
 
-    def state(self):
-        h = hashlib.sha256()
-        for p in ["HEAD", "index"]:
-            with open(os.path.join(self.repo, ".git", p), "rb") as f:
-                h.update(p.encode() + f.read())
-        h.update(sh("git", "rev-parse", "HEAD", cwd=self.repo).encode())
-        for root, dirs, files in os.walk(self.repo):
-            dirs[:] = sorted(d for d in dirs if d != ".git")
-            for name in sorted(files):
-                with open(os.path.join(root, name), "rb") as f:
-                    h.update(name.encode() + f.read())
-        return h.hexdigest()
+    def __init__(self, script, fake="time=100 frac_scale=0.8 frac_shift=0.15"):
+        super().__init__(SCENARIO, "rpl-llm-optimize-",
+                         KERNELS.replace("time=100 frac_scale=0.8 frac_shift=0.15", fake))
+        self.server = Server(self.tmp, script)
 
     def argv(self, *args):
         return [ROCM_PERF, "llm-optimize", self.source, "./kern --size 64", "--artifacts",
@@ -140,27 +99,11 @@ class Env:
                 self.server.url, "--model", "standin-model"] + list(args)
 
     def environ(self):
-        env = dict(os.environ)
-        env["PATH"] = DOUBLES + ":" + env["PATH"]
-        env["ROCM_PERF_TOOL"] = os.path.join(DOUBLES, "fake-rocm-perf")
-        env["TMPDIR"] = self.scratch_tmp
-        env["OPENAI_API_KEY"] = SENTINEL
-        env["ROCM_PERF_LOG"] = "debug"  # the most the tool writes, all of it scanned
-        return env
+        # ROCM_PERF_LOG=debug: the most the tool writes, all of it scanned for the key.
+        return super().environ(OPENAI_API_KEY=SENTINEL, ROCM_PERF_LOG="debug")
 
     def run(self, *args, expect=None):
-        p = subprocess.run(self.argv(*args), env=self.environ(), capture_output=True, text=True,
-                           stdin=subprocess.DEVNULL, timeout=280)
-        self.out, self.err, self.rc = p.stdout, p.stderr, p.returncode
-        if expect is not None:
-            check(p.returncode == expect,
-                  f"{SCENARIO}: exit {p.returncode}, wanted {expect}\n{p.stdout}\n{p.stderr}")
-        return p
-
-    def branches(self):
-        out = sh("git", "for-each-ref", "--format=%(refname:short)", "refs/heads/rocm-perf/",
-                 cwd=self.repo)
-        return out.split()
+        return self.run_cli(self.argv(*args), self.environ(), 280, expect)
 
     def junit_cases(self):
         path = os.path.join(self.art, "junit.xml")
@@ -199,21 +142,11 @@ class Env:
         for r in self.server.requests():
             check(r.get("auth") == "match", f"{SCENARIO}: request {r.get('n')} auth {r.get('auth')}")
 
-    def no_scratch_left(self):
-        left = []
-        for root, dirs, files in os.walk(self.scratch_tmp):
-            left += [os.path.join(root, d) for d in dirs if d != "rocm-perf-scratch"] + files
-        check(not left, f"{SCENARIO}: left behind in the scratch directory: {left}")
-
     def done(self):
         self.server.stop()
-        check(self.state() == self.before,
-              f"{SCENARIO}: the user's HEAD, index or working tree changed")
-        self.no_scratch_left()
+        super().done()
         if failures:
             print(f"--- stdout\n{self.out}\n--- stderr\n{self.err[-6000:]}")
-        else:
-            shutil.rmtree(self.tmp)
 
 
 def expect_in(text, needle, what):
@@ -365,10 +298,7 @@ def contract():
     env = Env("cli-contract")
     env.run("--auto-approve", "--max-iters", "1", "--max-repairs", "2", expect=0)
     check(env.junit_cases() == ["patch", "patch", "patch"], f"{SCENARIO}: {env.junit_cases()}")
-    r = subprocess.run([sys.executable, VALIDATE_JSON, LOG_SCHEMA,
-                        os.path.join(env.art, "optimize-log.json")], capture_output=True,
-                       text=True)
-    check(r.returncode == 0, f"{SCENARIO}: optimize-log.json: {r.stdout}{r.stderr}")
+    env.log()  # checked against its schema
     expect_in(env.server.prompt(2), "verdict `patch`", "prompt 2")
     expect_in(env.server.prompt(2), "Reason: the reply has no fenced code block", "prompt 2")
     expect_in(env.server.prompt(3), "defines scale twice", "prompt 3")

@@ -1,4 +1,20 @@
-/* TEST DOUBLE: the fake HSA runtime described in fake_hsa.h. */
+/*
+ * TEST DOUBLE: the fake HSA runtime described in fake_hsa.h.
+ *
+ * fake_hsa_runtime.c also plays ROCr, with the same topology (a CPU and a GPU
+ * agent; host, kernarg and device pools), but the two are kept apart on
+ * purpose: they stand at different boundaries for different code.  This one
+ * is the API table that OnLoad hands to librpl_hsa.so (static functions,
+ * linked into the capture tests with rpl, state read directly in `fake`); it
+ * runs each packet as the intercept queue writes it and plays the capture
+ * fixtures' kernels.  fake_hsa_runtime.c is a libhsa-runtime64.so.1 that the
+ * replay backend dlopens (exported hsa_* symbols, no rpl), with a ring buffer
+ * drained at the doorbell, timestamps, virtual memory on mmap and the replay
+ * fixture's kernel.  Where both answer the same query, the answers differ as
+ * their tests expect (device name); the functions alike in shape are a few
+ * lines each, and sharing them would need wrappers for the exported names.
+ * The code the two do share, the ELF symbol lookup, is elf_symbols.c.
+ */
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,4 +1,17 @@
-/* TEST DOUBLE: a fake libhsa-runtime64.so.1 (see fake_hsa_runtime.h). */
+/*
+ * TEST DOUBLE: a fake libhsa-runtime64.so.1 (see fake_hsa_runtime.h).
+ *
+ * Kept apart from fake_hsa.c on purpose, though both play ROCr with the same
+ * topology: this one is a whole runtime library for the replay backend to
+ * dlopen (exported hsa_* symbols, no rpl linked in, what it saw in
+ * fake_hsa_stats for dlsym), with a ring buffer drained at the doorbell,
+ * profiling timestamps, reservations and maps on mmap, the queries only
+ * replay makes (queue minimum size, allocation granule, virtual-memory
+ * support) and the replay fixture's kernel.  fake_hsa.c is the API table
+ * OnLoad hands to the capture library, linked into its tests, running
+ * packets as they are written.  See fake_hsa.c's header for what they share
+ * (elf_symbols.c) and why the rest is not.
+ */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

@@ -657,6 +657,38 @@ static void test_rollback(void **state)
     rpl_trace_free(t);
 }
 
+/* ---- releasing the API regions -------------------------------------------------------- */
+
+static void test_release_api(void **state)
+{
+    rpl_trace *t = read_ok(GOOD);
+    uint32_t ndispatch = t->dispatches.count;
+    char *before = malloc(sizeof(rpl_dispatch) * ndispatch);
+
+    (void)state;
+    assert_non_null(before);
+    memcpy(before, t->dispatches.items, sizeof(rpl_dispatch) * ndispatch);
+    assert_int_equal(t->regions.count, 2);
+    assert_int_equal(t->args.count, 2);
+    rpl_trace_release_api(t);
+    assert_int_equal(t->regions.count, 0);
+    assert_int_equal(t->args.count, 0);
+    assert_null(t->regions.items);
+    assert_null(t->args.items);
+    /* Everything else is untouched. */
+    assert_int_equal(t->dispatches.count, ndispatch);
+    assert_memory_equal(before, t->dispatches.items, sizeof(rpl_dispatch) * ndispatch);
+    assert_int_equal(t->memcpys.count, 1);
+    free(before);
+
+    /* The trace still takes regions: a second read brings them with their arguments. */
+    assert_int_equal(rpl_rocpd_read(t, GOOD), 0);
+    assert_int_equal(t->regions.count, 2);
+    assert_int_equal(t->regions.items[0].args_count, 2);
+    assert_string_equal(t->args.items[t->regions.items[0].args_first].value, "0x5555a0");
+    rpl_trace_free(t);
+}
+
 /* ---- counter passes ---------------------------------------------------------------- */
 
 static void test_counter_pass(void **state)
@@ -760,6 +792,7 @@ int main(void)
         cmocka_unit_test(test_bad_extdata_warns),
         cmocka_unit_test(test_merge_databases),
         cmocka_unit_test(test_rollback),
+        cmocka_unit_test(test_release_api),
         cmocka_unit_test(test_counter_pass),
         cmocka_unit_test(test_read_db_in_memory),
     };

@@ -326,6 +326,8 @@ def bad_prompt():
 
 # ---- --analysis DIR: the facts of `rocm-perf analyze --out DIR` ---------------------------
 
+from scratch_repo import VALIDATE_JSON  # noqa: E402
+
 ROOFLINE_SCHEMA = os.path.join(SRC_DIR, "docs", "schemas", "roofline.schema.json")
 ANALYSIS_SCHEMA = os.path.join(SRC_DIR, "docs", "schemas", "analysis.schema.json")
 

@@ -24,6 +24,7 @@
 #define ANALYSIS_JSON_MAX (256u << 20)
 #define TEXT_MAX          300 /* bytes of one string from the files in the prompt */
 #define EVIDENCE_MAX      6   /* evidence lines in the bottleneck fact */
+#define HOT_MAX           5   /* hottest instructions in the att fact */
 
 struct rpl_llm_analysis {
     cJSON *roofline, *analysis;
@@ -136,6 +137,37 @@ static int check_roofline_kernel(const cJSON *k, const char *file, const char *w
     return rc;
 }
 
+/* att.hottest, when there: an array of instruction objects. */
+static int check_hottest(const cJSON *hot, const char *file, const char *where)
+{
+    static const field fields[] = {
+        {"isa", STR},
+        {"source", STR},
+        {"hits", NUM_OR_NULL},
+        {"latency_cycles", NUM_OR_NULL},
+        {"stall_cycles", NUM_OR_NULL},
+        {"latency_fraction", NUM_OR_NULL},
+    };
+    const cJSON *h;
+    char sub[112];
+    size_t i = 0;
+    int rc = 0;
+
+    if (!hot || cJSON_IsNull(hot))
+        return 0;
+    if (!cJSON_IsArray(hot))
+        return rpl_error_set(RPL_EINPUT, "%s: %s.hottest must be an array", file, where);
+    cJSON_ArrayForEach(h, hot)
+    {
+        snprintf(sub, sizeof(sub), "%s.hottest[%zu]", where, i++);
+        if (rc == 0 && !cJSON_IsObject(h))
+            rc = rpl_error_set(RPL_EINPUT, "%s: %s must be an object", file, sub);
+        if (rc == 0)
+            rc = CHECK(h, fields, file, sub);
+    }
+    return rc;
+}
+
 static int check_analysis_kernel(const cJSON *k, const char *file, const char *where)
 {
     static const field top[] = {
@@ -167,6 +199,8 @@ static int check_analysis_kernel(const cJSON *k, const char *file, const char *w
     snprintf(sub, sizeof(sub), "%s.att", where);
     if (rc == 0)
         rc = CHECK(a, att, file, sub);
+    if (rc == 0)
+        rc = check_hottest(cJSON_GetObjectItemCaseSensitive(a, "hottest"), file, sub);
     mix = cJSON_GetObjectItemCaseSensitive(a, "instruction_mix");
     cJSON_ArrayForEach(e, mix)
     {
@@ -491,6 +525,41 @@ static int bottleneck_text(char **out, const cJSON *k, unsigned changes)
     return finish_text(out, &sb, origin, rc);
 }
 
+/* "  - `s_waitcnt vmcnt(0)` (kern.hip:12): 38.0% of the latency cycles, 85% of them stalls" */
+static int hottest_text(rpl_strbuf *sb, const cJSON *hot)
+{
+    const cJSON *h;
+    unsigned shown = 0;
+    int rc = 0;
+
+    cJSON_ArrayForEach(h, hot)
+    {
+        const char *src = string_or(h, "source", "");
+        double frac = number_or(h, "latency_fraction", NAN),
+               lat = number_or(h, "latency_cycles", NAN);
+        double stall = number_or(h, "stall_cycles", NAN), hits = number_or(h, "hits", NAN);
+        if (rc != 0 || shown == HOT_MAX)
+            break;
+        if (shown++ == 0)
+            rc = rpl_strbuf_puts(sb, "- the instructions of the most latency cycles:\n");
+        if (rc == 0 && (rc = rpl_strbuf_puts(sb, "  - `")) == 0 &&
+            (rc = put_text(sb, string_or(h, "isa", "?"))) == 0)
+            rc = rpl_strbuf_puts(sb, "`");
+        if (rc == 0 && src[0] && (rc = rpl_strbuf_puts(sb, " (")) == 0 &&
+            (rc = put_text(sb, src)) == 0)
+            rc = rpl_strbuf_puts(sb, ")");
+        if (rc == 0 && !isnan(frac))
+            rc = rpl_strbuf_printf(sb, ": %.1f%% of the latency cycles", 100.0 * frac);
+        if (rc == 0 && !isnan(stall) && !isnan(lat) && lat > 0)
+            rc = rpl_strbuf_printf(sb, ", %.0f%% of them stalls", 100.0 * stall / lat);
+        if (rc == 0 && !isnan(hits))
+            rc = rpl_strbuf_printf(sb, ", %.0f executions", hits);
+        if (rc == 0)
+            rc = rpl_strbuf_puts(sb, "\n");
+    }
+    return rc;
+}
+
 static int att_text(char **out, const cJSON *k, unsigned changes)
 {
     const cJSON *att = cJSON_GetObjectItemCaseSensitive(k, "att");
@@ -543,6 +612,8 @@ static int att_text(char **out, const cJSON *k, unsigned changes)
         rc = rpl_strbuf_printf(&sb, "- %.2f instructions per wave cycle\n", ipc);
     if (rc == 0 && !isnan(lat))
         rc = rpl_strbuf_printf(&sb, "- memory instructions wait %.0f cycles on average\n", lat);
+    if (rc == 0)
+        rc = hottest_text(&sb, cJSON_GetObjectItemCaseSensitive(att, "hottest"));
     return finish_text(out, &sb, origin, rc);
 }
 

@@ -378,7 +378,12 @@ def analysis_dir(tmp):
                                                           "waitcnt": 0.2, "other": 0},
                                       "instructions": 9000, "exec_mask_fraction": 0.01,
                                       "stall_fraction": 0.6, "idle_fraction": 0.1,
-                                      "ipc": 0.21, "mem_latency_cycles": 700})],
+                                      "ipc": 0.21, "mem_latency_cycles": 700,
+                                      "hottest": [{"isa": "s_waitcnt vmcnt(0)",
+                                                   "source": "kern.hip:6", "hits": 900,
+                                                   "latency_cycles": 40000,
+                                                   "stall_cycles": 36000,
+                                                   "latency_fraction": 0.5}]})],
                 "priorities": [{"kernel": "scale", "priority": 0.75, "headroom": 0.9375,
                                 "critical_path_fraction": 0.8,
                                 "bottleneck": "memory_bandwidth"}]}
@@ -414,6 +419,9 @@ def analysis():
     expect_in(p1, "## Instruction trace (ATT)\nMeasured on the original kernel", "prompt 1")
     expect_in(p1, "- instruction mix of the traced waves: valu 40.0%, vmem 30.0%, waitcnt "
                   "20.0%, salu 10.0%\n", "prompt 1 (ATT)")
+    expect_in(p1, "- the instructions of the most latency cycles:\n  - `s_waitcnt vmcnt(0)` "
+                  "(kern.hip:6): 50.0% of the latency cycles, 90% of them stalls, 900 "
+                  "executions\n", "prompt 1 (ATT)")
     expect_in(p2, "Make the kernel `shift` of `kern.hip` faster.", "prompt 2")
     for section in ["Roofline", "Bottleneck", "Instruction trace (ATT)"]:
         expect_in(p2, f"## {section}\nNot available.\n", "prompt 2 (shift is not analysed)")

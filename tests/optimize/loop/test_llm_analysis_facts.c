@@ -36,7 +36,11 @@ static const char ANALYSIS[] =
     " \"facts\": {\"occupancy\": 0.5}, \"att\": {\"instruction_mix\": {\"valu\": 0.5,"
     " \"salu\": 0.005, \"vmem\": 0.3, \"waitcnt\": 0.195}, \"instructions\": 12345,"
     " \"exec_mask_fraction\": 0, \"stall_fraction\": 0.4, \"idle_fraction\": 0.1,"
-    " \"ipc\": 0.42, \"mem_latency_cycles\": 480}},"
+    " \"ipc\": 0.42, \"mem_latency_cycles\": 480, \"hottest\": ["
+    "{\"isa\": \"s_waitcnt vmcnt(0)\", \"source\": \"kern.hip:12\", \"hits\": 1200,"
+    " \"latency_cycles\": 50000, \"stall_cycles\": 42500, \"latency_fraction\": 0.38},"
+    "{\"isa\": \"global_load_dword v1, v[2:3], off\", \"source\": \"\", \"hits\": 1200,"
+    " \"latency_cycles\": 20000, \"stall_cycles\": 0, \"latency_fraction\": 0.152}]}},"
     "{\"kernel\": \"shift(float*, int)\", \"bottleneck\": \"latency\", \"confidence\": 0.5,"
     " \"evidence\": [\"short dispatches\"], \"facts\": {\"occupancy\": null}, \"att\": null}]}";
 
@@ -80,7 +84,11 @@ static void facts_of_the_target(void **state)
                      "19.5%\n");
     expect_in(f.att, "- stalls: 40.0% of the instructions' latency\n");
     expect_in(f.att, "- 0.42 instructions per wave cycle\n");
-    expect_in(f.att, "wait 480 cycles on average");
+    expect_in(f.att, "wait 480 cycles on average\n- the instructions of the most latency cycles:\n"
+                     "  - `s_waitcnt vmcnt(0)` (kern.hip:12): 38.0% of the latency cycles, 85% "
+                     "of them stalls, 1200 executions\n"
+                     "  - `global_load_dword v1, v[2:3], off`: 15.2% of the latency cycles, 0% "
+                     "of them stalls, 1200 executions");
     assert_null(f.arch_facts);
     assert_null(f.critical_path);
     rpl_llm_facts_release(&f);
@@ -164,6 +172,10 @@ static void bad_files(void **state)
         {ROOFLINE,
          "{\"kernels\": [{\"kernel\": \"k\", \"att\": {\"instruction_mix\": {\"valu\": \"x\"}}}]}",
          "d/analysis.json: kernels[0].att.instruction_mix values must be numbers"},
+        {ROOFLINE, "{\"kernels\": [{\"kernel\": \"k\", \"att\": {\"hottest\": {}}}]}",
+         "d/analysis.json: kernels[0].att.hottest must be an array"},
+        {ROOFLINE, "{\"kernels\": [{\"kernel\": \"k\", \"att\": {\"hottest\": [{\"isa\": 1}]}}]}",
+         "d/analysis.json: kernels[0].att.hottest[0].isa must be a string"},
         {ROOFLINE, "{\"kernels\": [{\"kernel\": \"k\", \"confidence\": 1e999}]}",
          "kernels[0].confidence must be a number or null"},
     };

@@ -80,7 +80,7 @@ median_of() {
     sort -n "$work/runs.txt" | sed -n "$(( (runs + 1) / 2 ))p"
 }
 
-row() { # row NAME DISPATCHES QUEUES COPIES [--api]
+row() { # row NAME DISPATCHES QUEUES COPIES [GENERATOR OPTIONS]
     name=$1
     db="$work/$name.db"
     if [ ! -f "$db" ]; then
@@ -115,6 +115,7 @@ row 100k-4q 100000 4 0
 row 1M-4q 1000000 4 0
 row 1M-8q-100k-copies 1000000 8 100000
 row 1M-8q-100k-copies-api 1000000 8 100000 --api
+row 1M-8q-100k-copies-hip-args 1000000 8 100000 "--api --hip-args"
 if [ "$big" = 1 ]; then
     row 10M-8q-1M-copies 10000000 8 1000000
     row 10M-8q-1M-copies-api 10000000 8 1000000 --api

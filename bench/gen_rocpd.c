@@ -29,7 +29,7 @@ typedef struct gen_opts {
     uint64_t dispatches, copies;
     uint32_t queues, kernels, wait_every;
     unsigned long seed;
-    int api;
+    int api, hip_args;
     const char *out;
 } gen_opts;
 
@@ -62,14 +62,17 @@ typedef struct gen {
 static void usage(FILE *out)
 {
     fprintf(out, "usage: rpl_gen_rocpd --dispatches N [--queues Q] [--copies C] [--kernels K]\n"
-                 "                     [--seed S] [--waits-every W] [--api] OUT.db\n"
+                 "                     [--seed S] [--waits-every W] [--api [--hip-args]] OUT.db\n"
                  "  --queues Q        queues (one stream each), default 4\n"
                  "  --copies C        memory copies, default 0\n"
                  "  --kernels K       distinct kernels (2 of them runtime helpers), default 32\n"
                  "  --seed S          random seed, default 1\n"
                  "  --waits-every W   a cross-queue event wait every W operations (0: none),\n"
                  "                    default 1000\n"
-                 "  --api             also write a launch API region for every operation\n");
+                 "  --api             also write a launch API region for every operation\n"
+                 "  --hip-args        with --api, the launch regions carry every parameter as\n"
+                 "                    rocprofv3 writes it (hipLaunchKernel: six arguments,\n"
+                 "                    hipMemcpyAsync: five), not the stream alone\n");
 }
 
 static int parse_u64(const char *arg, uint64_t max, uint64_t *out)
@@ -95,13 +98,14 @@ static int parse_args(gen_opts *o, int argc, char **argv)
         {"seed", required_argument, NULL, 's'},
         {"waits-every", required_argument, NULL, 'w'},
         {"api", no_argument, NULL, 'a'},
+        {"hip-args", no_argument, NULL, 'H'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     uint64_t v;
     int opt, have_n = 0;
 
-    *o = (gen_opts){0, 0, 4, 32, 1000, 1, 0, NULL};
+    *o = (gen_opts){0, 0, 4, 32, 1000, 1, 0, 0, NULL};
     while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         int bad = 0;
 
@@ -132,6 +136,9 @@ static int parse_args(gen_opts *o, int argc, char **argv)
         case 'a':
             o->api = 1;
             break;
+        case 'H':
+            o->hip_args = 1;
+            break;
         case 'h':
             usage(stdout);
             exit(0);
@@ -143,7 +150,7 @@ static int parse_args(gen_opts *o, int argc, char **argv)
             return 2;
         }
     }
-    if (!have_n || optind != argc - 1) {
+    if (!have_n || optind != argc - 1 || (o->hip_args && !o->api)) {
         usage(stderr);
         return 2;
     }
@@ -253,7 +260,7 @@ static int add_kernels(gen *g)
     return rc;
 }
 
-/* An API region with up to three named arguments. */
+/* An API region with up to six named arguments. */
 static int add_region(gen *g, const char *name, int64_t start, int64_t corr, const char *const *an,
                       const char *const *av, uint32_t nargs)
 {
@@ -264,11 +271,24 @@ static int add_region(gen *g, const char *name, int64_t start, int64_t corr, con
                     .name = name,
                     .category = "HIP_RUNTIME_API_EXT",
                     .correlation_id = corr};
-    rpl_arg args[3];
+    rpl_arg args[6];
 
-    for (uint32_t i = 0; i < nargs; i++)
+    for (uint32_t i = 0; i < nargs && i < 6; i++)
         args[i] = (rpl_arg){an[i], i == 2 ? "unsigned int" : "void*", av[i]};
     return rpl_trace_add_region(g->t, &r, args, nargs, NULL);
+}
+
+/*
+ * The handle of queue q's stream in API arguments: its rocpd id, or with
+ * --hip-args a pointer as rocprofv3 prints a hipStream_t (found only through
+ * the launches that carry it).
+ */
+static void stream_handle(const gen *g, uint32_t q, char *buf, size_t size)
+{
+    if (g->o.hip_args)
+        snprintf(buf, size, "0x5581a0%06x", q + 1);
+    else
+        snprintf(buf, size, "%u", q + 1);
 }
 
 /* Cross-queue dependency: q's next operation waits for the last one of another queue. */
@@ -277,7 +297,7 @@ static int add_wait(gen *g, uint32_t q, int64_t *min_start)
     uint32_t r = (q + 1 + (uint32_t)gsl_rng_uniform_int(g->rng, g->o.queues - 1)) % g->o.queues;
     lane_state *src = &g->lanes[r], *dst = &g->lanes[q];
     int64_t launch = g->o.api ? LAUNCH_NS : 0, rec, wait;
-    char event[32], rstream[16], qstream[16];
+    char event[32], rstream[24], qstream[24];
     const char *rn[] = {"event", "stream"}, *wn[] = {"stream", "event", "flags"};
     const char *rv[] = {event, rstream}, *wv[] = {qstream, event, "0"};
     int rc;
@@ -285,8 +305,8 @@ static int add_wait(gen *g, uint32_t q, int64_t *min_start)
     if (!src->has_last)
         return 0;
     snprintf(event, sizeof(event), "0x7f3a%08" PRIx64, ++g->events);
-    snprintf(rstream, sizeof(rstream), "%u", r + 1);
-    snprintf(qstream, sizeof(qstream), "%u", q + 1);
+    stream_handle(g, r, rstream, sizeof(rstream));
+    stream_handle(g, q, qstream, sizeof(qstream));
     /* After the recorded operation was enqueued, before the next one of its queue. */
     rec = src->last_start - launch + 1;
     wait = (dst->has_last ? dst->last_start - launch : rec) + 1;
@@ -355,12 +375,26 @@ static int add_op(gen *g, uint64_t i, int is_copy)
         rc = rc ? rc : rpl_trace_add_dispatch(g->t, &d, NULL);
     }
     if (!rc && g->o.api) {
-        char stream[16];
-        const char *an[] = {"stream"}, *av[] = {stream};
+        /* The parameters as rocprofv3 names them; the stream is the one the DAG reads. */
+        static const char *const launch[] = {"function_address", "numBlocks", "dimBlocks", "args",
+                                             "sharedMemBytes",   "stream"};
+        static const char *const copy[] = {"dst", "src", "sizeBytes", "kind", "stream"};
+        char stream[24], blocks[32], addr[32];
+        const char *lv[] = {addr, blocks, "{256, 1, 1}", "0x7ffc3a2e1f40", "0", stream};
+        const char *cv[] = {addr, "0x7f3a00200000", blocks, "hipMemcpyDeviceToDevice", stream};
+        const char *const *an = is_copy ? copy : launch, *const *av = is_copy ? cv : lv;
+        uint32_t n = is_copy ? 5 : 6;
 
-        snprintf(stream, sizeof(stream), "%u", q + 1);
+        stream_handle(g, q, stream, sizeof(stream));
+        snprintf(addr, sizeof(addr), "0x7f3a%08" PRIx64, i);
+        snprintf(blocks, sizeof(blocks), "%" PRIu64, 64 + i % 4096);
+        if (!g->o.hip_args) { /* the stream alone */
+            an += n - 1;
+            av += n - 1;
+            n = 1;
+        }
         rc = add_region(g, is_copy ? "hipMemcpyAsync" : "hipLaunchKernel", start - LAUNCH_NS, corr,
-                        an, av, 1);
+                        an, av, n);
     }
     lane->last_start = start;
     lane->last_end = is_copy ? g->t->memcpys.items[g->t->memcpys.count - 1].end

@@ -24,6 +24,9 @@
 #include "dag_internal.h"
 #include "rpl/error.h"
 
+/* Every name passed to rpl_dag_region_arg below and in dag_host.c and dag_launches.c. */
+const char *const rpl_dag_arg_names[] = {"stream", "hStream", "event", "hEvent", NULL};
+
 /* Value of the argument called `name1` or `name2`, else the unnamed one at `pos`; NULL if empty. */
 const char *rpl_dag_region_arg(const rpl_trace *t, const rpl_region *r, const char *name1,
                                const char *name2, uint32_t pos)

@@ -206,10 +206,12 @@ static int parse_args(analyze_opts *o, int argc, char **argv)
 static int load_trace(analyze_ctx *ctx)
 {
     const analyze_opts *o = &ctx->opts;
+    /* Of the API arguments only the DAG reads a few: the others are not kept. */
+    rpl_rocpd_read_opts read = {rpl_dag_arg_names};
     int rc = rpl_trace_new(&ctx->trace);
 
     for (size_t i = 0; !rc && i < o->ntraces; i++) {
-        rc = rpl_rocpd_read(ctx->trace, o->traces[i]);
+        rc = rpl_rocpd_read_with(ctx->trace, o->traces[i], &read);
         rpl_log_info("read '%s': %u dispatches in all so far", o->traces[i],
                      ctx->trace ? ctx->trace->dispatches.count : 0);
     }

@@ -234,6 +234,7 @@ static void apply_overrides(report_input *in, const report_opts *o)
 static int run(const report_opts *o, report_input *in, int argc, char **argv)
 {
     struct stat st;
+    rpl_rocpd_read_opts read = {rpl_dag_arg_names}; /* the DAG reads a few API arguments */
     rpl_kernel_filter filter;
     bool filter_ready = false;
     rpl_trace *trace = NULL;
@@ -257,7 +258,7 @@ static int run(const report_opts *o, report_input *in, int argc, char **argv)
     if (!rc)
         rc = rpl_trace_new(&trace);
     for (size_t i = 0; !rc && i < in->npaths; i++) {
-        rc = rpl_rocpd_read(trace, in->paths[i]);
+        rc = rpl_rocpd_read_with(trace, in->paths[i], &read);
         rpl_log_info("read '%s': %u dispatches, %u copies so far", in->paths[i],
                      trace->dispatches.count, trace->memcpys.count);
     }

@@ -41,25 +41,39 @@ static const char *intern_repeated(rpl_trace *t, const char **last, const char *
     return *last;
 }
 
+/* Whether the read keeps an argument (rpl_rocpd_read_opts). */
+static bool keep_arg(const rpl_rocpd_read_opts *o, const char *name)
+{
+    if (!o->arg_names || !name || !name[0])
+        return true;
+    for (const char *const *n = o->arg_names; *n; n++)
+        if (strcmp(*n, name) == 0)
+            return true;
+    return false;
+}
+
 static int arg_row(rd_row *row)
 {
     rd_reader *r = row->r;
     rpl_trace *t = r->trace;
-    rd_arg_key *k;
+    rd_arg_key key;
     rpl_arg *a;
     const char *type, *name, *value;
     int rc;
 
+    if ((rc = rd_i64(row, A_EVENT, &key.event_id)) != 0 ||
+        (rc = rd_i64(row, A_POSITION, &key.position)) != 0 ||
+        (rc = rd_text(row, A_NAME, false, RD_NAME_MAX, &name, NULL)) != 0)
+        return rc;
+    if (!keep_arg(r->opts, name))
+        return 0;
     if ((rc = RPL_TRACE_ROOM(t->args, 1)) != 0 ||
         (rc = rd_grow(r, RD_ARG, (void **)&r->arg_keys, &r->arg_key_cap, r->narg_keys,
                       sizeof(*r->arg_keys))) != 0)
         return rc;
-    k = &r->arg_keys[r->narg_keys];
+    r->arg_keys[r->narg_keys] = key;
     a = &t->args.items[t->args.count];
-    if ((rc = rd_i64(row, A_EVENT, &k->event_id)) != 0 ||
-        (rc = rd_i64(row, A_POSITION, &k->position)) != 0 ||
-        (rc = rd_text(row, A_TYPE, false, RD_NAME_MAX, &type, NULL)) != 0 ||
-        (rc = rd_text(row, A_NAME, false, RD_NAME_MAX, &name, NULL)) != 0 ||
+    if ((rc = rd_text(row, A_TYPE, false, RD_NAME_MAX, &type, NULL)) != 0 ||
         (rc = rd_text(row, A_VALUE, true, RD_TEXT_MAX, &value, NULL)) != 0)
         return rc;
     if (!(a->type = intern_repeated(t, &r->last_arg[0], type)) ||
@@ -76,15 +90,20 @@ static int read_args(rd_reader *r)
     static const char *const cols[] = {"id", "event_id", "position", "type", "name", "value"};
     _Static_assert(RD_COLUMNS(cols) == A_NCOLS, "columns and their enum differ");
     rpl_trace *t = r->trace;
-    uint32_t rows = rd_rows_hint(r, RD_ARG);
+    uint32_t rows = rd_rows_hint(r, RD_ARG), room = rows;
     int rc;
 
+    /* A filtered read keeps about one argument per region: room for that, grown if need be. */
+    if (r->opts->arg_names && r->present[RD_REGION]) {
+        uint32_t regions = rd_rows_hint(r, RD_REGION);
+        room = regions < rows ? regions : rows;
+    }
     r->first_arg = t->args.count;
-    if ((rc = RPL_TRACE_ROOM(t->args, rows)) != 0)
+    if ((rc = RPL_TRACE_ROOM(t->args, room)) != 0)
         return rc;
-    if (rows && !(r->arg_keys = malloc((size_t)rows * sizeof(*r->arg_keys))))
+    if (room && !(r->arg_keys = malloc((size_t)room * sizeof(*r->arg_keys))))
         return rpl_error_oom();
-    r->arg_key_cap = rows;
+    r->arg_key_cap = room;
     return rd_scan(r, RD_ARG, cols, RD_COLUMNS(cols), "API arguments", rows, arg_row);
 }
 

@@ -171,10 +171,15 @@ static int read_tables(rd_reader *r)
 }
 
 /* `path`: the file behind db, for the worker's connection; NULL for none. */
-static int read_db(rpl_trace *trace, sqlite3 *db, const char *label, const char *path)
+static int read_db(rpl_trace *trace, sqlite3 *db, const char *label, const char *path,
+                   const rpl_rocpd_read_opts *opts)
 {
-    rd_reader r = {
-        .trace = trace, .db = db, .label = label ? label : "rocpd database", .path = path};
+    static const rpl_rocpd_read_opts defaults = {NULL};
+    rd_reader r = {.trace = trace,
+                   .db = db,
+                   .label = label ? label : "rocpd database",
+                   .path = path,
+                   .opts = opts ? opts : &defaults};
     saved_settings saved;
     rpl_trace_mark mark;
     bool transaction;
@@ -200,14 +205,20 @@ static int read_db(rpl_trace *trace, sqlite3 *db, const char *label, const char 
     return rc;
 }
 
-int rpl_rocpd_read_db(rpl_trace *trace, sqlite3 *db, const char *label)
+int rpl_rocpd_read_db(rpl_trace *trace, sqlite3 *db, const char *label,
+                      const rpl_rocpd_read_opts *opts)
 {
     if (!trace || !db)
         return rpl_error_set(RPL_EUSAGE, "rpl_rocpd_read_db: no trace or database");
-    return read_db(trace, db, label, NULL);
+    return read_db(trace, db, label, NULL, opts);
 }
 
 int rpl_rocpd_read(rpl_trace *trace, const char *path)
+{
+    return rpl_rocpd_read_with(trace, path, NULL);
+}
+
+int rpl_rocpd_read_with(rpl_trace *trace, const char *path, const rpl_rocpd_read_opts *opts)
 {
     struct stat st;
     sqlite3 *db = NULL;
@@ -237,7 +248,7 @@ int rpl_rocpd_read(rpl_trace *trace, const char *path)
         return rc;
     }
     sqlite3_busy_timeout(db, RD_BUSY_MS);
-    rc = read_db(trace, db, path, path);
+    rc = read_db(trace, db, path, path, opts);
     sqlite3_close(db);
 #ifdef __GLIBC__
     /* The batches, statements and the worker's arena are freed by now, but glibc keeps

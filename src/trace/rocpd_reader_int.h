@@ -13,6 +13,7 @@
 #include "rocpd_idmap.h"
 #include "rpl/error.h"
 #include "rpl/log.h"
+#include "rpl/rocpd.h"
 #include "rpl/trace.h"
 
 /* The tables the reader knows, in the order they are read. */
@@ -80,6 +81,7 @@ typedef struct rd_reader {
     /* The file, for a second connection that reads part of it on a worker
      * thread; NULL (a caller's connection) reads everything on this thread. */
     const char *path;
+    const rpl_rocpd_read_opts *opts; /* never NULL */
     bool worker;                     /* this is the worker's copy: no progress line */
     struct rd_worker *worker_thread; /* running while dispatches and copies are read */
     uint32_t source;                 /* index of this database in trace->sources */

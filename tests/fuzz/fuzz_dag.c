@@ -50,12 +50,13 @@ static void build(const rpl_trace *t, rpl_dag_infer infer)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    const rpl_rocpd_read_opts read = {rpl_dag_arg_names}; /* as analyze reads */
     rpl_trace *t = NULL;
     sqlite3 *db;
 
     if (size > MAX_INPUT || !(db = fuzz_sqlite_image_open(data, size)))
         return 0;
-    if (rpl_trace_new(&t) == 0 && rpl_rocpd_read_db(t, db, "fuzz") == 0) {
+    if (rpl_trace_new(&t) == 0 && rpl_rocpd_read_db(t, db, "fuzz", &read) == 0) {
         build(t, RPL_DAG_INFER_AUTO);
         build(t, RPL_DAG_INFER_ALWAYS);
     }

@@ -11,6 +11,14 @@ usage:
   dag_check.py generated ROCM_PERF GEN DB OUTDIR SCHEMA VALIDATOR
       rpl_gen_rocpd writes DB (it prints how many waits it wrote); analyze --out
       must find every one of them as an event_wait edge and infer nothing.
+  dag_check.py hip-args ROCM_PERF GEN DIR SCHEMA VALIDATOR
+      the same generated run twice, with a stream argument per launch (the
+      stream's id as handle) and with every launch parameter as rocprofv3
+      writes them (--hip-args, pointer handles): the second database must hold
+      five or six arguments per launch, every wait must resolve (through the
+      launches' stream arguments) and analyze --out, which keeps only the
+      arguments the DAG reads, must give the same dag.json for both, inputs
+      aside.
   dag_check.py report ROCM_PERF DIR XMLLINT
       rocm-perf report DIR --perfetto --svg: the summary names the critical path,
       the Perfetto file is trace-event JSON (one named track per lane, complete
@@ -99,6 +107,32 @@ def generated(rocm_perf, gen, db, outdir, schema, validator):
         fail(f"nodes {doc['nodes']}")
 
 
+def hip_args(rocm_perf, gen, d, schema, validator):
+    import sqlite3
+    docs = []
+    for name, extra in (("stream", []), ("all", ["--hip-args"])):
+        db = os.path.join(d, f"{name}.db")
+        if os.path.exists(db):
+            os.remove(db)
+        run([gen, "--dispatches", "2000", "--queues", "4", "--copies", "200", "--kernels", "12",
+             "--seed", "5", "--waits-every", "40", "--api", *extra, db])
+        con = sqlite3.connect(db)
+        args = con.execute("SELECT count(*) FROM rocpd_arg").fetchone()[0]
+        regions = con.execute("SELECT count(*) FROM rocpd_region").fetchone()[0]
+        con.close()
+        if name == "all" and args < 5 * 2200:
+            fail(f"--hip-args wrote {args} arguments for {regions} regions")
+        doc = analyze(rocm_perf, db, os.path.join(d, name), schema, validator)
+        doc.pop("inputs", None)
+        docs.append(doc)
+    # Pointer handles name a stream only through the launches' stream arguments.
+    for doc in docs:
+        if doc["sync"]["waits_unresolved"] != 0 or doc["edges"]["event_wait"] == 0:
+            fail(f"waits not resolved through the launches: {doc['sync']}, {doc['edges']}")
+    if docs[0] != docs[1]:
+        fail("dag.json differs between the stream-only and the every-parameter trace")
+
+
 def report(rocm_perf, d, xmllint):
     with open(os.path.join(d, "dag.json"), encoding="utf-8") as f:
         dag = json.load(f)
@@ -148,6 +182,9 @@ def main(argv):
         check_counts(analyze(*argv[2:7]), argv[7:])
     elif cmd == "generated" and len(argv) == 8:
         generated(*argv[2:8])
+    elif cmd == "hip-args" and len(argv) == 7:
+        os.makedirs(argv[4], exist_ok=True)
+        hip_args(*argv[2:7])
     elif cmd == "report" and len(argv) == 5:
         report(*argv[2:5])
     else:

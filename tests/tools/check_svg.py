@@ -7,7 +7,8 @@ The SVG must render (rsvg-convert exits 0 and writes a non-empty PNG, kept
 for a person to look at).  With --labels-clear, no two text boxes overlap and
 every one lies inside the view box.  A box is estimated as the chart code
 places labels: 0.6 x font-size per character wide, from 0.8 x font-size above
-the baseline to 0.25 x font-size below it; rotated texts are left out.
+the baseline to 0.25 x font-size below it, with the font-size a text has or
+inherits (16 when none is set); rotated texts are left out.
 """
 import subprocess
 import sys
@@ -17,13 +18,22 @@ NS = "{http://www.w3.org/2000/svg}"
 SLACK = 0.5  # pixels: boxes that only touch do not overlap
 
 
+def texts(node, font=16.0):
+    """(text element, its font size) below node, the size inherited from the ancestors."""
+    for child in node:
+        size = float(child.get("font-size", font))
+        if child.tag == NS + "text":
+            yield child, size
+        else:
+            yield from texts(child, size)
+
+
 def text_boxes(root):
     boxes = []
-    for t in root.iter(NS + "text"):
+    for t, font in texts(root, float(root.get("font-size", "16"))):
         if t.get("transform"):
             continue
         s = "".join(t.itertext())
-        font = float(t.get("font-size", "16"))
         x, y = float(t.get("x", "0")), float(t.get("y", "0"))
         w = 0.6 * font * len(s)
         anchor = t.get("text-anchor", "start")

@@ -162,6 +162,12 @@ typedef struct rpl_dag {
  * cycle) fails with RPL_EINPUT and a message naming the operations.
  */
 int rpl_dag_build(rpl_dag **out, const rpl_trace *trace, const rpl_dag_opts *opts);
+
+/*
+ * The API argument names the DAG reads (NULL-terminated): a trace read for
+ * the DAG may keep only these and the unnamed ones (rpl_rocpd_read_opts).
+ */
+extern const char *const rpl_dag_arg_names[];
 void rpl_dag_free(rpl_dag *dag);
 
 /*

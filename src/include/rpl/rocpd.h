@@ -22,8 +22,23 @@ typedef struct sqlite3 sqlite3;
  */
 int rpl_rocpd_read(rpl_trace *trace, const char *path);
 
+/*
+ * What a read keeps; NULL or all zero keeps everything.  A runtime-API trace
+ * has an argument row for every parameter of every call (six for a
+ * hipLaunchKernel): a reader that needs a few of them names those here.
+ */
+typedef struct rpl_rocpd_read_opts {
+    /* Keep only the API arguments whose name is listed (NULL-terminated) and
+     * those without a name (read by position); NULL: keep every argument. */
+    const char *const *arg_names;
+} rpl_rocpd_read_opts;
+
+/* rpl_rocpd_read with options (NULL: the defaults). */
+int rpl_rocpd_read_with(rpl_trace *trace, const char *path, const rpl_rocpd_read_opts *opts);
+
 /* The same on an open connection; `label` names it in messages (fuzzing, tests). */
-int rpl_rocpd_read_db(rpl_trace *trace, sqlite3 *db, const char *label);
+int rpl_rocpd_read_db(rpl_trace *trace, sqlite3 *db, const char *label,
+                      const rpl_rocpd_read_opts *opts);
 
 /*
  * Merge the counters of a counter-pass trace into `trace`: dispatches are

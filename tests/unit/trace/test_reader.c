@@ -689,6 +689,46 @@ static void test_release_api(void **state)
     rpl_trace_free(t);
 }
 
+/* ---- keeping only some API arguments ---------------------------------------------------- */
+
+static void test_read_some_args(void **state)
+{
+    static const char *const names[] = {"stream", NULL};
+    const rpl_rocpd_read_opts keep_stream = {names};
+    const char *unnamed = TMP "/unnamed_arg.db";
+    rpl_trace *t;
+    const rpl_region *r;
+
+    (void)state;
+    /* Only the named argument listed: sizeBytes is not kept. */
+    assert_int_equal(rpl_trace_new(&t), 0);
+    assert_int_equal(rpl_rocpd_read_with(t, GOOD, &keep_stream), 0);
+    r = &t->regions.items[0];
+    assert_int_equal(t->args.count, 1);
+    assert_int_equal(r->args_count, 1);
+    assert_string_equal(t->args.items[r->args_first].name, "stream");
+    assert_string_equal(t->args.items[r->args_first].value, "0x5555a0");
+    assert_int_equal(t->regions.items[1].args_count, 0);
+    rpl_trace_free(t);
+
+    /* An argument without a name is read by its position: it is kept. */
+    mutate_db(GOOD, unnamed, "UPDATE rocpd_arg{{uuid}} SET name = '' WHERE name = 'sizeBytes'");
+    assert_int_equal(rpl_trace_new(&t), 0);
+    assert_int_equal(rpl_rocpd_read_with(t, unnamed, &keep_stream), 0);
+    r = &t->regions.items[0];
+    assert_int_equal(r->args_count, 2);
+    assert_string_equal(t->args.items[r->args_first].name, "stream");
+    assert_string_equal(t->args.items[r->args_first + 1].name, "");
+    assert_string_equal(t->args.items[r->args_first + 1].value, "1048576");
+    rpl_trace_free(t);
+
+    /* NULL options keep every argument. */
+    assert_int_equal(rpl_trace_new(&t), 0);
+    assert_int_equal(rpl_rocpd_read_with(t, GOOD, NULL), 0);
+    assert_int_equal(t->regions.items[0].args_count, 2);
+    rpl_trace_free(t);
+}
+
 /* ---- counter passes ---------------------------------------------------------------- */
 
 static void test_counter_pass(void **state)
@@ -769,7 +809,7 @@ static void test_read_db_in_memory(void **state)
         SQLITE_OK);
     attached = sqlite3_limit(db, SQLITE_LIMIT_ATTACHED, -1);
     assert_int_equal(rpl_trace_new(&t), 0);
-    assert_int_equal(rpl_rocpd_read_db(t, db, "memory"), 0);
+    assert_int_equal(rpl_rocpd_read_db(t, db, "memory", NULL), 0);
     assert_int_equal(t->dispatches.count, NDISPATCH);
     assert_string_equal(t->sources.items[0].path, "memory");
     /* The connection's limits are restored. */
@@ -793,6 +833,7 @@ int main(void)
         cmocka_unit_test(test_merge_databases),
         cmocka_unit_test(test_rollback),
         cmocka_unit_test(test_release_api),
+        cmocka_unit_test(test_read_some_args),
         cmocka_unit_test(test_counter_pass),
         cmocka_unit_test(test_read_db_in_memory),
     };

@@ -155,7 +155,7 @@ static rpl_trace *read_one_thread(const char *path)
 
     assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
     assert_int_equal(rpl_trace_new(&t), 0);
-    if (rpl_rocpd_read_db(t, db, path) != 0)
+    if (rpl_rocpd_read_db(t, db, path, NULL) != 0)
         fail_msg("reading %s: %s", path, rpl_error_last()->message);
     sqlite3_close(db);
     return t;

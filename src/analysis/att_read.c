@@ -32,6 +32,63 @@ static int row_number(const cJSON *row, int i, double *out)
     return 0;
 }
 
+/* Count `h` in f's hottest instructions: summed into the same instruction, or kept when hot. */
+static void add_hot(rpl_att_features *f, const rpl_att_hot *h)
+{
+    size_t i;
+
+    for (i = 0; i < f->nhot; i++)
+        if (f->hot[i].vaddr == h->vaddr && strcmp(f->hot[i].isa, h->isa) == 0)
+            break;
+    if (i < f->nhot) {
+        f->hot[i].hits += h->hits;
+        f->hot[i].latency += h->latency;
+        f->hot[i].stall += h->stall;
+    } else if (f->nhot < RPL_ATT_HOT) {
+        f->hot[f->nhot++] = *h;
+        i = f->nhot - 1;
+    } else if (h->latency > f->hot[RPL_ATT_HOT - 1].latency) {
+        f->hot[RPL_ATT_HOT - 1] = *h;
+        i = RPL_ATT_HOT - 1;
+    } else {
+        return;
+    }
+    for (; i > 0 && f->hot[i].latency > f->hot[i - 1].latency; i--) { /* most latency first */
+        rpl_att_hot t = f->hot[i];
+        f->hot[i] = f->hot[i - 1];
+        f->hot[i - 1] = t;
+    }
+}
+
+/* `src` into dst[size], cut at a UTF-8 character boundary. */
+static void copy_cut(char *dst, size_t size, const char *src)
+{
+    size_t n = strlen(src);
+
+    if (n >= size) {
+        n = size - 1;
+        while (n > 0 && ((unsigned char)src[n] & 0xC0) == 0x80)
+            n--;
+    }
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+static void note_hot(rpl_att_features *f, const cJSON *row, const char *isa, double hit, double lat,
+                     double stall)
+{
+    const cJSON *src = cJSON_GetArrayItem(row, 3), *addr = cJSON_GetArrayItem(row, 5);
+    rpl_att_hot h = {.hits = hit, .latency = lat, .stall = stall};
+
+    if (lat <= 0)
+        return;
+    copy_cut(h.isa, sizeof(h.isa), isa);
+    if (cJSON_IsString(src))
+        copy_cut(h.source, sizeof(h.source), src->valuestring);
+    h.vaddr = cJSON_IsNumber(addr) && isfinite(addr->valuedouble) ? addr->valuedouble : -1;
+    add_hot(f, &h);
+}
+
 static int add_row(rpl_att_features *f, const cJSON *row, int index)
 {
     const cJSON *isa = cJSON_GetArrayItem(row, 0);
@@ -64,6 +121,7 @@ static int add_row(rpl_att_features *f, const cJSON *row, int index)
     f->idle += idle;
     if (c == RPL_ISA_VMEM || c == RPL_ISA_SMEM || c == RPL_ISA_LDS || c == RPL_ISA_WAITCNT)
         f->mem_latency_sum += lat;
+    note_hot(f, row, isa->valuestring, hit, lat, stall);
     return 0;
 }
 
@@ -92,6 +150,8 @@ void rpl_att_features_add(rpl_att_features *a, const rpl_att_features *b)
     a->stall += b->stall;
     a->idle += b->idle;
     a->mem_latency_sum += b->mem_latency_sum;
+    for (size_t i = 0; i < b->nhot; i++)
+        add_hot(a, &b->hot[i]);
     finish(a);
 }
 

@@ -22,6 +22,7 @@
 #include "rpl/fsutil.h"
 #include "rpl/kernel_source.h"
 #include "rpl/llm.h"
+#include "rpl/llm_analysis.h"
 #include "rpl/llm_loop.h"
 #include "rpl/llm_prompt.h"
 #include "rpl/log.h"
@@ -33,6 +34,7 @@
 typedef struct llmopt_opts {
     rpl_optimize_cli cli; /* target, pipeline and git options shared with `optimize` */
     const char *prompt_dir;
+    const char *analysis_dir; /* --analysis: an `analyze --out` folder */
     unsigned max_iters, max_repairs;
     bool has_max_repairs;
     int64_t budget_tokens;
@@ -52,6 +54,7 @@ enum {
     OPT_MAX_REPAIRS,
     OPT_BUDGET,
     OPT_LLM_TIMEOUT,
+    OPT_ANALYSIS,
 };
 
 static void usage(FILE *out)
@@ -82,6 +85,8 @@ static void usage(FILE *out)
             "  --max-iters N          proposals (default %d)\n"
             "  --max-repairs N        repair turns per proposal (default %d)\n"
             "  --budget-tokens N      stop cleanly once N tokens (input + output) are used\n"
+            "  --analysis DIR         roofline, bottleneck and ATT facts of the target from\n"
+            "                         'rocm-perf analyze --out DIR' (a counter-mode profile)\n"
             "\n",
             RPL_LLM_LOOP_DEFAULT_MAX_ITERS, RPL_LLM_LOOP_DEFAULT_MAX_REPAIRS);
     rpl_optimize_cli_usage(out);
@@ -89,8 +94,9 @@ static void usage(FILE *out)
           "\n"
           "Exit codes: 0 the run ended (accepted or not: the last lines say), 2 bad usage or\n"
           "input (an unknown prompt placeholder, a request the model's API rejects, a dirty\n"
-          "source), 3 environment (no API key, the model unreachable, no compiler or\n"
-          "libclang), 130 interrupted (nothing is left behind).\n",
+          "source, a missing or malformed --analysis file), 3 environment (no API key, the\n"
+          "model unreachable, no compiler or libclang), 130 interrupted (nothing is left\n"
+          "behind).\n",
           out);
 }
 
@@ -152,6 +158,9 @@ static int own_option(llmopt_opts *o, int opt, const char *arg, bool *has_model)
     case OPT_PROMPT_DIR:
         o->prompt_dir = arg;
         return 0;
+    case OPT_ANALYSIS:
+        o->analysis_dir = arg;
+        return 0;
     case OPT_MAX_ITERS:
         return parse_uint("--max-iters", arg, 1, &o->max_iters);
     case OPT_MAX_REPAIRS:
@@ -186,6 +195,7 @@ static int parse_args(llmopt_opts *o, int argc, char **argv)
         {"max-repairs", required_argument, NULL, OPT_MAX_REPAIRS},
         {"budget-tokens", required_argument, NULL, OPT_BUDGET},
         {"llm-timeout", required_argument, NULL, OPT_LLM_TIMEOUT},
+        {"analysis", required_argument, NULL, OPT_ANALYSIS},
         RPL_OPTIMIZE_CLI_LONGOPTS,
         RPL_CLI_COMMON_LONGOPTS,
         {NULL, 0, NULL, 0}};
@@ -321,6 +331,7 @@ int cmd_llm_optimize(int argc, char **argv)
     llmopt_opts o;
     rpl_pipe_target *target = NULL;
     rpl_prompt_set *prompts = NULL;
+    rpl_llm_analysis *analysis = NULL;
     rpl_llm_client *client = NULL;
     rpl_pipe *pipe = NULL;
     rpl_git_repo *repo = NULL;
@@ -345,6 +356,10 @@ int cmd_llm_optimize(int argc, char **argv)
     default_prompt_dir(prompt_dir, sizeof(prompt_dir));
     if ((rc = rpl_prompt_set_load(&prompts, prompt_dir, o.prompt_dir)) != 0)
         return rpl_cli_fail(rc);
+    if (o.analysis_dir && (rc = rpl_llm_analysis_load(&analysis, o.analysis_dir)) != 0) {
+        rpl_prompt_set_free(prompts);
+        return rpl_cli_fail(rc);
+    }
     o.llm.interrupted = llm_interrupted;
     if ((rc = rpl_cleanup_install_signals()) != 0 ||
         (rc = rpl_llm_client_new(&client, &o.llm)) != 0)
@@ -375,6 +390,8 @@ int cmd_llm_optimize(int argc, char **argv)
     original = rpl_pipe_original_source(pipe, &original_len);
     pctx.pipe = pipe;
     pctx.branch = branch;
+    pctx.analysis = analysis;
+    pctx.analysis_dir = o.analysis_dir;
     rpl_llm_loop_pipe_backend(&be, &pctx);
     {
         rpl_llm_loop_opts lo = {
@@ -428,6 +445,7 @@ done:
         rpl_pipe_target_free(target);
         rpl_llm_client_free(client);
         rpl_prompt_set_free(prompts);
+        rpl_llm_analysis_free(analysis);
         rpl_cleanup_exit_if_interrupted();
         return exit_code;
     }

@@ -13,7 +13,7 @@
 
 static cJSON *att_json(rpl_json_doc *d, const rpl_att_features *f)
 {
-    cJSON *o = rpl_json_doc_check(d, cJSON_CreateObject()), *mix;
+    cJSON *o = rpl_json_doc_check(d, cJSON_CreateObject()), *mix, *hot;
 
     if (!o)
         return NULL;
@@ -28,6 +28,20 @@ static cJSON *att_json(rpl_json_doc *d, const rpl_att_features *f)
     rpl_json_doc_number(d, o, "ipc", f->ipc, true);
     rpl_json_doc_number(d, o, "mem_latency_cycles", f->mem_latency_cycles,
                         f->mem_latency_cycles > 0);
+    hot = rpl_json_doc_check(d, cJSON_AddArrayToObject(o, "hottest"));
+    for (size_t i = 0; hot && i < f->nhot; i++) {
+        cJSON *h = rpl_json_doc_check(d, cJSON_CreateObject());
+        if (!h)
+            break;
+        rpl_json_doc_string(d, h, "isa", f->hot[i].isa);
+        rpl_json_doc_string(d, h, "source", f->hot[i].source);
+        rpl_json_doc_number(d, h, "hits", f->hot[i].hits, true);
+        rpl_json_doc_number(d, h, "latency_cycles", f->hot[i].latency, true);
+        rpl_json_doc_number(d, h, "stall_cycles", f->hot[i].stall, true);
+        rpl_json_doc_number(d, h, "latency_fraction",
+                            f->latency > 0 ? f->hot[i].latency / f->latency : 0, true);
+        cJSON_AddItemToArray(hot, h);
+    }
     return o;
 }
 

@@ -115,6 +115,10 @@ def case_att(rocm_perf, db, work):
     l41 = by_kernel(ana, "__omp")
     check(l41["att"] is not None and l41["att"]["stall_fraction"] > 0.5, "l41 ATT stalls")
     check(l41["att"]["instruction_mix"]["vmem"] > 0.3, "l41 VMEM share")
+    hot = l41["att"]["hottest"]
+    check(0 < len(hot) <= 5 and all(a["latency_cycles"] >= b["latency_cycles"]
+                                    for a, b in zip(hot, hot[1:])),
+          f"l41 hottest instructions, most latency first: {hot}")
     gemm = by_kernel(ana, "gemm_bf16")
     check(gemm["att"]["instruction_mix"]["mfma"] > 0.4, "gemm MFMA share")
     check(by_kernel(ana, "vecCopy")["att"] is None, "no ATT folder: att null")

@@ -6,6 +6,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -73,6 +74,13 @@ static void test_parse(void **state)
     assert_true(fabs(f.idle_fraction - 100.0 / 1100) < 1e-12);
     assert_true(fabs(f.ipc - 50.0 / 1100) < 1e-12);
     assert_true(fabs(f.mem_latency_cycles - 800.0 / 10) < 1e-12);
+    /* The hottest instructions: most latency cycles first, with their source line. */
+    assert_int_equal(f.nhot, 4);
+    assert_string_equal(f.hot[0].isa, "s_waitcnt vmcnt(0)");
+    assert_string_equal(f.hot[0].source, "a:1");
+    assert_true(f.hot[0].latency == 600 && f.hot[0].stall == 500 && f.hot[0].hits == 10);
+    assert_true(f.hot[0].vaddr == 8);
+    assert_string_equal(f.hot[1].isa, "global_load_dword v0, v[1:2], off");
 }
 
 static void test_parse_malformed(void **state)
@@ -154,7 +162,23 @@ static void test_merge(void **state)
     b.latency = 300;
     b.stall = 200;
     b.mem_latency_sum = 300;
+    /* the same instruction sums; the coldest falls out past RPL_ATT_HOT */
+    for (int i = 0; i < RPL_ATT_HOT; i++) {
+        snprintf(a.hot[i].isa, sizeof(a.hot[i].isa), "v_add_f32 v%d", i);
+        a.hot[i].vaddr = 4 * i;
+        a.hot[i].latency = 50 - i;
+    }
+    a.nhot = RPL_ATT_HOT;
+    b.hot[0] = (rpl_att_hot){"v_add_f32 v4", "", 16, 1, 100, 0};
+    b.hot[1] = (rpl_att_hot){"global_load_dword v9", "", 40, 1, 48.5, 40}; /* past v2's 48 */
+    b.nhot = 2;
     rpl_att_features_add(&a, &b);
+    assert_int_equal(a.nhot, RPL_ATT_HOT);
+    assert_string_equal(a.hot[0].isa, "v_add_f32 v4"); /* 46 + 100 */
+    assert_true(a.hot[0].latency == 146);
+    assert_string_equal(a.hot[1].isa, "v_add_f32 v0");
+    assert_string_equal(a.hot[3].isa, "global_load_dword v9");
+    assert_string_equal(a.hot[4].isa, "v_add_f32 v2"); /* v3 (47) fell out */
     assert_true(a.total_hits == 40);
     assert_true(fabs(a.mix[RPL_ISA_VMEM] - 0.75) < 1e-12);
     assert_true(fabs(a.stall_fraction - 0.5) < 1e-12);

@@ -33,6 +33,16 @@ bool rpl_isa_sets_exec(const char *isa);
 /* "valu", "salu", ... */
 const char *rpl_isa_class_name(rpl_isa_class c);
 
+#define RPL_ATT_HOT 5 /* instructions kept per kernel: those of the most latency cycles */
+
+/* One instruction of code.json with its counts (summed when dispatches are merged). */
+typedef struct rpl_att_hot {
+    char isa[64];    /* its text, cut */
+    char source[96]; /* "file:line" of its source, or "" */
+    double vaddr;    /* its address in the code object; -1 when unknown */
+    double hits, latency, stall;
+} rpl_att_hot;
+
 typedef struct rpl_att_features {
     int64_t dispatch_id;          /* from the folder name; -1 when unknown */
     char kernel[256];             /* from the "; <name>" header row, or "" */
@@ -46,6 +56,13 @@ typedef struct rpl_att_features {
     double stall_fraction;       /* stall / latency */
     double idle_fraction;        /* idle / (latency + idle) */
     double ipc;                  /* instructions per wave cycle: hits / (latency + idle) */
+    /*
+     * The hottest instructions: most latency cycles first.  Merged per
+     * dispatch's top RPL_ATT_HOT, so an instruction that is hot only summed
+     * over many dispatches can be missed.
+     */
+    rpl_att_hot hot[RPL_ATT_HOT];
+    size_t nhot;
 } rpl_att_features;
 
 /* Add the sums of b into a, then recompute a's ratios. */

@@ -150,12 +150,19 @@ int rpl_llm_loop_run(rpl_llm_client *client, const rpl_llm_loop_backend *backend
 /* ---- the pipeline as the backend ---------------------------------------- */
 
 struct rpl_optbranch;
+struct rpl_llm_analysis;
+struct rpl_llm_kernel_note;
 
 typedef struct rpl_llm_pipe_ctx {
     rpl_pipe *pipe;
     struct rpl_optbranch *branch; /* accepted candidates are committed here; NULL: dry run */
-    char *resources;              /* internal: the reference's static resources, as text */
+    /* --analysis DIR (rpl/llm_analysis.h): roofline, bottleneck and ATT facts; NULL: none */
+    const struct rpl_llm_analysis *analysis;
+    const char *analysis_dir; /* named in the note about a kernel it lacks */
+    char *resources;          /* internal: the reference's static resources, as text */
     char *resources_kernel;
+    struct rpl_llm_kernel_note *notes; /* internal: accepted changes per kernel, notes given */
+    size_t nnotes;
 } rpl_llm_pipe_ctx;
 
 /* Free what the backend kept in `ctx` (not the pipe or the branch). */
@@ -166,7 +173,9 @@ void rpl_llm_pipe_ctx_release(rpl_llm_pipe_ctx *ctx);
  * (critical-path shares; the architecture and the launch geometry from the
  * kernel's snapshot, captured for it; the reference's registers, LDS,
  * scratch, spills and occupancy once a candidate went through the static
- * step), rpl_pipe_run, rpl_pipe_record for the
+ * step; with `analysis`, the roofline, bottleneck and ATT of the kernel as
+ * it was analysed, said once per kernel when the analysis lacks it),
+ * rpl_pipe_run, rpl_pipe_record for the
  * loop's own rejections, and for an accepted candidate the commit
  * (rpl_pipe_commit_message, rpl_optbranch_commit, rpl_pipe_note_commit)
  * and rpl_pipe_rebase; the reports with rpl_pipe_write_reports.  `ctx`

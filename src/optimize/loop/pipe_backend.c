@@ -14,7 +14,9 @@
 #include "rpl/arch.h"
 #include "rpl/error.h"
 #include "rpl/json.h"
+#include "rpl/llm_analysis.h"
 #include "rpl/llm_loop.h"
+#include "rpl/log.h"
 #include "rpl/optgit.h"
 #include "rpl/strbuf.h"
 
@@ -131,6 +133,56 @@ static int snapshot_facts(rpl_llm_pipe_ctx *pc, const char *kernel, rpl_llm_fact
     return rc;
 }
 
+/* What the backend remembers of a kernel across the run. */
+struct rpl_llm_kernel_note {
+    char *kernel;
+    unsigned accepted; /* changes accepted (the analysis describes the original) */
+    bool not_analysed; /* the run said the analysis lacks it */
+};
+
+static int kernel_note(rpl_llm_pipe_ctx *pc, const char *kernel, struct rpl_llm_kernel_note **out)
+{
+    struct rpl_llm_kernel_note *n;
+
+    for (size_t i = 0; i < pc->nnotes; i++)
+        if (strcmp(pc->notes[i].kernel, kernel) == 0) {
+            *out = &pc->notes[i];
+            return 0;
+        }
+    if (!(n = realloc(pc->notes, (pc->nnotes + 1) * sizeof(*n))))
+        return rpl_error_oom();
+    pc->notes = n;
+    n += pc->nnotes;
+    memset(n, 0, sizeof(*n));
+    if (!(n->kernel = strdup(kernel)))
+        return rpl_error_oom();
+    pc->nnotes++;
+    *out = n;
+    return 0;
+}
+
+/* Roofline, bottleneck and ATT from --analysis; a kernel it lacks is said once. */
+static int analysis_facts(rpl_llm_pipe_ctx *pc, const char *kernel, rpl_llm_facts *out)
+{
+    struct rpl_llm_kernel_note *note;
+    int rc;
+
+    if (!pc->analysis)
+        return 0;
+    if ((rc = kernel_note(pc, kernel, &note)) != 0)
+        return rc;
+    rc = rpl_llm_analysis_facts(pc->analysis, kernel, note->accepted, out);
+    if (rc == RPL_ENOTFOUND) {
+        if (!note->not_analysed)
+            rpl_log_warn("the analysis in %s has no kernel %s: its roofline, bottleneck and "
+                         "ATT facts are not available",
+                         pc->analysis_dir ? pc->analysis_dir : "--analysis", kernel);
+        note->not_analysed = true;
+        rc = 0;
+    }
+    return rc;
+}
+
 static int pb_facts(void *ctx, const char *kernel, rpl_llm_facts *out)
 {
     rpl_llm_pipe_ctx *pc = ctx;
@@ -166,6 +218,8 @@ static int pb_facts(void *ctx, const char *kernel, rpl_llm_facts *out)
     if (rc == 0 && pc->resources_kernel && strcmp(pc->resources_kernel, kernel) == 0 &&
         pc->resources && !(out->resources = strdup(pc->resources)))
         rc = rpl_error_oom();
+    if (rc == 0)
+        rc = analysis_facts(pc, kernel, out);
     if (rc != 0)
         rpl_llm_facts_release(out);
     return rc;
@@ -242,6 +296,11 @@ static int pb_accept(void *ctx, const rpl_pipe_outcome *o, const rpl_pipe_candid
         if (rc == 0 && !(*where = strdup(why)))
             rc = rpl_error_oom();
     }
+    if (rc == 0 && pc->analysis) {
+        struct rpl_llm_kernel_note *note;
+        if ((rc = kernel_note(pc, c->kernel, &note)) == 0) /* the loop's name */
+            note->accepted++;
+    }
     if (rc == 0)
         rc = rpl_pipe_rebase(pc->pipe, o);
     if (rc == 0) /* the candidate is the reference now */
@@ -259,6 +318,11 @@ void rpl_llm_pipe_ctx_release(rpl_llm_pipe_ctx *ctx)
     free(ctx->resources);
     free(ctx->resources_kernel);
     ctx->resources = ctx->resources_kernel = NULL;
+    for (size_t i = 0; i < ctx->nnotes; i++)
+        free(ctx->notes[i].kernel);
+    free(ctx->notes);
+    ctx->notes = NULL;
+    ctx->nnotes = 0;
 }
 
 void rpl_llm_loop_pipe_backend(rpl_llm_loop_backend *be, rpl_llm_pipe_ctx *ctx)

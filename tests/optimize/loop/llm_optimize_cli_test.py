@@ -324,9 +324,163 @@ def bad_prompt():
     env.done()
 
 
+# ---- --analysis DIR: the facts of `rocm-perf analyze --out DIR` ---------------------------
+
+from scratch_repo import VALIDATE_JSON  # noqa: E402
+
+ROOFLINE_SCHEMA = os.path.join(SRC_DIR, "docs", "schemas", "roofline.schema.json")
+ANALYSIS_SCHEMA = os.path.join(SRC_DIR, "docs", "schemas", "analysis.schema.json")
+
+
+def analysis_dir(tmp):
+    """An `analyze --out` folder that knows scale (memory-bound, with ATT), not shift; both
+    files follow their schemas."""
+    prec = {"fp16": 0, "bf16": 0, "fp32": 2.5e6, "fp64": 0, "fp8": 0}
+    zero = dict.fromkeys(prec, 0)
+    core = {"kernel": "scale", "time_ns": 8e6, "flops": 1e8, "bytes": 8e8,
+            "arithmetic_intensity": 0.125, "gflops": 12.5, "gbps": 100.0, "bound": "memory",
+            "roof_fraction": 0.0625, "bottleneck": "memory_bandwidth", "confidence": 0.8,
+            "critical_path_fraction": 0.8, "headroom": 0.9375, "priority": 0.75}
+    roofline = {"schema_version": "1.0", "units": "ns, FLOP, bytes, GFLOP/s, GB/s",
+                "ceilings": [{"device": "MI210", "source": "product table: MI210",
+                              "hbm_gbps": 1600.0, "l2_gbps": None, "l1_gbps": None,
+                              "lds_gbps": None, "valu_gflops": dict(prec, fp32=22600.0),
+                              "matrix_gflops": zero}],
+                "kernels": [dict(core, mangled="scale", arch="gfx90a", device="MI210",
+                                 dispatches=4, dispatches_with_counters=4, reason=None,
+                                 per_dispatch=[], per_dispatch_truncated=False, roofline={
+                                     "flops_by_precision": {"valu": dict(zero, fp32=1e8),
+                                                            "matrix": zero},
+                                     "flops_are_proxy": False, "hbm_read_bytes": 4e8,
+                                     "hbm_write_bytes": 4e8, "l2_bytes": None,
+                                     "l1_bytes": None, "lds_bytes": None,
+                                     "counted_time_ns": 8e6, "peak_gflops": 22600.0,
+                                     "peak_gbps": 1600.0, "ridge_point": 14.125,
+                                     "bandwidth_fraction": 0.0625,
+                                     "compute_fraction": 0.000553, "exceeds_roof": False,
+                                     "ceilings_source": "product table: MI210", "clamps": 0,
+                                     "clamp_notes": []})]}
+    analysis = {"schema_version": "1.0", "critical_path_ns": 1e7,
+                "att": {"dir": "att", "folders": 1, "unmatched": 0, "skipped": 0},
+                "kernels": [dict(core, evidence=["HBM bandwidth at 6% of its roof, caches "
+                                                 "missed"],
+                                 scores={"memory_bandwidth": 0.8, "latency": 0.3,
+                                         "under_occupied": 0, "divergence": 0, "compute": 0,
+                                         "launch_overhead": 0},
+                                 facts={"dispatches": 4, "mean_duration_ns": 2e6,
+                                        "mean_gap_ns": None, "workgroups": 4096,
+                                        "waves_per_workgroup": 4, "cu_count": 104,
+                                        "max_waves_per_cu": 32, "occupancy": 0.5,
+                                        "path_ns": 8e6},
+                                 att={"instruction_mix": {"valu": 0.4, "salu": 0.1,
+                                                          "vmem": 0.3, "smem": 0, "lds": 0,
+                                                          "mfma": 0, "branch": 0,
+                                                          "waitcnt": 0.2, "other": 0},
+                                      "instructions": 9000, "exec_mask_fraction": 0.01,
+                                      "stall_fraction": 0.6, "idle_fraction": 0.1,
+                                      "ipc": 0.21, "mem_latency_cycles": 700,
+                                      "hottest": [{"isa": "s_waitcnt vmcnt(0)",
+                                                   "source": "kern.hip:6", "hits": 900,
+                                                   "latency_cycles": 40000,
+                                                   "stall_cycles": 36000,
+                                                   "latency_fraction": 0.5}]})],
+                "priorities": [{"kernel": "scale", "priority": 0.75, "headroom": 0.9375,
+                                "critical_path_fraction": 0.8,
+                                "bottleneck": "memory_bandwidth"}]}
+    d = os.path.join(tmp, "analysis")
+    os.makedirs(d)
+    for name, doc, schema in [("roofline.json", roofline, ROOFLINE_SCHEMA),
+                              ("analysis.json", analysis, ANALYSIS_SCHEMA)]:
+        path = os.path.join(d, name)
+        with open(path, "w") as f:
+            json.dump(doc, f, indent=2)
+        r = subprocess.run([sys.executable, VALIDATE_JSON, schema, path], capture_output=True,
+                           text=True)
+        check(r.returncode == 0, f"{SCENARIO}: the test's {name} breaks its schema: "
+                                 f"{r.stdout}{r.stderr}")
+    return d
+
+
+def analysis():
+    """--analysis: scale's roofline, bottleneck and ATT in its prompt; after the dominance
+    shift, shift (not in the analysis) gets "Not available." and the run says so once."""
+    env = Env("cli-shift")
+    env.run("--auto-approve", "--max-iters", "2", "--analysis", analysis_dir(env.tmp), expect=0)
+    p1, p2 = env.server.prompt(1), env.server.prompt(2)
+    expect_in(p1, "## Roofline\nMeasured on the original kernel (the version below) by "
+                  "`rocm-perf analyze`.\n", "prompt 1")
+    expect_in(p1, "- arithmetic intensity 0.125 FLOP/byte (the ridge point is at 14.1)\n",
+              "prompt 1")
+    expect_in(p1, "- achieved 12.5 GFLOP/s and 100.0 GB/s (HBM)\n", "prompt 1")
+    expect_in(p1, "- memory-bound: the HBM bandwidth roof of 1600.0 GB/s binds; the kernel "
+                  "reaches 6.2% of it\n", "prompt 1")
+    expect_in(p1, "- memory bandwidth (confidence 0.80)\n- evidence: HBM bandwidth at 6% of "
+                  "its roof, caches missed\n", "prompt 1 (bottleneck)")
+    expect_in(p1, "## Instruction trace (ATT)\nMeasured on the original kernel", "prompt 1")
+    expect_in(p1, "- instruction mix of the traced waves: valu 40.0%, vmem 30.0%, waitcnt "
+                  "20.0%, salu 10.0%\n", "prompt 1 (ATT)")
+    expect_in(p1, "- the instructions of the most latency cycles:\n  - `s_waitcnt vmcnt(0)` "
+                  "(kern.hip:6): 50.0% of the latency cycles, 90% of them stalls, 900 "
+                  "executions\n", "prompt 1 (ATT)")
+    expect_in(p2, "Make the kernel `shift` of `kern.hip` faster.", "prompt 2")
+    for section in ["Roofline", "Bottleneck", "Instruction trace (ATT)"]:
+        expect_in(p2, f"## {section}\nNot available.\n", "prompt 2 (shift is not analysed)")
+    said = env.err.count("has no kernel shift")
+    check(said == 1, f"{SCENARIO}: the missing analysis of shift said {said} times\n{env.err}")
+    check("has no kernel scale" not in env.err, f"{SCENARIO}: scale said missing\n{env.err}")
+    env.done()
+
+
+def analysis_pinned():
+    """--kernel scale --analysis: after scale's change is accepted, its facts say they were
+    measured on the original kernel, before that change."""
+    env = Env("cli-shift")
+    env.run("--auto-approve", "--max-iters", "2", "--max-repairs", "0", "--kernel", "scale",
+            "--analysis", analysis_dir(env.tmp), expect=0)
+    expect_in(env.server.prompt(1), "Measured on the original kernel (the version below)",
+              "prompt 1")
+    p2 = env.server.prompt(2)
+    expect_in(p2, "Make the kernel `scale` of `kern.hip` faster.", "prompt 2")
+    expect_in(p2, "## Roofline\nMeasured on the original kernel by `rocm-perf analyze`, "
+                  "before the 1 accepted change of this run: the version below may behave "
+                  "differently.\n", "prompt 2")
+    expect_in(p2, "- memory-bound: the HBM bandwidth roof", "prompt 2")
+    env.done()
+
+
+def analysis_none():
+    """Without --analysis the pipeline's own profiles have no counters: "Not available."."""
+    env = Env("cli-shift")
+    env.run("--auto-approve", "--max-iters", "1", expect=0)
+    for section in ["Roofline", "Bottleneck", "Instruction trace (ATT)"]:
+        expect_in(env.server.prompt(1), f"## {section}\nNot available.\n", "prompt 1")
+    env.done()
+
+
+def analysis_bad():
+    """A malformed analysis.json, a missing folder: exit 2 naming the file, no request."""
+    env = Env("cli-budget")
+    d = analysis_dir(env.tmp)
+    with open(os.path.join(d, "analysis.json"), "w") as f:
+        f.write('{"kernels": [{"kernel": "scale", "evidence": "not a list"}]}')
+    env.run("--analysis", d, expect=2)
+    expect_in(env.err, os.path.join(d, "analysis.json") + ": kernels[0].evidence must be an "
+                       "array of strings", "stderr")
+    said = [line for line in env.err.splitlines() if not line.startswith("rocm-perf: debug:")]
+    check(len(said) == 1, f"{SCENARIO}: more than one line:\n{env.err}")
+    with open(os.path.join(d, "roofline.json"), "w") as f:
+        f.write('{"kernels": [')
+    env.run("--analysis", d, expect=2)
+    expect_in(env.err, os.path.join(d, "roofline.json") + ": malformed JSON", "stderr")
+    env.run("--analysis", os.path.join(env.tmp, "nowhere"), expect=2)
+    expect_in(env.err, "run 'rocm-perf analyze --out", "stderr")
+    check(env.server.requests() == [], f"{SCENARIO}: requests were sent")
+    env.done()
+
+
 SCENARIOS = {f.__name__: f
              for f in [six, shift, errors, auth, budget, sigint, contract, bad_prompt,
-                       gpu_time]}
+                       gpu_time, analysis, analysis_pinned, analysis_none, analysis_bad]}
 SCENARIOS[SCENARIO]()
 if failures:
     sys.exit(1)

@@ -65,8 +65,9 @@ void rpl_llm_facts_release(rpl_llm_facts *f);
 typedef struct rpl_llm_loop_backend {
     void *ctx;
     /* The critical-path kernels of the current reference, largest share first (*kernels: free()
-       the array; names belong to the backend). */
-    int (*ranking)(void *ctx, rpl_path_kernel **kernels, size_t *n);
+       the array; names belong to the backend); *by_gpu_time when the shares are of the GPU's
+       busy time instead (no kernel of the source on the critical path). */
+    int (*ranking)(void *ctx, rpl_path_kernel **kernels, size_t *n, bool *by_gpu_time);
     /* Facts about `kernel` for the prompt (release with rpl_llm_facts_release). */
     int (*facts)(void *ctx, const char *kernel, rpl_llm_facts *out);
     /* Put a candidate through every check; a rejection is no error. */

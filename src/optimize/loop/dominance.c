@@ -26,8 +26,9 @@ static double ceiling(double f)
 }
 
 int rpl_retarget_choose(rpl_retarget *out, const rpl_path_kernel *kernels, size_t n,
-                        const char *current, bool pinned)
+                        const char *current, bool pinned, bool by_gpu_time)
 {
+    const char *of = by_gpu_time ? "the GPU's busy time" : "the critical path";
     const rpl_path_kernel *dominant = NULL, *best_in_source = NULL, *cur = NULL;
     rpl_strbuf sb = RPL_STRBUF_INIT;
     int rc = 0;
@@ -57,8 +58,8 @@ int rpl_retarget_choose(rpl_retarget *out, const rpl_path_kernel *kernels, size_
     out->low_fraction = dominant && dominant->share < RPL_DOMINANCE_LOW_FRACTION;
 
     if (out->shifted) {
-        rc = rpl_strbuf_printf(&sb, "dominance shift: %s now holds %.1f%% of the critical path",
-                               dominant->name, 100.0 * dominant->share);
+        rc = rpl_strbuf_printf(&sb, "dominance shift: %s now holds %.1f%% of %s", dominant->name,
+                               100.0 * dominant->share, of);
         if (rc == 0)
             rc = rpl_strbuf_printf(&sb, ", %s %.1f%%", current, cur ? 100.0 * cur->share : 0.0);
         if (rc == 0 && !dominant->in_source)
@@ -68,12 +69,17 @@ int rpl_retarget_choose(rpl_retarget *out, const rpl_path_kernel *kernels, size_
         else if (rc == 0)
             rc = rpl_strbuf_printf(&sb, "; staying on %s%s", current, pinned ? " (--kernel)" : "");
     }
-    if (rc == 0 && out->low_fraction)
+    if (rc == 0 && out->low_fraction && by_gpu_time)
         rc = rpl_strbuf_printf(&sb,
-                               "%sthe dominant kernel %s holds only %.1f%% of the critical path "
-                               "(f < 0.7): whole-application ceiling %.2fx, expect dominance "
+                               "%sthe dominant kernel %s holds only %.1f%% of %s (f < 0.7; no "
+                               "kernel of the source is on the critical path): expect dominance "
                                "shifts",
-                               sb.len ? "; " : "", dominant->name, 100.0 * dominant->share,
+                               sb.len ? "; " : "", dominant->name, 100.0 * dominant->share, of);
+    else if (rc == 0 && out->low_fraction)
+        rc = rpl_strbuf_printf(&sb,
+                               "%sthe dominant kernel %s holds only %.1f%% of %s (f < 0.7): "
+                               "whole-application ceiling %.2fx, expect dominance shifts",
+                               sb.len ? "; " : "", dominant->name, 100.0 * dominant->share, of,
                                ceiling(dominant->share));
     if (rc == 0 && sb.len)
         out->message = rpl_strbuf_detach(&sb);

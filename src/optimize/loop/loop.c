@@ -273,11 +273,12 @@ static int retarget(loop_state *st)
 {
     rpl_path_kernel *ranked = NULL;
     size_t n = 0;
+    bool by_gpu_time = false;
     rpl_retarget choice;
     const char *name;
     int rc;
 
-    if (st->be->ranking && (rc = st->be->ranking(st->be->ctx, &ranked, &n)) != 0)
+    if (st->be->ranking && (rc = st->be->ranking(st->be->ctx, &ranked, &n, &by_gpu_time)) != 0)
         return rc;
     if (n == 0) {
         free(ranked);
@@ -293,7 +294,7 @@ static int retarget(loop_state *st)
         return set_target(st, name);
     }
     rc = rpl_retarget_choose(&choice, ranked, n, st->target ? st->target : st->opts->kernel,
-                             st->opts->kernel != NULL);
+                             st->opts->kernel != NULL, by_gpu_time);
     if (rc == 0) {
         if (choice.message)
             rpl_log_warn("%s", choice.message);

@@ -59,11 +59,13 @@ typedef struct rpl_retarget {
  * when `pinned`, the user named it with --kernel).  The message says when
  * another kernel became dominant (naming both and their shares), when the
  * dominant kernel is not in the source, and when its share is below 0.7
- * (with the whole-application ceiling 1/(1-f)).  RPL_ENOTFOUND when no
- * kernel of the source is on the path.
+ * (with the whole-application ceiling 1/(1-f)).  With `by_gpu_time` the
+ * shares are of the GPU's busy time (the ranking's fallback) and are called
+ * so, with no ceiling.  RPL_ENOTFOUND when no kernel of the source is on
+ * the path.
  */
 int rpl_retarget_choose(rpl_retarget *out, const rpl_path_kernel *kernels, size_t n,
-                        const char *current, bool pinned);
+                        const char *current, bool pinned, bool by_gpu_time);
 void rpl_retarget_release(rpl_retarget *r);
 
 /* ---- feedback ------------------------------------------------------------ */

@@ -20,15 +20,17 @@
 #include "rpl/optgit.h"
 #include "rpl/strbuf.h"
 
-static int pb_ranking(void *ctx, rpl_path_kernel **kernels, size_t *n)
+static int pb_ranking(void *ctx, rpl_path_kernel **kernels, size_t *n, bool *by_gpu_time)
 {
     rpl_llm_pipe_ctx *pc = ctx;
     const char *const *names = NULL;
     const double *ceilings = NULL;
     size_t count = rpl_pipe_ranked(pc->pipe, &names, &ceilings);
+    const char *basis = rpl_pipe_rank_basis(pc->pipe);
 
     *kernels = NULL;
     *n = 0;
+    *by_gpu_time = basis && strcmp(basis, "gpu_time") == 0;
     if (count == 0)
         return 0;
     if (!(*kernels = calloc(count, sizeof(**kernels))))

@@ -191,19 +191,19 @@ static void retarget(void **state)
     rpl_retarget r;
 
     (void)state;
-    assert_int_equal(rpl_retarget_choose(&r, before, 2, NULL, false), 0);
+    assert_int_equal(rpl_retarget_choose(&r, before, 2, NULL, false, false), 0);
     assert_string_equal(r.target, "a");
     assert_false(r.shifted);
     assert_false(r.low_fraction);
     assert_null(r.message);
     rpl_retarget_release(&r);
 
-    assert_int_equal(rpl_retarget_choose(&r, before, 2, "a", false), 0);
+    assert_int_equal(rpl_retarget_choose(&r, before, 2, "a", false, false), 0);
     assert_string_equal(r.target, "a");
     assert_null(r.message);
     rpl_retarget_release(&r);
 
-    assert_int_equal(rpl_retarget_choose(&r, after, 3, "a", false), 0);
+    assert_int_equal(rpl_retarget_choose(&r, after, 3, "a", false, false), 0);
     assert_string_equal(r.target, "b");
     assert_true(r.shifted);
     assert_true(r.low_fraction);
@@ -215,18 +215,28 @@ static void retarget(void **state)
     rpl_retarget_release(&r);
 
     /* --kernel pins the target; the shift is still reported. */
-    assert_int_equal(rpl_retarget_choose(&r, after, 3, "a", true), 0);
+    assert_int_equal(rpl_retarget_choose(&r, after, 3, "a", true, false), 0);
     assert_string_equal(r.target, "a");
     assert_non_null(strstr(r.message, "staying on a (--kernel)"));
     rpl_retarget_release(&r);
 
     /* A kernel outside the source dominates: the best of the source is the target. */
-    assert_int_equal(rpl_retarget_choose(&r, foreign, 2, "a", false), 0);
+    assert_int_equal(rpl_retarget_choose(&r, foreign, 2, "a", false, false), 0);
     assert_string_equal(r.target, "a");
     assert_non_null(strstr(r.message, "lib is not defined in the source"));
     rpl_retarget_release(&r);
 
-    assert_int_equal(rpl_retarget_choose(&r, foreign + 1, 1, NULL, false), RPL_ENOTFOUND);
+    assert_int_equal(rpl_retarget_choose(&r, foreign + 1, 1, NULL, false, false), RPL_ENOTFOUND);
+
+    /* Ranked by GPU time (no kernel of the source on the critical path): said so, no ceiling. */
+    assert_int_equal(rpl_retarget_choose(&r, after, 3, "a", false, true), 0);
+    assert_string_equal(r.target, "b");
+    assert_string_equal(r.message,
+                        "dominance shift: b now holds 55.0% of the GPU's busy time, a 35.0%; "
+                        "retargeting to b; the dominant kernel b holds only 55.0% of the GPU's "
+                        "busy time (f < 0.7; no kernel of the source is on the critical path): "
+                        "expect dominance shifts");
+    rpl_retarget_release(&r);
 }
 
 int main(void)

@@ -227,7 +227,7 @@ static int fake_accept(void *ctx, const rpl_pipe_outcome *o, const rpl_pipe_cand
     return 0;
 }
 
-static int fake_ranking(void *ctx, rpl_path_kernel **kernels, size_t *n)
+static int fake_ranking(void *ctx, rpl_path_kernel **kernels, size_t *n, bool *by_gpu_time)
 {
     fake *f = ctx;
     rpl_path_kernel *k = calloc(2, sizeof(*k));
@@ -239,6 +239,7 @@ static int fake_ranking(void *ctx, rpl_path_kernel **kernels, size_t *n)
     k[1] = (rpl_path_kernel){"shift", shifted ? 0.7 : 0.2, true};
     *kernels = k;
     *n = 2;
+    *by_gpu_time = false;
     return 0;
 }
 

@@ -13,7 +13,9 @@
 #   six    the six-answer script on saxpy_slow.hip, built and run for real: a reply that
 #          does not compile and its repair, a signature change, a wrong result, a cheat
 #          (writes nothing), a slower and a faster kernel; only the last is committed,
-#          with its measured speedup and CI
+#          with its measured speedup and CI.  Its prompts carry the roofline and
+#          bottleneck facts of a counter profile made first (`rocm-perf profile`,
+#          then --analysis; the profile's files go into six.tar.gz under facts/)
 #   shift  twokernel.cu: `gather` dominates; its coalesced version is accepted, the
 #          application is ranked again, `scale_rows` is now dominant and the loop
 #          retargets; the second answer speeds up scale_rows
@@ -80,7 +82,23 @@ run() {
     cp "$work/logs/$name".* "$work/keep/$name/" 2>/dev/null
 }
 
-run six "$repo/src/saxpy_slow.hip" "./saxpy_slow --reps 20 --size 4194304" --max-iters 5
+# The facts of --analysis: saxpy_slow built as the pipeline builds it, profiled with the
+# roofline counters; without them the six run goes on without --analysis (and fails its check).
+facts=()
+log "== facts: rocm-perf profile (roofline counters) of saxpy_slow"
+if nvcc -O3 -arch=native -x cu -o "$work/saxpy_prof" "$repo/src/saxpy_slow.hip" \
+        >"$work/logs/facts.build" 2>&1 &&
+    "$rp" profile -q --out "$work/facts" -- "$work/saxpy_prof" --reps 5 --size 4194304 \
+        >"$work/logs/facts.out" 2>"$work/logs/facts.err"; then
+    facts=(--analysis "$work/facts")
+else
+    log "   the profile failed: six runs without --analysis"
+    tail -5 "$work/logs/facts.build" "$work/logs/facts.err" >&2
+fi
+run six "$repo/src/saxpy_slow.hip" "./saxpy_slow --reps 20 --size 4194304" --max-iters 5 \
+    "${facts[@]}"
+mkdir -p "$work/keep/six/facts"
+cp "$work/facts"/*.json "$work/logs"/facts.* "$work/keep/six/facts/" 2>/dev/null
 run shift "$repo/src/twokernel.cu" "./twokernel --reps 20" --max-iters 2
 
 for b in $(git -C "$repo" for-each-ref --format='%(refname:short)' refs/heads/rocm-perf/); do

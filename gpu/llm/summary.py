@@ -82,6 +82,21 @@ check("six: each failure's verdict in the next request",
       six["prompts_with_feedback"] == list(range(2, len(cands) + 1)),
       str(six["prompts_with_feedback"]))
 
+
+def section(prompt, title):
+    """The text of a `## title` section of a prompt."""
+    part = prompt.split(f"## {title}\n", 1)
+    return part[1].split("\n## ", 1)[0].strip() if len(part) == 2 else ""
+
+
+first = prompts[0] if prompts else ""
+roof, neck = section(first, "Roofline"), section(first, "Bottleneck")
+check("six: the first prompt carries the counter profile's roofline and bottleneck "
+      "(--analysis)",
+      "Measured on the original kernel" in roof and "Not available" not in roof and
+      "Measured on the original kernel" in neck and "Not available" not in neck,
+      (roof[:200] + " | " + neck[:200]).replace("\n", " "))
+
 shift, cands, prompts = run("shift")
 got = [(c["kernel"], c["decision"]) for c in cands]
 check("shift: exit 0", shift["exit"] == "0")

@@ -104,9 +104,9 @@ static int check_columns(rd_reader *r, enum rd_table t, const char *const *colum
 }
 
 int rd_prepare(rd_reader *r, enum rd_table t, const char *const *columns, int ncolumns,
-               sqlite3_stmt **out)
+               const char *where, sqlite3_stmt **out)
 {
-    char sql[1024];
+    char sql[2048];
     size_t len;
     int rc;
 
@@ -119,6 +119,8 @@ int rd_prepare(rd_reader *r, enum rd_table t, const char *const *columns, int nc
             (size_t)snprintf(sql + len, sizeof(sql) - len, "%s\"%s\"", i ? ", " : "", columns[i]);
     if (len < sizeof(sql))
         len += (size_t)snprintf(sql + len, sizeof(sql) - len, " FROM \"%s\"", r->table[t]);
+    if (where && len < sizeof(sql))
+        len += (size_t)snprintf(sql + len, sizeof(sql) - len, " WHERE %s", where);
     /* The worker claims dispatch rows from the highest down. */
     if (t == RD_DISPATCH && r->split_side > 0 && len < sizeof(sql))
         len += (size_t)snprintf(sql + len, sizeof(sql) - len, " ORDER BY rowid DESC");
@@ -239,12 +241,18 @@ rpl_progress *rd_progress_start(const char *what, uint64_t rows)
 int rd_scan(rd_reader *r, enum rd_table t, const char *const *columns, int ncolumns,
             const char *what, uint64_t rows, int (*fn)(rd_row *row))
 {
+    return rd_scan_where(r, t, columns, ncolumns, NULL, what, rows, fn);
+}
+
+int rd_scan_where(rd_reader *r, enum rd_table t, const char *const *columns, int ncolumns,
+                  const char *where, const char *what, uint64_t rows, int (*fn)(rd_row *row))
+{
     rd_row row = {r, NULL, t, 0};
     /* One progress line at a time: the event worker draws none. */
     rpl_progress *progress = what && !r->worker ? rd_progress_start(what, rows) : NULL;
     uint64_t done = 0;
     double t0 = now_seconds();
-    int rc = rd_prepare(r, t, columns, ncolumns, &row.st);
+    int rc = rd_prepare(r, t, columns, ncolumns, where, &row.st);
 
     while (rc == 0 && (rc = rd_step(r, row.st, t)) == 1) {
         if ((rc = rd_row_begin(&row)) == 0)

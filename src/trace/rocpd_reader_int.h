@@ -170,8 +170,9 @@ int rd_locate(rd_reader *r);
 /* rocpd_query.c: statements, steps and SQLite errors. */
 int rd_sqlite_error(rd_reader *r, int rc, const char *what);
 bool rd_has_column(rd_reader *r, enum rd_table t, const char *column);
+/* SELECT columns FROM table [WHERE where]: `where` is SQL of ours (NULL for none). */
 int rd_prepare(rd_reader *r, enum rd_table t, const char *const *columns, int ncolumns,
-               sqlite3_stmt **out);
+               const char *where, sqlite3_stmt **out);
 /* 1: a row, 0: done, < 0: error (message set). */
 int rd_step(rd_reader *r, sqlite3_stmt *st, enum rd_table t);
 /*
@@ -181,6 +182,9 @@ int rd_step(rd_reader *r, sqlite3_stmt *st, enum rd_table t);
  */
 int rd_scan(rd_reader *r, enum rd_table t, const char *const *columns, int ncolumns,
             const char *what, uint64_t rows, int (*fn)(rd_row *row));
+/* rd_scan of the rows that `where` (as for rd_prepare) selects. */
+int rd_scan_where(rd_reader *r, enum rd_table t, const char *const *columns, int ncolumns,
+                  const char *where, const char *what, uint64_t rows, int (*fn)(rd_row *row));
 int rd_count(rd_reader *r, enum rd_table t, uint64_t *out);
 /* One integer from `sql`; false when it fails or is NULL. */
 bool rd_query_int(rd_reader *r, const char *sql, int64_t *out);

@@ -389,12 +389,14 @@ static int write_outputs(analyze_ctx *ctx)
         rc = write_json(ctx->opts.out_dir, "profile.json", ctx->profile_doc);
     if (rc)
         return rc;
-    /* Here while the DAG is built; its error comes after the DAG's and dag.json's. */
-    job_start(&analysis, build_analysis, ctx, false);
     rc = job_wait(&ctx->dag_job);
     /* The DAG was the regions' only reader: nothing here reads them again. */
     if (!rc)
         rpl_trace_release_api(ctx->trace);
+    /* The analysis after the DAG, not beside its temporaries (the peak memory); its error
+     * comes after dag.json's. */
+    if (!rc)
+        job_start(&analysis, build_analysis, ctx, false);
     if (!rc && !analysis.rc) {
         rpl_analysis_attach_dag(ctx->analysis, ctx->dag);
         job_start(&ctx->print_job, print_roofline, ctx, true);

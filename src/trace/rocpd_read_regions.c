@@ -107,10 +107,11 @@ static int read_args(rd_reader *r)
     char *where;
     int rc;
 
-    /* A filtered read keeps about one argument per region: room for that, grown if need be. */
+    /* A filtered read keeps about one argument per region (a launch's stream; record and wait
+     * keep two): room for a little more, grown if need be. */
     if (r->opts->arg_names && r->present[RD_REGION]) {
-        uint32_t regions = rd_rows_hint(r, RD_REGION);
-        room = regions < rows ? regions : rows;
+        uint64_t regions = rd_rows_hint(r, RD_REGION), guess = regions + regions / 64 + 1024;
+        room = guess < rows ? (uint32_t)guess : rows;
     }
     r->first_arg = t->args.count;
     if ((rc = RPL_TRACE_ROOM(t->args, room)) != 0)

@@ -1,11 +1,14 @@
 /*
  * Busy time: the union of the dispatch intervals, swept in start order.
  * Traces read from one queue are usually in start order already and are
- * swept in place.  Otherwise the intervals are sorted by an LSD radix sort
- * on the start offset: on a million dispatches over several queues it takes
- * a fifth of the time of qsort, which would otherwise cost more than the
+ * swept in place.  Traces of several queues usually are per queue: the
+ * queues' runs are merged with a heap (4 bytes per dispatch).  Otherwise the
+ * intervals are sorted by an LSD radix sort on the start offset (32 bytes
+ * per dispatch): on a million dispatches over several queues it takes a
+ * fifth of the time of qsort, which would otherwise cost more than the
  * whole rest of the summary.
  */
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "busy_time.h"
@@ -107,6 +110,90 @@ static int sweep_unsorted(const rpl_trace *t, const uint8_t *flags, uint8_t mask
     return 0;
 }
 
+/* A queue's next dispatch in the merge: its start, and where it stands in `order`. */
+typedef struct run_head {
+    int64_t start;
+    uint32_t pos, end;
+} run_head;
+
+static void heap_down(run_head *h, uint32_t n, uint32_t i)
+{
+    run_head x = h[i];
+
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+
+        if (c >= n)
+            break;
+        if (c + 1 < n && h[c + 1].start < h[c].start)
+            c++;
+        if (h[c].start >= x.start)
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = x;
+}
+
+/*
+ * The dispatches grouped by queue (trace order within each), merged by start
+ * when each queue's are in start order; *merged false (nothing swept) when
+ * one is not.
+ */
+static int sweep_queues(const rpl_trace *t, const uint8_t *flags, uint8_t mask, sweep *all,
+                        sweep *sel, bool *merged)
+{
+    const rpl_dispatch *d = t->dispatches.items;
+    uint32_t n = t->dispatches.count, nq = t->queues.count + 1, nh = 0; /* last: no queue */
+    uint32_t *first = calloc((size_t)nq + 1, sizeof(*first));
+    uint32_t *order = malloc((size_t)n * sizeof(*order));
+    run_head *heap = malloc((size_t)nq * sizeof(*heap));
+
+    *merged = false;
+    if (!first || !order || !heap) {
+        free(first);
+        free(order);
+        free(heap);
+        return rpl_error_oom();
+    }
+    for (uint32_t i = 0; i < n; i++)
+        first[(d[i].queue < nq - 1 ? d[i].queue : nq - 1) + 1]++;
+    for (uint32_t q = 0; q < nq; q++)
+        first[q + 1] += first[q];
+    for (uint32_t i = 0, q; i < n; i++) {
+        q = d[i].queue < nq - 1 ? d[i].queue : nq - 1;
+        order[first[q]++] = i;
+    }
+    for (uint32_t q = nq; q > 0; q--)
+        first[q] = first[q - 1];
+    first[0] = 0;
+    *merged = true;
+    for (uint32_t q = 0; q < nq && *merged; q++) {
+        for (uint32_t k = first[q] + 1; k < first[q + 1] && *merged; k++)
+            *merged = d[order[k]].start >= d[order[k - 1]].start;
+        if (first[q] < first[q + 1])
+            heap[nh++] = (run_head){d[order[first[q]]].start, first[q], first[q + 1]};
+    }
+    for (uint32_t i = nh; *merged && i > 0; i--)
+        heap_down(heap, nh, i - 1);
+    while (*merged && nh > 0) {
+        const rpl_dispatch *x = &d[order[heap[0].pos]];
+
+        sweep_add(all, x->start, x->end);
+        if (flags[x->kernel] & mask)
+            sweep_add(sel, x->start, x->end);
+        if (++heap[0].pos < heap[0].end)
+            heap[0].start = d[order[heap[0].pos]].start;
+        else
+            heap[0] = heap[--nh];
+        heap_down(heap, nh, 0);
+    }
+    free(first);
+    free(order);
+    free(heap);
+    return 0;
+}
+
 int rpl_busy_time(const rpl_trace *t, const uint8_t *flags, uint8_t mask, int64_t *all,
                   int64_t *sel)
 {
@@ -118,7 +205,11 @@ int rpl_busy_time(const rpl_trace *t, const uint8_t *flags, uint8_t mask, int64_
     for (i = 1; i < t->dispatches.count && d[i].start >= d[i - 1].start; i++)
         ;
     if (i < t->dispatches.count) {
-        rc = sweep_unsorted(t, flags, mask, &s_all, &s_sel);
+        bool merged;
+
+        rc = sweep_queues(t, flags, mask, &s_all, &s_sel, &merged);
+        if (rc == 0 && !merged)
+            rc = sweep_unsorted(t, flags, mask, &s_all, &s_sel);
     } else {
         for (i = 0; i < t->dispatches.count; i++) {
             sweep_add(&s_all, d[i].start, d[i].end);

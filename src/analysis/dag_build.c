@@ -99,7 +99,7 @@ uint32_t rpl_dag_process_index(const rpl_dag_builder *b, int64_t pid)
     return lo < b->process_count && b->pids[lo] == pid ? lo : RPL_NONE;
 }
 
-/* Room for `more` edges; the list grows by a quarter (the first reserve is the lanes' edges). */
+/* Room for `more` edges; the list grows by a quarter. */
 static int reserve_edges(rpl_dag_builder *b, uint64_t more)
 {
     uint64_t need = (uint64_t)b->edge_count + more, ncap;
@@ -715,23 +715,6 @@ int rpl_dag_nodes_build(rpl_dag_builder *b)
     return rc;
 }
 
-int rpl_dag_program_order(rpl_dag_builder *b)
-{
-    const rpl_dag *dag = b->dag;
-    int rc = reserve_edges(b, (uint64_t)dag->node_count + 1);
-
-    if (rc)
-        return rc;
-    for (uint32_t l = 0; l < dag->lane_count; l++) {
-        const rpl_dag_lane *lane = &dag->lanes[l];
-
-        for (uint32_t k = 1; rc == 0 && k < lane->count; k++)
-            rc = rpl_dag_edge_add(b, dag->lane_nodes[lane->first + k - 1],
-                                  dag->lane_nodes[lane->first + k], RPL_DAG_EDGE_PROGRAM_ORDER);
-    }
-    return rc;
-}
-
 static int cmp_edge_dst(const void *a, const void *b)
 {
     const rpl_dag_edge *x = a, *y = b;
@@ -741,10 +724,32 @@ static int cmp_edge_dst(const void *a, const void *b)
     return (x->kind > y->kind) - (x->kind < y->kind);
 }
 
+/*
+ * Program order: each lane's neighbours.  They are made here, straight into
+ * the sorted array, rather than kept in the list while the dependency
+ * tables are built (one edge per node: the list's largest part).
+ */
+static uint32_t program_order(const rpl_dag *dag, uint32_t *first, rpl_dag_edge *sorted)
+{
+    uint32_t count = 0;
+
+    for (uint32_t l = 0; l < dag->lane_count; l++) {
+        const uint32_t *nodes = dag->lane_nodes + dag->lanes[l].first;
+
+        for (uint32_t k = 1; k < dag->lanes[l].count; k++, count++)
+            if (sorted)
+                sorted[first[nodes[k - 1]]++] =
+                    (rpl_dag_edge){nodes[k - 1], nodes[k], RPL_DAG_EDGE_PROGRAM_ORDER};
+            else
+                first[nodes[k - 1] + 1]++;
+    }
+    return count;
+}
+
 int rpl_dag_edges_finish(rpl_dag_builder *b)
 {
     rpl_dag *dag = b->dag;
-    uint32_t n = dag->node_count, m = 0;
+    uint32_t n = dag->node_count, m = 0, nprogram;
     rpl_dag_edge *sorted, *shrunk;
     uint32_t *first;
 
@@ -754,18 +759,20 @@ int rpl_dag_edges_finish(rpl_dag_builder *b)
         b->edges = shrunk;
         b->edge_cap = b->edge_count;
     }
-    sorted = malloc(((size_t)b->edge_count + 1) * sizeof(*sorted));
     first = calloc((size_t)n + 2, sizeof(*first));
-    if (!sorted || !first) {
-        free(sorted);
+    if (!first)
+        return rpl_error_oom();
+    /* Counting sort by source, then each source's edges by (dst, kind). */
+    nprogram = program_order(dag, first, NULL);
+    for (uint32_t i = 0; i < b->edge_count; i++)
+        first[b->edges[i].src + 1]++;
+    if (!(sorted = malloc(((size_t)nprogram + b->edge_count + 1) * sizeof(*sorted)))) {
         free(first);
         return rpl_error_oom();
     }
-    /* Counting sort by source, then each source's edges by (dst, kind). */
-    for (uint32_t i = 0; i < b->edge_count; i++)
-        first[b->edges[i].src + 1]++;
     for (uint32_t v = 0; v < n; v++)
         first[v + 1] += first[v];
+    program_order(dag, first, sorted);
     for (uint32_t i = 0; i < b->edge_count; i++)
         sorted[first[b->edges[i].src]++] = b->edges[i];
     for (uint32_t v = n; v > 0; v--)
@@ -847,8 +854,6 @@ int rpl_dag_build(rpl_dag **out, const rpl_trace *trace, const rpl_dag_opts *opt
         b.filter = &own;
     }
     rc = rpl_dag_nodes_build(&b);
-    if (rc == 0)
-        rc = rpl_dag_program_order(&b);
     if (rc == 0 && !(flags = calloc((size_t)b.process_count + 1, 1)))
         rc = rpl_error_oom();
     if (rc == 0)

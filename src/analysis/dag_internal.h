@@ -27,8 +27,6 @@ int rpl_dag_edge_add(rpl_dag_builder *b, uint32_t src, uint32_t dst, rpl_dag_edg
 
 /* Nodes, lanes and symbols from the trace; nodes sorted in time order. */
 int rpl_dag_nodes_build(rpl_dag_builder *b);
-/* Program-order edges between neighbours of a lane. */
-int rpl_dag_program_order(rpl_dag_builder *b);
 /*
  * What an API region does for the DAG, from its name (dag_api.c).  Names are
  * read without CUPTI's "_v<N>" version suffix and without the per-thread
@@ -124,7 +122,8 @@ int rpl_dag_event_waits(rpl_dag_deps *d);
 int rpl_dag_host_edges(rpl_dag_deps *d);
 /* Inferred edges in the processes p whose infer[p] is set. */
 int rpl_dag_infer_edges(rpl_dag_builder *b, const uint8_t *infer);
-/* Sort, deduplicate and index the edges (CSR); counts by kind. */
+/* Add the program-order edges (lane neighbours), sort, deduplicate and index the edges (CSR);
+   counts by kind. */
 int rpl_dag_edges_finish(rpl_dag_builder *b);
 /* Longest path, earliest/latest starts, slack, symbols, dominance, overlap. */
 int rpl_dag_solve(rpl_dag *dag, const rpl_trace *trace);

@@ -293,6 +293,63 @@ static void busy_time_matches_a_reference(void **state)
     rpl_trace_free(t);
 }
 
+/*
+ * Dispatches of several queues, each queue's in start order, interleaved in
+ * the trace (the queues' runs are merged), then with one queue out of order
+ * (the radix sort): both against the reference.
+ */
+static void busy_time_merges_queues(void **state)
+{
+    enum { N = 12000, Q = 5 };
+    static ref_interval all[N], sel[N];
+    rpl_trace *t;
+    uint64_t x = 0x2545F4914F6CDD1Dull;
+    rpl_profile *p;
+
+    (void)state;
+    for (int shuffled = 0; shuffled < 2; shuffled++) {
+        int64_t cursor[Q] = {0};
+        uint32_t src, gpu, user, helper, queue[Q];
+        size_t nsel = 0;
+
+        t = tb_new();
+        src = tb_source(t, "q.db");
+        gpu = tb_gpu(t, src, "gfx942", "", 0, 0);
+        user = tb_symbol(t, src, "_Z4userv", "user()");
+        helper = tb_symbol(t, src, "__amd_rocclr_copyBuffer.kd", "");
+        for (uint32_t q = 0; q < Q; q++) {
+            rpl_queue rq = {src, (int64_t)q + 1, 1, "Queue"};
+            assert_int_equal(rpl_trace_add_queue(t, &rq, &queue[q]), 0);
+        }
+        for (size_t i = 0; i < N; i++) {
+            uint32_t q;
+            int64_t start, len;
+
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            q = (uint32_t)(x % Q);
+            len = (int64_t)((x >> 20) % 5000);
+            /* In order within the queue (overlapping its predecessor now and then). */
+            start = cursor[q] + (int64_t)((x >> 40) % 3000) - 1000;
+            cursor[q] = start > cursor[q] ? start : cursor[q];
+            start = cursor[q];
+            if (shuffled && q == 2 && i % 97 == 0)
+                start -= 20000; /* this queue is out of order: the radix sort takes over */
+            all[i] = (ref_interval){start, start + len};
+            tb_dispatch(t, (x & 1) ? helper : user, gpu, start, start + len);
+            t->dispatches.items[t->dispatches.count - 1].queue = queue[q];
+            if (!(x & 1))
+                sel[nsel++] = all[i];
+        }
+        p = build(t, NULL, false);
+        assert_int_equal(p->totals.busy_ns, ref_union(all, N));
+        assert_int_equal(p->totals.selected_busy_ns, ref_union(sel, nsel));
+        rpl_profile_free(p);
+        rpl_trace_free(t);
+    }
+}
+
 static void memory_copies_by_kind_and_in_the_span(void **state)
 {
     basic b = make_basic();
@@ -408,6 +465,7 @@ int main(void)
         cmocka_unit_test(merged_sources_group_by_display_name),
         cmocka_unit_test(busy_time_is_the_union_of_intervals),
         cmocka_unit_test(busy_time_matches_a_reference),
+        cmocka_unit_test(busy_time_merges_queues),
         cmocka_unit_test(memory_copies_by_kind_and_in_the_span),
         cmocka_unit_test(bad_dispatches_are_input_errors),
         cmocka_unit_test(empty_trace_has_no_kernels),

@@ -41,39 +41,25 @@ static const char *intern_repeated(rpl_trace *t, const char **last, const char *
     return *last;
 }
 
-/* Whether the read keeps an argument (rpl_rocpd_read_opts). */
-static bool keep_arg(const rpl_rocpd_read_opts *o, const char *name)
-{
-    if (!o->arg_names || !name || !name[0])
-        return true;
-    for (const char *const *n = o->arg_names; *n; n++)
-        if (strcmp(*n, name) == 0)
-            return true;
-    return false;
-}
-
 static int arg_row(rd_row *row)
 {
     rd_reader *r = row->r;
     rpl_trace *t = r->trace;
-    rd_arg_key key;
+    rd_arg_key *k;
     rpl_arg *a;
     const char *type, *name, *value;
     int rc;
 
-    if ((rc = rd_i64(row, A_EVENT, &key.event_id)) != 0 ||
-        (rc = rd_i64(row, A_POSITION, &key.position)) != 0 ||
-        (rc = rd_text(row, A_NAME, false, RD_NAME_MAX, &name, NULL)) != 0)
-        return rc;
-    if (!keep_arg(r->opts, name))
-        return 0;
     if ((rc = RPL_TRACE_ROOM(t->args, 1)) != 0 ||
         (rc = rd_grow(r, RD_ARG, (void **)&r->arg_keys, &r->arg_key_cap, r->narg_keys,
                       sizeof(*r->arg_keys))) != 0)
         return rc;
-    r->arg_keys[r->narg_keys] = key;
+    k = &r->arg_keys[r->narg_keys];
     a = &t->args.items[t->args.count];
-    if ((rc = rd_text(row, A_TYPE, false, RD_NAME_MAX, &type, NULL)) != 0 ||
+    if ((rc = rd_i64(row, A_EVENT, &k->event_id)) != 0 ||
+        (rc = rd_i64(row, A_POSITION, &k->position)) != 0 ||
+        (rc = rd_text(row, A_TYPE, false, RD_NAME_MAX, &type, NULL)) != 0 ||
+        (rc = rd_text(row, A_NAME, false, RD_NAME_MAX, &name, NULL)) != 0 ||
         (rc = rd_text(row, A_VALUE, true, RD_TEXT_MAX, &value, NULL)) != 0)
         return rc;
     if (!(a->type = intern_repeated(t, &r->last_arg[0], type)) ||
@@ -85,7 +71,10 @@ static int arg_row(rd_row *row)
     return 0;
 }
 
-/* "name IN ('stream', ...) OR name = '' OR name IS NULL": the rows keep_arg keeps. */
+/*
+ * The rows rpl_rocpd_read_opts keeps: "name = '' OR name IS NULL OR name =
+ * 'stream' OR ..." (the filter is SQLite's alone: arg_row sees only these).
+ */
 static char *kept_args_sql(const char *const *names)
 {
     char *sql = sqlite3_mprintf("name = '' OR name IS NULL"), *more;
@@ -121,8 +110,8 @@ static int read_args(rd_reader *r)
     r->arg_key_cap = room;
     if (!r->opts->arg_names)
         return rd_scan(r, RD_ARG, cols, RD_COLUMNS(cols), "API arguments", rows, arg_row);
-    /* SQLite leaves out the other rows: on a rocprofv3 trace most of them (arg_row checks each
-     * kept one again).  No progress line: the count would not be reached. */
+    /* SQLite leaves out the other rows: on a rocprofv3 trace most of them.  No progress
+     * line: the count would not be reached. */
     if (!(where = kept_args_sql(r->opts->arg_names)))
         return rpl_error_oom();
     rc = rd_scan_where(r, RD_ARG, cols, RD_COLUMNS(cols), where, NULL, 0, arg_row);

@@ -99,32 +99,21 @@ uint32_t rpl_dag_process_index(const rpl_dag_builder *b, int64_t pid)
     return lo < b->process_count && b->pids[lo] == pid ? lo : RPL_NONE;
 }
 
-/* Room for `more` edges; the list grows by a quarter. */
-static int reserve_edges(rpl_dag_builder *b, uint64_t more)
-{
-    uint64_t need = (uint64_t)b->edge_count + more, ncap;
-    rpl_dag_edge *p;
-
-    if (need <= b->edge_cap)
-        return 0;
-    ncap = b->edge_cap + b->edge_cap / 4 + 1024;
-    ncap = ncap < need ? need : ncap;
-    if (ncap > UINT32_MAX - 1)
-        return rpl_error_set(RPL_EINPUT, "trace has too many dependencies");
-    if (!(p = realloc(b->edges, (size_t)ncap * sizeof(*p))))
-        return rpl_error_oom();
-    b->edges = p;
-    b->edge_cap = (uint32_t)ncap;
-    return 0;
-}
-
 int rpl_dag_edge_add(rpl_dag_builder *b, uint32_t src, uint32_t dst, rpl_dag_edge_kind kind)
 {
-    int rc = b->edge_count == b->edge_cap ? reserve_edges(b, 1) : 0;
+    if (b->edge_count == b->edge_cap) { /* the list grows by a quarter */
+        uint64_t ncap = (uint64_t)b->edge_cap + b->edge_cap / 4 + 1024;
+        rpl_dag_edge *p;
 
-    if (rc == 0)
-        b->edges[b->edge_count++] = (rpl_dag_edge){src, dst, (uint8_t)kind};
-    return rc;
+        if (ncap > UINT32_MAX - 1)
+            return rpl_error_set(RPL_EINPUT, "trace has too many dependencies");
+        if (!(p = realloc(b->edges, (size_t)ncap * sizeof(*p))))
+            return rpl_error_oom();
+        b->edges = p;
+        b->edge_cap = (uint32_t)ncap;
+    }
+    b->edges[b->edge_count++] = (rpl_dag_edge){src, dst, (uint8_t)kind};
+    return 0;
 }
 
 /*

@@ -135,6 +135,12 @@ static void heap_down(run_head *h, uint32_t n, uint32_t i)
     h[i] = x;
 }
 
+/* A dispatch's bucket among nq: its queue, or the last one (no queue). */
+static uint32_t bucket_of(const rpl_dispatch *d, uint32_t nq)
+{
+    return d->queue < nq - 1 ? d->queue : nq - 1;
+}
+
 /*
  * The dispatches grouped by queue (trace order within each), merged by start
  * when each queue's are in start order; *merged false (nothing swept) when
@@ -157,13 +163,11 @@ static int sweep_queues(const rpl_trace *t, const uint8_t *flags, uint8_t mask, 
         return rpl_error_oom();
     }
     for (uint32_t i = 0; i < n; i++)
-        first[(d[i].queue < nq - 1 ? d[i].queue : nq - 1) + 1]++;
+        first[bucket_of(&d[i], nq) + 1]++;
     for (uint32_t q = 0; q < nq; q++)
         first[q + 1] += first[q];
-    for (uint32_t i = 0, q; i < n; i++) {
-        q = d[i].queue < nq - 1 ? d[i].queue : nq - 1;
-        order[first[q]++] = i;
-    }
+    for (uint32_t i = 0; i < n; i++)
+        order[first[bucket_of(&d[i], nq)]++] = i;
     for (uint32_t q = nq; q > 0; q--)
         first[q] = first[q - 1];
     first[0] = 0;

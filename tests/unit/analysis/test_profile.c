@@ -257,6 +257,27 @@ static int64_t ref_union(ref_interval *iv, size_t n)
     return total;
 }
 
+/* xorshift64: the tests' reproducible random numbers. */
+static uint64_t next_random(uint64_t *x)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    return *x;
+}
+
+/* The busy times of t against the reference union of `all` and of `sel` (t is freed). */
+static void check_busy_time(rpl_trace *t, ref_interval *all, size_t n, ref_interval *sel,
+                            size_t nsel)
+{
+    rpl_profile *p = build(t, NULL, false);
+
+    assert_int_equal(p->totals.busy_ns, ref_union(all, n));
+    assert_int_equal(p->totals.selected_busy_ns, ref_union(sel, nsel));
+    rpl_profile_free(p);
+    rpl_trace_free(t);
+}
+
 /* Random overlapping dispatches in no order (negative times too) against the reference. */
 static void busy_time_matches_a_reference(void **state)
 {
@@ -269,13 +290,10 @@ static void busy_time_matches_a_reference(void **state)
     uint32_t helper = tb_symbol(t, src, "__amd_rocclr_copyBuffer.kd", "");
     uint64_t x = 0x9E3779B97F4A7C15ull;
     size_t nsel = 0;
-    rpl_profile *p;
 
     for (size_t i = 0; i < N; i++) {
         int64_t start, len;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
+        next_random(&x);
         start = (int64_t)(x % 40000000) - 1000000;
         len = (int64_t)((x >> 40) % 3000);
         all[i] = (ref_interval){start, start + len};
@@ -286,11 +304,7 @@ static void busy_time_matches_a_reference(void **state)
             sel[nsel++] = all[i];
         }
     }
-    p = build(t, NULL, false);
-    assert_int_equal(p->totals.busy_ns, ref_union(all, N));
-    assert_int_equal(p->totals.selected_busy_ns, ref_union(sel, nsel));
-    rpl_profile_free(p);
-    rpl_trace_free(t);
+    check_busy_time(t, all, N, sel, nsel);
 }
 
 /*
@@ -304,7 +318,6 @@ static void busy_time_merges_queues(void **state)
     static ref_interval all[N], sel[N];
     rpl_trace *t;
     uint64_t x = 0x2545F4914F6CDD1Dull;
-    rpl_profile *p;
 
     (void)state;
     for (int shuffled = 0; shuffled < 2; shuffled++) {
@@ -325,10 +338,7 @@ static void busy_time_merges_queues(void **state)
             uint32_t q;
             int64_t start, len;
 
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            q = (uint32_t)(x % Q);
+            q = (uint32_t)(next_random(&x) % Q);
             len = (int64_t)((x >> 20) % 5000);
             /* In order within the queue (overlapping its predecessor now and then). */
             start = cursor[q] + (int64_t)((x >> 40) % 3000) - 1000;
@@ -342,11 +352,7 @@ static void busy_time_merges_queues(void **state)
             if (!(x & 1))
                 sel[nsel++] = all[i];
         }
-        p = build(t, NULL, false);
-        assert_int_equal(p->totals.busy_ns, ref_union(all, N));
-        assert_int_equal(p->totals.selected_busy_ns, ref_union(sel, nsel));
-        rpl_profile_free(p);
-        rpl_trace_free(t);
+        check_busy_time(t, all, N, sel, nsel);
     }
 }
 

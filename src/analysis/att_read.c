@@ -16,6 +16,7 @@
 #include "rpl/att.h"
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
+#include "rpl/kernel_filter.h"
 #include "rpl/json.h"
 #include "rpl/log.h"
 
@@ -63,13 +64,8 @@ static void add_hot(rpl_att_features *f, const rpl_att_hot *h)
 /* `src` into dst[size], cut at a UTF-8 character boundary. */
 static void copy_cut(char *dst, size_t size, const char *src)
 {
-    size_t n = strlen(src);
+    size_t n = rpl_utf8_cut(src, strlen(src), size - 1);
 
-    if (n >= size) {
-        n = size - 1;
-        while (n > 0 && ((unsigned char)src[n] & 0xC0) == 0x80)
-            n--;
-    }
     memcpy(dst, src, n);
     dst[n] = '\0';
 }

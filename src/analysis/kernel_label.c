@@ -23,6 +23,15 @@ size_t rpl_utf8_columns(const char *s)
     return n;
 }
 
+size_t rpl_utf8_cut(const char *s, size_t len, size_t max)
+{
+    if (len <= max)
+        return len;
+    while (max > 0 && ((unsigned char)s[max] & 0xC0) == 0x80)
+        max--;
+    return max;
+}
+
 size_t rpl_utf8_byte_at(const char *s, size_t col)
 {
     size_t i = 0;

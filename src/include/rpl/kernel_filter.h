@@ -93,5 +93,7 @@ void rpl_kernel_labels_free(char **labels, size_t n);
 size_t rpl_utf8_columns(const char *s);
 /* Byte offset of column `col` of UTF-8 text s (its end when s is shorter). */
 size_t rpl_utf8_byte_at(const char *s, size_t col);
+/* The first `len` bytes of UTF-8 text s cut to at most `max`, not inside a character. */
+size_t rpl_utf8_cut(const char *s, size_t len, size_t max);
 
 #endif

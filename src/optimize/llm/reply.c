@@ -9,6 +9,7 @@
 #include "llm_int.h"
 #include "rpl/error.h"
 #include "rpl/json.h"
+#include "rpl/kernel_filter.h"
 #include "rpl/strbuf.h"
 
 /* Longest provider message kept for an error line. */
@@ -180,11 +181,7 @@ static char *one_line(const char *s)
 
     while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
         s++, n--;
-    if (n > MESSAGE_MAX) {
-        n = MESSAGE_MAX;
-        while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
-            n--;
-    }
+    n = rpl_utf8_cut(s, n, MESSAGE_MAX);
     while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n' || s[n - 1] == '\r'))
         n--;
     if (!(line = malloc(n + 1)))

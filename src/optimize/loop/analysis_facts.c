@@ -391,14 +391,9 @@ static const cJSON *entry_named(const cJSON *doc, const char *name)
 /* A string of the files, one line of at most TEXT_MAX bytes (cut at a UTF-8 boundary). */
 static int put_text(rpl_strbuf *sb, const char *s)
 {
-    size_t n = strlen(s);
+    size_t n = rpl_utf8_cut(s, strlen(s), TEXT_MAX);
     int rc = 0;
 
-    if (n > TEXT_MAX) {
-        n = TEXT_MAX;
-        while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
-            n--;
-    }
     for (size_t i = 0; rc == 0 && i < n; i++)
         rc = rpl_strbuf_putc(sb, (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? ' ' : s[i]);
     return rc;

@@ -11,6 +11,7 @@
 
 #include "loop_int.h"
 #include "rpl/error.h"
+#include "rpl/kernel_filter.h"
 
 #define STRATEGY_MAX 120
 
@@ -98,12 +99,7 @@ int rpl_reply_strategy(char **out, const char *reply)
             for (e = end; e > s && strchr(" \t\r*`_:", e[-1]); e--)
                 ;
             if (e > s) {
-                len = (size_t)(e - s);
-                if (len > STRATEGY_MAX) {
-                    len = STRATEGY_MAX;
-                    while (len > 0 && ((unsigned char)s[len] & 0xC0) == 0x80)
-                        len--; /* not inside a UTF-8 sequence */
-                }
+                len = rpl_utf8_cut(s, (size_t)(e - s), STRATEGY_MAX);
                 if (!(*out = strndup(s, len)))
                     return rpl_error_oom();
                 tidy(*out);

@@ -242,6 +242,22 @@ static void labels_are_short_and_unique(void **state)
     rpl_kernel_labels_free(labels, n);
 }
 
+/* Cuts of UTF-8 text never end inside a character. */
+static void utf8_cuts_keep_characters_whole(void **state)
+{
+    const char *s = "ab\xe2\x80\xa6"
+                    "cd"; /* "ab…cd": the ellipsis is bytes 2-4 */
+
+    (void)state;
+    assert_int_equal(rpl_utf8_cut(s, 7, 10), 7); /* short enough: all of it */
+    assert_int_equal(rpl_utf8_cut(s, 7, 5), 5);  /* right after the ellipsis */
+    assert_int_equal(rpl_utf8_cut(s, 7, 4), 2);  /* inside it: back to its start */
+    assert_int_equal(rpl_utf8_cut(s, 7, 3), 2);
+    assert_int_equal(rpl_utf8_cut(s, 7, 2), 2);
+    assert_int_equal(rpl_utf8_cut(s, 7, 0), 0);
+    assert_int_equal(rpl_utf8_byte_at(s, 3), 5); /* column 3 is "c" */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -254,6 +270,7 @@ int main(void)
         cmocka_unit_test(bad_regex_is_a_usage_error),
         cmocka_unit_test(short_names),
         cmocka_unit_test(labels_are_short_and_unique),
+        cmocka_unit_test(utf8_cuts_keep_characters_whole),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

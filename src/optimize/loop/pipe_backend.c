@@ -20,17 +20,24 @@
 #include "rpl/optgit.h"
 #include "rpl/strbuf.h"
 
+/* Whether the ranking fell back to GPU time (no kernel of the source on the critical path). */
+static bool ranked_by_gpu_time(const rpl_llm_pipe_ctx *pc)
+{
+    const char *basis = rpl_pipe_rank_basis(pc->pipe);
+
+    return basis && strcmp(basis, "gpu_time") == 0;
+}
+
 static int pb_ranking(void *ctx, rpl_path_kernel **kernels, size_t *n, bool *by_gpu_time)
 {
     rpl_llm_pipe_ctx *pc = ctx;
     const char *const *names = NULL;
     const double *ceilings = NULL;
     size_t count = rpl_pipe_ranked(pc->pipe, &names, &ceilings);
-    const char *basis = rpl_pipe_rank_basis(pc->pipe);
 
     *kernels = NULL;
     *n = 0;
-    *by_gpu_time = basis && strcmp(basis, "gpu_time") == 0;
+    *by_gpu_time = ranked_by_gpu_time(pc);
     if (count == 0)
         return 0;
     if (!(*kernels = calloc(count, sizeof(**kernels))))
@@ -191,8 +198,7 @@ static int pb_facts(void *ctx, const char *kernel, rpl_llm_facts *out)
     const char *const *names = NULL;
     const double *ceilings = NULL;
     size_t count = rpl_pipe_ranked(pc->pipe, &names, &ceilings);
-    const char *basis = rpl_pipe_rank_basis(pc->pipe);
-    bool gpu_time = basis && strcmp(basis, "gpu_time") == 0;
+    bool gpu_time = ranked_by_gpu_time(pc);
     rpl_strbuf sb = RPL_STRBUF_INIT;
     int rc = 0;
 

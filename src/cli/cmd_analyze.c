@@ -329,7 +329,7 @@ static int build_dag(void *arg)
     return rc;
 }
 
-/* The analysis of every kernel (while the DAG is built). */
+/* The analysis of every kernel (once the DAG is built). */
 static int build_analysis(void *arg)
 {
     analyze_ctx *ctx = arg;

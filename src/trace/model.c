@@ -344,7 +344,7 @@ void rpl_trace_release_api(rpl_trace *t)
     t->regions.count = t->regions.cap = 0;
     t->args.count = t->args.cap = 0;
 #ifdef __GLIBC__
-    malloc_trim(0); /* arrays of a hundred MB and more: their pages go back at once */
+    malloc_trim(0); /* an array that landed in the heap: its free pages go back too */
 #endif
 }
 

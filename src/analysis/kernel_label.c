@@ -72,12 +72,7 @@ static char *piece(const char *s, size_t len, const char *more)
     return out;
 }
 
-/*
- * `s` in `width` columns with the middle elided: the first `head` columns,
- * "…", then the columns from `from` on, ending in "…" when the end does not
- * fit either.  `from` == 0 asks for the end of s.
- */
-static char *elide(const char *s, size_t width, size_t head, size_t from)
+char *rpl_utf8_elide(const char *s, size_t width, size_t head, size_t from)
 {
     size_t cols = rpl_utf8_columns(s), rest, a, b, e;
     char *out;
@@ -146,7 +141,7 @@ static char *label_of(const char *name, size_t width)
     free(base);
     lt = template_at(name, params);
     if (lt == params && !name[params]) /* a plain long name: keep more of its front */
-        return elide(name, width, (width - 1) * 3 / 5, 0);
+        return rpl_utf8_elide(name, width, (width - 1) * 3 / 5, 0);
     /* The qualified name, then as many template arguments as fit, "…>" and "(…)" (names
      * are ASCII here: lt counts columns). */
     pcols = name[params] ? 3 : 0;
@@ -167,7 +162,7 @@ static char *label_of(const char *name, size_t width)
     if (!out)
         return NULL;
     base = out;
-    out = elide(base, width, (width - 1) / 3, 0);
+    out = rpl_utf8_elide(base, width, (width - 1) / 3, 0);
     free(base);
     return out;
 }
@@ -211,9 +206,9 @@ static char *label_at_difference(const char *name, size_t width, size_t diff)
         if (front < (width - 1) * 3 / 5)
             front = (width - 1) * 3 / 5;
         out = front + 1 >= width ? piece(name, rpl_utf8_byte_at(name, width - 1), ELLIPSIS)
-                                 : elide(name, width, front, 0);
+                                 : rpl_utf8_elide(name, width, front, 0);
     } else {
-        out = elide(name, width, head, diff - context);
+        out = rpl_utf8_elide(name, width, head, diff - context);
     }
     free(base);
     return out;

@@ -15,7 +15,6 @@
 #include "rpl/kernel_filter.h"
 #include "rpl/strbuf.h"
 
-#define ELLIPSIS       "\xe2\x80\xa6" /* U+2026 */
 #define MIN_COLS       5
 #define CHECKER_EM     0.6 /* tests/tools/check_svg.py: 0.6 x font-size a character */
 #define KERNEL_MIN_COL 16  /* rpl_kernel_labels's narrowest label */
@@ -50,21 +49,6 @@ double rpl_svg_text_width(const char *s, double font)
     return font * fmax(em, CHECKER_EM * (double)cols);
 }
 
-/* s in `cols` columns (fewer than s has): its front, "…", its end. */
-static char *elide_middle(const char *s, size_t cols)
-{
-    size_t total = rpl_utf8_columns(s), head = cols / 2, tail = cols - 1 - head;
-    size_t a = rpl_utf8_byte_at(s, head), b = rpl_utf8_byte_at(s, total - tail), len = strlen(s);
-    char *out = malloc(a + 3 + (len - b) + 1);
-
-    if (out) {
-        memcpy(out, s, a);
-        memcpy(out + a, ELLIPSIS, 3);
-        memcpy(out + a + 3, s + b, len - b + 1);
-    }
-    return out;
-}
-
 /* Columns of the widest text that may fit max_w: no character is narrower than 0.6 em. */
 static size_t max_cols(double max_w, double font)
 {
@@ -81,7 +65,7 @@ int rpl_svg_fit_text(char **out, const char *s, double max_w, double font)
     if (rpl_svg_text_width(s, font) <= max_w)
         return (*out = strdup(s)) ? 0 : rpl_error_oom();
     for (size_t c = upper < cols ? upper : cols - 1; c >= MIN_COLS; c--) {
-        char *e = elide_middle(s, c);
+        char *e = rpl_utf8_elide(s, c, c / 2, 0); /* its front, "…", its end */
         if (!e)
             return rpl_error_oom();
         if (rpl_svg_text_width(e, font) <= max_w) {

@@ -95,5 +95,12 @@ size_t rpl_utf8_columns(const char *s);
 size_t rpl_utf8_byte_at(const char *s, size_t col);
 /* The first `len` bytes of UTF-8 text s cut to at most `max`, not inside a character. */
 size_t rpl_utf8_cut(const char *s, size_t len, size_t max);
+/*
+ * `s` in `width` columns (head < width) with the middle elided: the first
+ * `head` columns, "…", then the columns from `from` on, ending in "…" when the
+ * end does not fit either; `from` == 0 asks for the end of s.  A copy of s when
+ * it fits; NULL when out of memory.
+ */
+char *rpl_utf8_elide(const char *s, size_t width, size_t head, size_t from);
 
 #endif

@@ -810,7 +810,8 @@ void rpl_dag_free(rpl_dag *dag)
     free(dag);
 }
 
-int rpl_dag_build(rpl_dag **out, const rpl_trace *trace, const rpl_dag_opts *opts)
+static int build(rpl_dag **out, const rpl_trace *trace, rpl_trace *release,
+                 const rpl_dag_opts *opts)
 {
     rpl_dag_builder b = {0};
     rpl_dag_deps deps = {0};
@@ -822,6 +823,7 @@ int rpl_dag_build(rpl_dag **out, const rpl_trace *trace, const rpl_dag_opts *opt
 
     *out = NULL;
     b.trace = trace;
+    b.release = release;
     b.dag = calloc(1, sizeof(*b.dag));
     if (!b.dag)
         return rpl_error_oom();
@@ -842,7 +844,9 @@ int rpl_dag_build(rpl_dag **out, const rpl_trace *trace, const rpl_dag_opts *opt
         own_filter = true;
         b.filter = &own;
     }
-    rc = rpl_dag_nodes_build(&b);
+    rc = rpl_dag_launch_info(&b);
+    if (rc == 0)
+        rc = rpl_dag_nodes_build(&b);
     if (rc == 0 && !(flags = calloc((size_t)b.process_count + 1, 1)))
         rc = rpl_error_oom();
     if (rc == 0)
@@ -854,6 +858,7 @@ int rpl_dag_build(rpl_dag **out, const rpl_trace *trace, const rpl_dag_opts *opt
     if (rc == 0 && deps_needed)
         rc = rpl_dag_host_edges(&deps);
     rpl_dag_deps_release(&deps);
+    rpl_dag_launch_info_release(&b);
 #ifdef __GLIBC__
     /* The dependency tables were the largest temporaries: hand their pages back now. */
     malloc_trim(0);
@@ -877,6 +882,7 @@ int rpl_dag_build(rpl_dag **out, const rpl_trace *trace, const rpl_dag_opts *opt
 done:
     if (own_filter)
         rpl_kernel_filter_release(&own);
+    rpl_dag_launch_info_release(&b);
     free(flags);
     free(b.edges);
     free(b.pids);
@@ -888,4 +894,17 @@ done:
     }
     *out = b.dag;
     return 0;
+}
+
+int rpl_dag_build(rpl_dag **out, const rpl_trace *trace, const rpl_dag_opts *opts)
+{
+    return build(out, trace, NULL, opts);
+}
+
+int rpl_dag_build_release_api(rpl_dag **out, rpl_trace *trace, const rpl_dag_opts *opts)
+{
+    int rc = build(out, trace, trace, opts);
+
+    rpl_trace_release_api(trace);
+    return rc;
 }

@@ -2,8 +2,8 @@
  * Event record -> stream wait edges from API regions.  The contract (which
  * region names and argument names are read) is docs/schemas/dag-dependencies.md.
  *
- * An operation's enqueue time is the start of the API region with its
- * (source, correlation id), else its own start; along a lane it is made
+ * An operation's enqueue time is the start of the call that launched it
+ * (dag_launch_info.c), else its own start; along a lane it is made
  * non-decreasing (a running maximum) so that it can be searched.
  *  - record(event E, stream S) at time r: E captures u, the last operation
  *    of S's lane enqueued before r (none: E is complete at once);
@@ -24,7 +24,7 @@
 #include "dag_internal.h"
 #include "rpl/error.h"
 
-/* Every name passed to rpl_dag_region_arg below and in dag_host.c and dag_launches.c. */
+/* Every name passed to rpl_dag_region_arg below and in dag_host.c and dag_launch_info.c. */
 const char *const rpl_dag_arg_names[] = {"stream", "hStream", "event", "hEvent", NULL};
 
 /* Value of the argument called `name1` or `name2`, else the unnamed one at `pos`; NULL if empty. */
@@ -47,133 +47,6 @@ const char *rpl_dag_region_arg(const rpl_trace *t, const rpl_region *r, const ch
 static const char *stream_arg(const rpl_trace *t, const rpl_region *r, uint32_t pos)
 {
     return rpl_dag_region_arg(t, r, "stream", "hStream", pos);
-}
-
-typedef struct corr_entry {
-    uint32_t source;
-    int64_t corr;
-    uint32_t region;
-} corr_entry;
-
-static int cmp_corr(const void *a, const void *b)
-{
-    const corr_entry *x = a, *y = b;
-
-    if (x->source != y->source)
-        return x->source < y->source ? -1 : 1;
-    if (x->corr != y->corr)
-        return x->corr < y->corr ? -1 : 1;
-    return (x->region > y->region) - (x->region < y->region);
-}
-
-/*
- * Launching regions by (source, correlation id).  rocprofv3 and the CUPTI
- * recorder count correlation ids up, so with one source and ids dense
- * enough (a span under four ids per region) a table indexed by the id finds
- * each region in one step, with no sort; otherwise the entries are sorted
- * and searched by halving.  Either way, an id that several regions share
- * finds the first of them.
- */
-typedef struct corr_index {
-    corr_entry *sorted; /* when there is no table */
-    uint32_t n;
-    uint32_t *table; /* table[id - base]: the region, or RPL_NONE */
-    int64_t base;
-    uint64_t span;
-    uint32_t source;
-} corr_index;
-
-#define CORR_TABLE_SPREAD 4
-
-/* Whether region r may have launched an operation (synchronising calls launch nothing). */
-static bool may_launch(const rpl_dag_deps *d, uint32_t r)
-{
-    uint8_t k = d->api[r].kind;
-
-    return d->b->trace->regions.items[r].correlation_id != 0 &&
-           (k == RPL_DAG_API_OTHER || k == RPL_DAG_API_BLOCKING_OP);
-}
-
-/* The table, when the ids are dense enough; false when they are not (or no memory). */
-static bool corr_table_build(corr_index *ci, const rpl_dag_deps *d)
-{
-    const rpl_trace *t = d->b->trace;
-    int64_t lo = INT64_MAX, hi = INT64_MIN;
-    uint32_t n = 0;
-
-    for (uint32_t r = 0; r < t->regions.count; r++) {
-        const rpl_region *reg = &t->regions.items[r];
-
-        if (!may_launch(d, r))
-            continue;
-        if (n++ == 0)
-            ci->source = reg->source;
-        else if (reg->source != ci->source)
-            return false;
-        lo = reg->correlation_id < lo ? reg->correlation_id : lo;
-        hi = reg->correlation_id > hi ? reg->correlation_id : hi;
-    }
-    if (n == 0 || (uint64_t)hi - (uint64_t)lo >= CORR_TABLE_SPREAD * (uint64_t)n ||
-        !(ci->table = malloc(((uint64_t)hi - (uint64_t)lo + 1) * sizeof(*ci->table))))
-        return false;
-    ci->base = lo;
-    ci->span = (uint64_t)hi - (uint64_t)lo + 1;
-    memset(ci->table, 0xff, ci->span * sizeof(*ci->table));
-    for (uint32_t r = 0; r < t->regions.count; r++)
-        if (may_launch(d, r)) {
-            uint32_t *slot =
-                &ci->table[(uint64_t)t->regions.items[r].correlation_id - (uint64_t)lo];
-            if (*slot == RPL_NONE)
-                *slot = r;
-        }
-    return true;
-}
-
-/* Index the regions that may have launched an operation. */
-static int corr_index_build(corr_index *ci, const rpl_dag_deps *d)
-{
-    const rpl_trace *t = d->b->trace;
-
-    *ci = (corr_index){0};
-    if (corr_table_build(ci, d))
-        return 0;
-    if (!(ci->sorted = malloc(((size_t)t->regions.count + 1) * sizeof(*ci->sorted))))
-        return rpl_error_oom();
-    for (uint32_t r = 0; r < t->regions.count; r++)
-        if (may_launch(d, r))
-            ci->sorted[ci->n++] =
-                (corr_entry){t->regions.items[r].source, t->regions.items[r].correlation_id, r};
-    qsort(ci->sorted, ci->n, sizeof(*ci->sorted), cmp_corr);
-    return 0;
-}
-
-static void corr_index_free(corr_index *ci)
-{
-    free(ci->table);
-    free(ci->sorted);
-}
-
-/* The first region with (source, corr), or RPL_NONE. */
-static uint32_t corr_index_find(const corr_index *ci, uint32_t source, int64_t corr)
-{
-    corr_entry key = {source, corr, 0};
-    uint32_t lo = 0, hi = ci->n;
-
-    if (ci->table) {
-        uint64_t k = (uint64_t)corr - (uint64_t)ci->base;
-        return source == ci->source && k < ci->span ? ci->table[k] : RPL_NONE;
-    }
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-
-        if (cmp_corr(&ci->sorted[mid], &key) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo < ci->n && ci->sorted[lo].source == source && ci->sorted[lo].corr == corr)
-        return ci->sorted[lo].region;
-    return RPL_NONE;
 }
 
 typedef rpl_dag_handle_entry handle_entry;
@@ -293,54 +166,27 @@ uint32_t rpl_dag_deps_event_node(const rpl_dag_deps *d, int64_t pid, const char 
     return *found ? d->records[i - 1].value : RPL_NONE;
 }
 
-/* Interned names repeat: remember the last classification of each (a small direct-mapped cache). */
-typedef struct api_cache {
-    const char *name[256];
-    rpl_dag_api api[256];
-} api_cache;
-
-static void classify_cached(api_cache *c, const char *name, rpl_dag_api *out)
-{
-    size_t h = ((uintptr_t)name >> 3) & 255;
-
-    if (!name || c->name[h] != name) {
-        rpl_dag_api_classify(name, &c->api[h]);
-        c->name[h] = name;
-    }
-    *out = c->api[h];
-}
-
 int rpl_dag_deps_scan(rpl_dag_deps *d, rpl_dag_builder *b, uint8_t *has_sync, bool *needed)
 {
     const rpl_trace *t = b->trace;
     rpl_dag *dag = b->dag;
-    api_cache *cache = calloc(1, sizeof(*cache));
 
     memset(d, 0, sizeof(*d));
     d->b = b;
-    *needed = false;
-    d->api = malloc(((size_t)t->regions.count + 1) * sizeof(*d->api));
-    if (!cache || !d->api) {
-        free(cache);
-        return rpl_error_oom();
-    }
     for (uint32_t r = 0; r < t->regions.count; r++) {
-        const rpl_region *reg = &t->regions.items[r];
-        rpl_dag_api *a = &d->api[r];
+        uint8_t kind = b->api_kind[r];
         uint32_t p;
 
-        classify_cached(cache, reg->name, a);
-        if (a->kind == RPL_DAG_API_OTHER)
+        if (kind == RPL_DAG_API_OTHER)
             continue;
-        if (a->kind == RPL_DAG_API_RECORD || a->kind == RPL_DAG_API_WAIT)
+        if (kind == RPL_DAG_API_RECORD || kind == RPL_DAG_API_WAIT)
             dag->sync_regions++;
         else
             dag->blocking_calls++;
-        p = rpl_dag_process_index(b, reg->pid);
+        p = rpl_dag_process_index(b, t->regions.items[r].pid);
         if (p != RPL_NONE)
             has_sync[p] = 1;
     }
-    free(cache);
     *needed = (dag->sync_regions > 0 || dag->blocking_calls > 0) && dag->node_count > 0;
     return 0;
 }
@@ -368,58 +214,39 @@ static int null_stream_role(const char *h, bool per_thread_api)
  * per-thread one for a per-thread variant (or cudaStreamPerThread), else the
  * legacy one.  A lane with any per-thread vote is per-thread.
  */
-static void vote_role(uint8_t *votes, const rpl_dag_api *a, const char *stream)
+static void vote_role(uint8_t *votes, uint8_t flags, const char *stream)
 {
+    bool per_thread = flags & RPL_DAG_LAUNCH_PER_THREAD;
     int role = RPL_DAG_ROLE_STREAM;
 
-    if (a->implicit_stream)
-        role = a->per_thread ? RPL_DAG_ROLE_PER_THREAD : RPL_DAG_ROLE_LEGACY;
+    if (flags & RPL_DAG_LAUNCH_IMPLICIT_STREAM)
+        role = per_thread ? RPL_DAG_ROLE_PER_THREAD : RPL_DAG_ROLE_LEGACY;
     else if (stream)
-        role = null_stream_role(stream, a->per_thread);
+        role = null_stream_role(stream, per_thread);
     if (role != RPL_DAG_ROLE_STREAM)
         *votes |= (uint8_t)(1u << role);
 }
 
-/* Enqueue times, the launch table (regions with a stream argument that launched a node), roles. */
+/* Enqueue times, the launch table (launches with a stream argument), the lanes' roles. */
 static int index_launches(rpl_dag_deps *d)
 {
     rpl_dag_builder *b = d->b;
     const rpl_trace *t = b->trace;
     rpl_dag *dag = b->dag;
-    uint32_t ndisp = t->dispatches.count;
-    corr_index ci;
     int rc;
 
     d->enq = malloc(((size_t)dag->node_count + 1) * sizeof(*d->enq));
-    d->launch = malloc(((size_t)dag->node_count + 1) * sizeof(*d->launch));
     d->lane_role = calloc((size_t)dag->lane_count + 1, 1);
-    if (!d->enq || !d->launch || !d->lane_role)
+    if (!d->enq || !d->lane_role)
         return rpl_error_oom();
-    if ((rc = corr_index_build(&ci, d)) != 0)
-        return rc;
     for (uint32_t i = 0; i < dag->node_count; i++) {
-        d->enq[i] = dag->nodes[i].start;
-        d->launch[i] = RPL_NONE;
-    }
-    /* Operations in trace order: dispatch op, then copy op - ndisp (sequential reads of
-     * their large records); their nodes only when a region launched them. */
-    for (uint32_t op = 0; (ci.n || ci.table) && op < dag->node_count; op++) {
-        const rpl_dispatch *dp = op < ndisp ? &t->dispatches.items[op] : NULL;
-        const rpl_memcpy *mp = dp ? NULL : &t->memcpys.items[op - ndisp];
-        int64_t key = dp ? dp->correlation_id : mp->correlation_id;
-        uint32_t region = key ? corr_index_find(&ci, dp ? dp->source : mp->source, key) : RPL_NONE;
+        const rpl_dag_launch *l = rpl_dag_node_launch(b, i);
 
-        if (region != RPL_NONE) {
-            uint32_t i = b->node_of_op[op];
-            const rpl_region *r = &t->regions.items[region];
-
-            d->enq[i] = r->start;
-            d->launch[i] = region;
-            vote_role(&d->lane_role[dag->nodes[i].lane], &d->api[region],
-                      stream_arg(t, r, RPL_NONE));
-        }
+        d->enq[i] = l ? l->issue : dag->nodes[i].start;
+        if (l)
+            vote_role(&d->lane_role[dag->nodes[i].lane], b->launch_flags[rpl_dag_node_op(b, i)],
+                      l->handle != RPL_NONE ? b->handles[l->handle] : NULL);
     }
-    corr_index_free(&ci);
     if ((rc = rpl_dag_launch_table(d)) != 0)
         return rc;
     for (uint32_t l = 0; l < dag->lane_count; l++) {
@@ -467,7 +294,7 @@ static int index_records(rpl_dag_deps *d)
         uint32_t lane, pos;
         handle_entry e;
 
-        if (d->api[r].kind != RPL_DAG_API_RECORD)
+        if (d->b->api_kind[r] != RPL_DAG_API_RECORD)
             continue;
         event = rpl_dag_region_arg(t, reg, "event", "hEvent", 0);
         stream = stream_arg(t, reg, 1);
@@ -499,9 +326,7 @@ int rpl_dag_deps_index(rpl_dag_deps *d)
 
 void rpl_dag_deps_release(rpl_dag_deps *d)
 {
-    free(d->api);
     free(d->enq);
-    free(d->launch);
     free(d->lane_role);
     free(d->launches);
     free(d->streams);
@@ -553,7 +378,7 @@ int rpl_dag_event_waits(rpl_dag_deps *d)
     int rc = 0;
 
     for (uint32_t r = 0; rc == 0 && r < t->regions.count; r++)
-        if (d->api[r].kind == RPL_DAG_API_WAIT)
+        if (d->b->api_kind[r] == RPL_DAG_API_WAIT)
             rc = add_wait(d, &t->regions.items[r]);
     return rc;
 }

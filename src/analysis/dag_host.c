@@ -163,7 +163,7 @@ static int collect_wait(host_ctx *h, uint32_t r, host_call *c)
     int rc = 0;
 
     c->first = h->nwait;
-    switch (h->d->api[r].kind) {
+    switch (h->d->b->api_kind[r]) {
     case RPL_DAG_API_DEVICE_SYNC:
         /* The legacy stream's last operation, when there is one, stands for those before it. */
         for (uint32_t l = 0; l < h->proc_lane_count[p] && spend(h, &h->pool_budget); l++) {
@@ -309,7 +309,7 @@ static int host_sync_edges(host_ctx *h)
     }
     /* The blocking calls of the DAG's processes, by (pid, tid, end). */
     for (uint32_t r = 0; rc == 0 && r < t->regions.count; r++) {
-        uint8_t k = d->api[r].kind;
+        uint8_t k = d->b->api_kind[r];
         const rpl_region *reg = &t->regions.items[r];
 
         if (k < RPL_DAG_API_DEVICE_SYNC || rpl_dag_process_index(d->b, reg->pid) == RPL_NONE)
@@ -324,10 +324,10 @@ static int host_sync_edges(host_ctx *h)
     /* A blocking op's nodes: those its region launched. */
     for (uint32_t i = 0; i < dag->node_count; i++)
         h->op_next[i] = RPL_NONE;
-    for (uint32_t i = dag->node_count; i > 0; i--) {
-        uint32_t r = d->launch[i - 1], lo = 0, hi = nc;
+    for (uint32_t i = dag->node_count; d->b->nblocking && i > 0; i--) {
+        uint32_t r = rpl_dag_blocking_region(d->b, rpl_dag_node_op(d->b, i - 1)), lo = 0, hi = nc;
 
-        if (r == RPL_NONE || d->api[r].kind != RPL_DAG_API_BLOCKING_OP)
+        if (r == RPL_NONE)
             continue;
         /* Calls of one region are unique; find it by (pid, tid, end, region). */
         {
@@ -355,19 +355,20 @@ static int host_sync_edges(host_ctx *h)
     }
     /* Targets: nodes launched by a region of a thread with blocking calls, by (thread, issue). */
     for (uint32_t i = 0; i < dag->node_count; i++) {
-        const rpl_region *reg;
+        const rpl_dag_launch *l = rpl_dag_node_launch(d->b, i);
+        const rpl_dag_thread *thread;
 
         group[i] = RPL_NONE;
-        if (d->launch[i] == RPL_NONE)
+        if (!l)
             continue;
-        reg = &t->regions.items[d->launch[i]];
-        group[i] = find_thread(th, nth, reg->pid, reg->tid);
-        if (group[i] != RPL_NONE && reg->start < min_issue)
-            min_issue = reg->start;
+        thread = &d->b->threads[l->thread];
+        group[i] = find_thread(th, nth, thread->pid, thread->tid);
+        if (group[i] != RPL_NONE && l->issue < min_issue)
+            min_issue = l->issue;
     }
     for (uint32_t i = 0; i < dag->node_count; i++)
         if (group[i] != RPL_NONE) {
-            keys[m] = (uint64_t)t->regions.items[d->launch[i]].start - (uint64_t)min_issue;
+            keys[m] = (uint64_t)rpl_dag_node_launch(d->b, i)->issue - (uint64_t)min_issue;
             order[m++] = i;
         }
     rc = rpl_radix_sort_u64(keys, order, m);
@@ -393,7 +394,7 @@ static int host_sync_edges(host_ctx *h)
 
         for (uint32_t k = gfirst[g]; rc == 0 && k < gfirst[g + 1]; k++) {
             uint32_t v = byg[k], lane = dag->nodes[v].lane;
-            int64_t issue = t->regions.items[d->launch[v]].start;
+            int64_t issue = rpl_dag_node_launch(d->b, v)->issue;
 
             while (ended < th[g].count && tc[ended].end <= issue)
                 ended++;

@@ -9,9 +9,14 @@
 #include "rpl/dag.h"
 #include "rpl/trace.h"
 
+typedef struct rpl_dag_launch rpl_dag_launch;
+typedef struct rpl_dag_thread rpl_dag_thread;
+typedef struct rpl_dag_blocking rpl_dag_blocking;
+
 typedef struct rpl_dag_builder {
     rpl_dag *dag;
     const rpl_trace *trace;
+    rpl_trace *release; /* the trace, when its API regions go once read (else NULL) */
     const rpl_kernel_filter *filter;
     rpl_dag_edge *edges; /* unsorted, may hold duplicates until rpl_dag_edges_finish */
     uint32_t edge_count, edge_cap;
@@ -21,6 +26,17 @@ typedef struct rpl_dag_builder {
     uint32_t *process_of;
     /* Node of each operation: dispatch i is operation i, copy j is dispatches.count + j. */
     uint32_t *node_of_op;
+    /* What the API regions say (dag_launch_info.c). */
+    uint8_t *api_kind;        /* per region of the trace: rpl_dag_api_kind */
+    bool has_sync;            /* a region is a record, wait or blocking call */
+    rpl_dag_launch *launches; /* per operation: the call that launched it; NULL if none did */
+    uint8_t *launch_flags;    /* per operation: RPL_DAG_LAUNCH_* */
+    rpl_dag_thread *threads;  /* the calls' host threads */
+    uint32_t nthreads;
+    const char **handles; /* the calls' stream arguments (interned: compared as pointers) */
+    uint32_t nhandles;
+    rpl_dag_blocking *blocking; /* operations a blocking call launched, by operation */
+    uint32_t nblocking;
 } rpl_dag_builder;
 
 int rpl_dag_edge_add(rpl_dag_builder *b, uint32_t src, uint32_t dst, rpl_dag_edge_kind kind);
@@ -50,6 +66,41 @@ typedef struct rpl_dag_api {
 
 void rpl_dag_api_classify(const char *name, rpl_dag_api *out);
 
+/* The call that launched an operation: the first region with the operation's (source,
+ * correlation id) that is not a synchronising call. */
+struct rpl_dag_launch {
+    int64_t issue;   /* the call's start */
+    uint32_t thread; /* index into builder threads; RPL_NONE: no call launched the operation */
+    uint32_t handle; /* its stream argument, index into builder handles, or RPL_NONE */
+};
+
+/* The launching call's rpl_dag_api flags (builder launch_flags). */
+enum { RPL_DAG_LAUNCH_PER_THREAD = 1, RPL_DAG_LAUNCH_IMPLICIT_STREAM = 2 };
+
+struct rpl_dag_thread {
+    int64_t pid, tid;
+};
+
+struct rpl_dag_blocking {
+    uint32_t op;     /* operation index */
+    uint32_t region; /* the blocking call that launched it (index into trace regions) */
+};
+
+/*
+ * Classify the regions (b->api_kind), then, when any is a record, wait or
+ * blocking call, find each operation's launching call; with b->release,
+ * keep only the regions that are not plain launches (dag_launch_info.c).
+ * Before rpl_dag_nodes_build.
+ */
+int rpl_dag_launch_info(rpl_dag_builder *b);
+void rpl_dag_launch_info_release(rpl_dag_builder *b);
+/* The launching call of node `node`'s operation, or NULL. */
+const rpl_dag_launch *rpl_dag_node_launch(const rpl_dag_builder *b, uint32_t node);
+/* The blocking call that launched operation `op`, or RPL_NONE. */
+uint32_t rpl_dag_blocking_region(const rpl_dag_builder *b, uint32_t op);
+/* The operation index of node `node`. */
+uint32_t rpl_dag_node_op(const rpl_dag_builder *b, uint32_t node);
+
 /* Lane roles towards the default stream (rpl_dag_deps.lane_role). */
 enum { RPL_DAG_ROLE_STREAM = 0, RPL_DAG_ROLE_LEGACY = 1, RPL_DAG_ROLE_PER_THREAD = 2 };
 
@@ -72,14 +123,12 @@ typedef struct rpl_dag_stream_lane {
 
 /*
  * What the API regions say about the operations (dag_deps.c): enqueue
- * times, the region that launched each node, stream handles, event records
- * and the lanes' roles towards the legacy default stream.
+ * times, stream handles, event records and the lanes' roles towards the
+ * legacy default stream.
  */
 typedef struct rpl_dag_deps {
     rpl_dag_builder *b;
-    rpl_dag_api *api;   /* per region */
     int64_t *enq;       /* per node: non-decreasing along each lane */
-    uint32_t *launch;   /* per node: the region that launched it, or RPL_NONE */
     uint8_t *lane_role; /* per lane: RPL_DAG_ROLE_* */
     rpl_dag_handle_entry *launches;
     uint32_t nlaunches;
@@ -90,8 +139,8 @@ typedef struct rpl_dag_deps {
 } rpl_dag_deps;
 
 /*
- * Classify the regions, count them in the dag (sync_regions, blocking_calls)
- * and set has_sync[p] for every process p (index into b->pids) that has a
+ * Count the classified regions in the dag (sync_regions, blocking_calls) and
+ * set has_sync[p] for every process p (index into b->pids) that has a
  * record, wait or blocking region.  *needed: whether any region matters.
  */
 int rpl_dag_deps_scan(rpl_dag_deps *d, rpl_dag_builder *b, uint8_t *has_sync, bool *needed);

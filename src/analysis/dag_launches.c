@@ -79,15 +79,17 @@ static int note(key_set *s, int64_t pid, const char *handle, int64_t time, uint3
     return 0;
 }
 
-/* The stream handle of node i's launching region, or NULL. */
-static const char *launch_handle(const rpl_dag_deps *d, uint32_t i, const rpl_region **reg)
+/* The stream handle of node i's launching call (its process and start in *pid, *issue), or NULL. */
+static const char *launch_handle(const rpl_dag_deps *d, uint32_t i, int64_t *pid, int64_t *issue)
 {
-    const rpl_trace *t = d->b->trace;
+    const rpl_dag_builder *b = d->b;
+    const rpl_dag_launch *l = rpl_dag_node_launch(b, i);
 
-    if (d->launch[i] == RPL_NONE)
+    if (!l || l->handle == RPL_NONE)
         return NULL;
-    *reg = &t->regions.items[d->launch[i]];
-    return rpl_dag_region_arg(t, *reg, "stream", "hStream", RPL_NONE);
+    *pid = b->threads[l->thread].pid;
+    *issue = l->issue;
+    return b->handles[l->handle];
 }
 
 /* Every launch of a handle seen on several lanes, then one entry for each other handle. */
@@ -98,11 +100,11 @@ static void list_entries(const rpl_dag_deps *d, const key_set *s, rpl_dag_handle
 
     *n = 0;
     for (uint32_t i = 0; s->several && i < dag->node_count; i++) {
-        const rpl_region *reg;
-        const char *h = launch_handle(d, i, &reg);
+        int64_t pid, issue;
+        const char *h = launch_handle(d, i, &pid, &issue);
 
-        if (h && s->slots[slot_of(s, reg->pid, h)].lanes)
-            e[(*n)++] = (rpl_dag_handle_entry){reg->pid, h, reg->start, dag->nodes[i].lane, 0};
+        if (h && s->slots[slot_of(s, pid, h)].lanes)
+            e[(*n)++] = (rpl_dag_handle_entry){pid, h, issue, dag->nodes[i].lane, 0};
     }
     for (uint32_t k = 0; k < s->cap; k++) {
         const key_slot *ks = &s->slots[k];
@@ -121,15 +123,15 @@ int rpl_dag_launch_table(rpl_dag_deps *d)
     int rc = s.slots ? 0 : rpl_error_oom();
 
     for (uint32_t i = 0; rc == 0 && i < dag->node_count; i++) {
-        const rpl_region *reg;
-        const char *h = launch_handle(d, i, &reg);
+        int64_t pid, issue;
+        const char *h = launch_handle(d, i, &pid, &issue);
 
         if (h)
-            rc = note(&s, reg->pid, h, reg->start, dag->nodes[i].lane);
+            rc = note(&s, pid, h, issue, dag->nodes[i].lane);
     }
     /* Room for the listed launches: at most one per node, plus one per handle. */
     for (uint32_t i = 0; rc == 0 && s.several && i < dag->node_count; i++)
-        n += d->launch[i] != RPL_NONE;
+        n += rpl_dag_node_launch(d->b, i) != NULL;
     n += s.count;
     if (rc == 0 && !(d->launches = malloc((size_t)(n + 1) * sizeof(*d->launches))))
         rc = rpl_error_oom();

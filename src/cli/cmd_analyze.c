@@ -324,7 +324,8 @@ static int build_dag(void *arg)
     /* One DAG serves dag.json and the critical-path shares of the analysis. */
     rpl_dag_opts_init(&opts);
     opts.filter = &ctx->filter;
-    if ((rc = rpl_dag_build(&ctx->dag, ctx->trace, &opts)) != 0)
+    /* The DAG is the API regions' only reader: it frees them as soon as it can. */
+    if ((rc = rpl_dag_build_release_api(&ctx->dag, ctx->trace, &opts)) != 0)
         rpl_error_prefix("critical-path DAG");
     return rc;
 }
@@ -390,9 +391,6 @@ static int write_outputs(analyze_ctx *ctx)
     if (rc)
         return rc;
     rc = job_wait(&ctx->dag_job);
-    /* The DAG was the regions' only reader: nothing here reads them again. */
-    if (!rc)
-        rpl_trace_release_api(ctx->trace);
     /* The analysis after the DAG, not beside its temporaries (the peak memory); its error
      * comes after dag.json's. */
     if (!rc)

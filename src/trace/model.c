@@ -348,6 +348,55 @@ void rpl_trace_release_api(rpl_trace *t)
 #endif
 }
 
+int rpl_trace_keep_regions(rpl_trace *t, const uint8_t *keep)
+{
+    uint64_t na = 0;
+    uint32_t nr = 0;
+    rpl_arg *args = NULL;
+    rpl_region *regions;
+
+    /* The kept arguments go to a new array: regions may share a slice, in any order. */
+    for (uint32_t r = 0; r < t->regions.count; r++)
+        if (keep[r] && (uint64_t)t->regions.items[r].args_first + t->regions.items[r].args_count <=
+                           t->args.count)
+            na += t->regions.items[r].args_count;
+    if (na >= UINT32_MAX)
+        return rpl_error_set(RPL_EINPUT, "trace has too many API call arguments");
+    if (na && !(args = malloc((size_t)na * sizeof(*args))))
+        return rpl_error_oom();
+    na = 0;
+    for (uint32_t r = 0; r < t->regions.count; r++) {
+        rpl_region g = t->regions.items[r];
+
+        if (!keep[r])
+            continue;
+        /* A slice the trace lacks (a corrupt input) keeps no arguments. */
+        if ((uint64_t)g.args_first + g.args_count > t->args.count)
+            g.args_count = 0;
+        if (g.args_count)
+            memcpy(args + na, t->args.items + g.args_first, (size_t)g.args_count * sizeof(*args));
+        g.args_first = (uint32_t)na;
+        na += g.args_count;
+        t->regions.items[nr++] = g;
+    }
+    free(t->args.items);
+    t->args.items = args;
+    t->args.count = t->args.cap = (uint32_t)na;
+    t->regions.count = nr;
+    if (nr == 0) {
+        free(t->regions.items);
+        t->regions.items = NULL;
+        t->regions.cap = 0;
+    } else if ((regions = realloc(t->regions.items, (size_t)nr * sizeof(*regions))) != NULL) {
+        t->regions.items = regions;
+        t->regions.cap = nr;
+    }
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
+    return 0;
+}
+
 static uint32_t json_u32(const cJSON *obj, const char *key)
 {
     const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);

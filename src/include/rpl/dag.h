@@ -164,6 +164,15 @@ typedef struct rpl_dag {
 int rpl_dag_build(rpl_dag **out, const rpl_trace *trace, const rpl_dag_opts *opts);
 
 /*
+ * rpl_dag_build for a caller that has no more use for the trace's API
+ * regions: the DAG takes what it needs of them first and frees the others
+ * before it makes its own arrays (on traces with a region per launch, half
+ * of the trace's memory); the trace keeps none afterwards, as with
+ * rpl_trace_release_api, whether or not the build succeeded.
+ */
+int rpl_dag_build_release_api(rpl_dag **out, rpl_trace *trace, const rpl_dag_opts *opts);
+
+/*
  * The API argument names the DAG reads (NULL-terminated): a trace read for
  * the DAG may keep only these and the unnamed ones (rpl_rocpd_read_opts).
  */

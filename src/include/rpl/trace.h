@@ -222,6 +222,14 @@ void rpl_trace_rollback(rpl_trace *trace, const rpl_trace_mark *mark);
  */
 void rpl_trace_release_api(rpl_trace *trace);
 
+/*
+ * Keep only the regions r with keep[r] set, with their arguments, in their
+ * order (region indices change; strings stay valid), in arrays cut to fit:
+ * for a reader of the trace that needs a few of its API regions.  On error
+ * (out of memory) the trace is unchanged.
+ */
+int rpl_trace_keep_regions(rpl_trace *trace, const uint8_t *keep);
+
 /* Fill the agent's cached facts (cu_count, ...) from its extdata. */
 void rpl_agent_refresh_facts(rpl_agent *agent);
 

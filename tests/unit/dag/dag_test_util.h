@@ -193,4 +193,63 @@ static inline rpl_dag *t_build(const rpl_trace *t, rpl_dag_infer infer, int64_t 
     return dag;
 }
 
+/* The two DAGs have the same nodes, edges, path and counts. */
+static inline void t_assert_same_dag(const rpl_dag *a, const rpl_dag *b)
+{
+    assert_int_equal(a->node_count, b->node_count);
+    for (uint32_t i = 0; i < a->node_count; i++) {
+        const rpl_dag_node *x = &a->nodes[i], *y = &b->nodes[i];
+
+        assert_int_equal(x->start, y->start);
+        assert_int_equal(x->end, y->end);
+        assert_int_equal(x->earliest_start, y->earliest_start);
+        assert_int_equal(x->latest_start, y->latest_start);
+        assert_int_equal(x->ref, y->ref);
+        assert_int_equal(x->lane, y->lane);
+        assert_int_equal(x->kind, y->kind);
+        assert_int_equal(x->on_path, y->on_path);
+    }
+    assert_int_equal(a->edge_count, b->edge_count);
+    for (uint32_t e = 0; e < a->edge_count; e++) {
+        assert_int_equal(a->edges[e].src, b->edges[e].src);
+        assert_int_equal(a->edges[e].dst, b->edges[e].dst);
+        assert_int_equal(a->edges[e].kind, b->edges[e].kind);
+    }
+    assert_int_equal(a->path_len, b->path_len);
+    for (uint32_t k = 0; k < a->path_len; k++)
+        assert_int_equal(a->path[k], b->path[k]);
+    assert_memory_equal(a->edge_counts, b->edge_counts, sizeof(a->edge_counts));
+    assert_int_equal(a->sync_regions, b->sync_regions);
+    assert_int_equal(a->waits_unresolved, b->waits_unresolved);
+    assert_int_equal(a->blocking_calls, b->blocking_calls);
+    assert_int_equal(a->blocking_unresolved, b->blocking_unresolved);
+    assert_int_equal(a->host_edges_dropped, b->host_edges_dropped);
+    assert_int_equal(a->legacy_lanes, b->legacy_lanes);
+    assert_int_equal(a->per_thread_lanes, b->per_thread_lanes);
+    assert_int_equal(a->nonblocking_lanes, b->nonblocking_lanes);
+    assert_int_equal(a->inferred_processes, b->inferred_processes);
+    assert_int_equal(a->critical_path_ns, b->critical_path_ns);
+}
+
+/*
+ * t_build, checked against rpl_dag_build_release_api on the same trace:
+ * the same DAG, and the trace keeps no API regions.  Returns the first.
+ */
+static inline rpl_dag *t_build_released(rpl_trace *t, rpl_dag_infer infer, int64_t gap)
+{
+    rpl_dag *dag = t_build(t, infer, gap), *released = NULL;
+    rpl_dag_opts o;
+
+    rpl_dag_opts_init(&o);
+    o.infer = infer;
+    o.gap_ns = gap;
+    if (rpl_dag_build_release_api(&released, t, &o) != 0)
+        fail_msg("rpl_dag_build_release_api: %s", rpl_error_last()->message);
+    t_assert_same_dag(dag, released);
+    assert_int_equal(t->regions.count, 0);
+    assert_int_equal(t->args.count, 0);
+    rpl_dag_free(released);
+    return dag;
+}
+
 #endif

@@ -336,7 +336,7 @@ static void run_trials(int per_thread, unsigned long salt)
         tr->t = t_new();
         tr->per_thread = per_thread;
         build(tr, r, &spellings[seed % 3]);
-        dag = t_build(tr->t, RPL_DAG_INFER_NEVER, 100);
+        dag = t_build_released(tr->t, RPL_DAG_INFER_NEVER, 100);
         check(tr, dag);
         host += dag->edge_counts[RPL_DAG_EDGE_HOST_SYNC];
         barriers += dag->edge_counts[RPL_DAG_EDGE_DEFAULT_STREAM];

@@ -295,7 +295,7 @@ static void run_trials(int with_waits, rpl_dag_infer mode, unsigned long salt)
         for (int p = 0; p < 2; p++)
             infer[p] = mode == RPL_DAG_INFER_ALWAYS || (mode == RPL_DAG_INFER_AUTO && !tr->sync[p]);
         infer_brute_force(tr, gap, infer);
-        dag = t_build(tr->t, mode, gap);
+        dag = t_build_released(tr->t, mode, gap);
         check(tr, dag);
         for (int k = 0; k < RPL_DAG_EDGE_KINDS; k++)
             seen[k] += dag->edge_counts[k];

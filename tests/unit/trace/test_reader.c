@@ -658,6 +658,59 @@ static void test_rollback(void **state)
 }
 
 /* ---- releasing the API regions -------------------------------------------------------- */
+/* Regions "r0".."r3", region i with i arguments "a<i>.<k>" = "v<i>.<k>". */
+static rpl_trace *four_regions(void)
+{
+    rpl_trace *t;
+
+    assert_int_equal(rpl_trace_new(&t), 0);
+    for (uint32_t i = 0; i < 4; i++) {
+        char name[8], an[4][8], av[4][8];
+        rpl_arg args[4];
+        rpl_region g = {.id = 10 + i, .name = name, .start = i, .end = i + 1};
+
+        snprintf(name, sizeof(name), "r%u", i);
+        for (uint32_t k = 0; k < i; k++) {
+            snprintf(an[k], sizeof(an[k]), "a%u.%u", i, k);
+            snprintf(av[k], sizeof(av[k]), "v%u.%u", i, k);
+            args[k] = (rpl_arg){an[k], "int", av[k]};
+        }
+        assert_int_equal(rpl_trace_add_region(t, &g, args, i, NULL), 0);
+    }
+    return t;
+}
+
+static void test_keep_regions(void **state)
+{
+    static const uint8_t keep_odd[4] = {0, 1, 0, 1}, keep_none[4] = {0};
+    rpl_trace *t = four_regions();
+    const rpl_region *g;
+
+    (void)state;
+    /* Region 3 shares region 2's slice (as regions of one event do), region 1's is corrupt. */
+    t->regions.items[3].args_first = t->regions.items[2].args_first;
+    t->regions.items[3].args_count = 2;
+    t->regions.items[1].args_first = 1000;
+    assert_int_equal(rpl_trace_keep_regions(t, keep_odd), 0);
+    assert_int_equal(t->regions.count, 2);
+    assert_int_equal(t->args.count, 2);
+    g = &t->regions.items[0];
+    assert_int_equal(g->id, 11);
+    assert_int_equal(g->args_count, 0); /* its slice was not in the trace */
+    g = &t->regions.items[1];
+    assert_int_equal(g->id, 13);
+    assert_string_equal(g->name, "r3");
+    assert_int_equal(g->args_first, 0);
+    assert_int_equal(g->args_count, 2);
+    assert_string_equal(t->args.items[0].name, "a2.0");
+    assert_string_equal(t->args.items[1].value, "v2.1");
+    assert_int_equal(rpl_trace_keep_regions(t, keep_none), 0);
+    assert_int_equal(t->regions.count, 0);
+    assert_int_equal(t->args.count, 0);
+    assert_null(t->regions.items);
+    assert_null(t->args.items);
+    rpl_trace_free(t);
+}
 
 static void test_release_api(void **state)
 {
@@ -833,6 +886,7 @@ int main(void)
         cmocka_unit_test(test_merge_databases),
         cmocka_unit_test(test_rollback),
         cmocka_unit_test(test_release_api),
+        cmocka_unit_test(test_keep_regions),
         cmocka_unit_test(test_read_some_args),
         cmocka_unit_test(test_counter_pass),
         cmocka_unit_test(test_read_db_in_memory),

@@ -12,12 +12,22 @@
  * CUPTI_FLOOR_PER_THREAD=0|1 (CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER);
  * CUPTI_FLOOR_KERNELS=serial enables CUPTI_ACTIVITY_KIND_KERNEL instead of
  * the concurrent kind.
+ * CUPTI_FLOOR_PARTS=LIST (comma-separated) adds, one by one, what the
+ * recorder asks of CUPTI beyond kernel records, so that its excess over the
+ * floor can be split (gpu/cupti/floor.sh with FLOOR_PARTS=1):
+ *   clock      a timestamp callback (CLOCK_BOOTTIME), as the recorder's
+ *   kinds      memcpy, memset, synchronization and CUDA event records (or one
+ *              of them: memcpy, memset, sync, event)
+ *   subscribe  a callback subscriber: context created/destroyed, cudaDeviceReset
+ *   threadid   system thread ids (cuptiSetThreadIdType)
+ *   buffers    zeroed buffers and an 8 MiB device buffer (the recorder's attributes)
  * Build: cc -O2 -shared -fPIC -I$CUDA/include -o libcupti_floor.so cupti_floor.c
  *        -L$CUDA/lib64 -lcupti
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cupti.h>
 
@@ -69,6 +79,73 @@ static void attribute_from_env(const char *var, CUpti_ActivityAttribute attr, in
     fprintf(stderr, "cupti_floor: %s=%s: %s\n", var, v, rc == CUPTI_SUCCESS ? "set" : "refused");
 }
 
+static uint64_t CUPTIAPI boottime(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_BOOTTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                                 const void *data)
+{
+    (void)userdata;
+    (void)domain;
+    (void)cbid;
+    (void)data;
+}
+
+static int has_part(const char *parts, const char *name)
+{
+    size_t n = strlen(name);
+
+    for (const char *p = parts; p && (p = strstr(p, name)) != NULL; p += n)
+        if ((p == parts || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
+            return 1;
+    return 0;
+}
+
+/* The recorder's requests beyond kernel records that CUPTI_FLOOR_PARTS names. */
+static void recorder_parts(const char *parts)
+{
+    static const struct {
+        const char *part;
+        CUpti_ActivityKind kind;
+    } kinds[] = {
+        {"memcpy", CUPTI_ACTIVITY_KIND_MEMCPY},
+        {"memset", CUPTI_ACTIVITY_KIND_MEMSET},
+        {"sync", CUPTI_ACTIVITY_KIND_SYNCHRONIZATION},
+        {"event", CUPTI_ACTIVITY_KIND_CUDA_EVENT},
+    };
+    CUpti_SubscriberHandle sub;
+
+    if (has_part(parts, "clock"))
+        cuptiActivityRegisterTimestampCallback(boottime);
+    for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+        if (has_part(parts, "kinds") || has_part(parts, kinds[i].part))
+            cuptiActivityEnable(kinds[i].kind);
+    if (has_part(parts, "subscribe") && cuptiSubscribe(&sub, on_callback, NULL) == CUPTI_SUCCESS) {
+        cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
+        cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RESOURCE,
+                            CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+        cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API,
+                            CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020);
+    }
+    if (has_part(parts, "threadid"))
+        cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+    if (has_part(parts, "buffers")) {
+        uint8_t zeroed = 1;
+        size_t device = (size_t)8 << 20, len = sizeof(zeroed);
+
+        cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &len, &zeroed);
+        len = sizeof(device);
+        cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &len, &device);
+    }
+    if (parts && parts[0])
+        fprintf(stderr, "cupti_floor: parts %s\n", parts);
+}
+
 int InitializeInjection(void)
 {
     const char *api = getenv("CUPTI_FLOOR_API");
@@ -86,6 +163,7 @@ int InitializeInjection(void)
         return 0;
     if (api && strcmp(api, "runtime") == 0)
         cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME);
+    recorder_parts(getenv("CUPTI_FLOOR_PARTS"));
     atexit(at_exit);
     return 1;
 }

@@ -275,12 +275,17 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
     buffer_recycle(buffer, size);
 }
 
-/* GPU work besides kernels, whose kind depends on the timing mode. */
-static const CUpti_ActivityKind gpu_kinds[] = {
-    CUPTI_ACTIVITY_KIND_MEMCPY,
-    CUPTI_ACTIVITY_KIND_MEMSET,
-    CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
-    CUPTI_ACTIVITY_KIND_CUDA_EVENT,
+/* CUPTI's kinds for the records besides kernels (whose kind depends on the timing mode). */
+static const struct {
+    unsigned record; /* CR_RECORD_* */
+    CUpti_ActivityKind kind;
+} record_kinds[] = {
+    {CR_RECORD_COPIES, CUPTI_ACTIVITY_KIND_MEMCPY},
+    {CR_RECORD_COPIES, CUPTI_ACTIVITY_KIND_MEMSET},
+    {CR_RECORD_RUNTIME, CUPTI_ACTIVITY_KIND_RUNTIME},
+    {CR_RECORD_DRIVER, CUPTI_ACTIVITY_KIND_DRIVER},
+    {CR_RECORD_API_DETAILS, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION},
+    {CR_RECORD_API_DETAILS, CUPTI_ACTIVITY_KIND_CUDA_EVENT},
 };
 
 /*
@@ -332,15 +337,11 @@ int cr_activity_start(int apis, cr_kernel_timing timing)
                         "cuptiActivityRegisterCallbacks") ||
         cr_cupti_failed(cuptiActivityEnable(kernels), "cuptiActivityEnable"))
         return -1;
-    for (size_t i = 0; i < sizeof(gpu_kinds) / sizeof(gpu_kinds[0]); i++)
-        if (cr_cupti_failed(cuptiActivityEnable(gpu_kinds[i]), "cuptiActivityEnable"))
+    for (size_t i = 0; i < sizeof(record_kinds) / sizeof(record_kinds[0]); i++)
+        if ((cr_record_kinds(apis) & record_kinds[i].record) &&
+            cr_cupti_failed(cuptiActivityEnable(record_kinds[i].kind), "cuptiActivityEnable"))
             return -1;
-    if ((apis & CR_TRACE_RUNTIME) &&
-        cr_cupti_failed(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME), "cuptiActivityEnable"))
-        return -1;
     if (apis & CR_TRACE_DRIVER) {
-        if (cr_cupti_failed(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER), "cuptiActivityEnable"))
-            return -1;
         for (size_t i = 0; i < sizeof(quiet_driver_calls) / sizeof(quiet_driver_calls[0]); i++)
             cr_cupti_failed(cuptiActivityEnableDriverApi(quiet_driver_calls[i], 0),
                             "cuptiActivityEnableDriverApi");

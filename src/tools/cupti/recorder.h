@@ -178,6 +178,25 @@ enum { CR_TRACE_RUNTIME = 1, CR_TRACE_DRIVER = 2 };
  */
 int cr_api_parse(const char *spec, int *out);
 
+/* What a trace-only run asks CUPTI to record besides kernels (cr_record_kinds). */
+enum {
+    CR_RECORD_COPIES = 1,      /* memory copies and memsets */
+    CR_RECORD_RUNTIME = 2,     /* runtime API calls */
+    CR_RECORD_DRIVER = 4,      /* driver API calls */
+    CR_RECORD_API_DETAILS = 8, /* synchronisations and CUDA events */
+};
+
+/*
+ * The CR_RECORD_* bits for the API selection `apis` (CR_TRACE_* bits).
+ * Synchronisation and CUDA event records say which stream and event an API
+ * call named (build.c gives them to the API regions as arguments); with no
+ * API recorded they would describe nothing, and CUPTI makes every launch pay
+ * for them (on an H100 each kind lengthened a loop of tiny launches by
+ * 13-16% of its bare time: docs/validation/cupti-recorder.md), so they come
+ * only with API records.
+ */
+unsigned cr_record_kinds(int apis);
+
 /* How kernel start and end times are taken (ROCM_PERF_CUPTI_KERNELS). */
 typedef enum cr_kernel_timing {
     CR_KERNELS_CONCURRENT, /* CUPTI instruments the kernel code; kernels keep overlapping */

@@ -192,6 +192,19 @@ int cr_api_parse(const char *spec, int *out)
     }
 }
 
+unsigned cr_record_kinds(int apis)
+{
+    unsigned kinds = CR_RECORD_COPIES;
+
+    if (apis & CR_TRACE_RUNTIME)
+        kinds |= CR_RECORD_RUNTIME;
+    if (apis & CR_TRACE_DRIVER)
+        kinds |= CR_RECORD_DRIVER;
+    if (apis)
+        kinds |= CR_RECORD_API_DETAILS;
+    return kinds;
+}
+
 int cr_kernel_timing_parse(const char *spec, cr_kernel_timing *out)
 {
     *out = CR_KERNELS_CONCURRENT;

@@ -615,6 +615,20 @@ static void parses_the_api_selection(void **unused)
     assert_int_equal(apis, CR_TRACE_RUNTIME);
 }
 
+static void records_api_details_only_with_api_calls(void **unused)
+{
+    (void)unused;
+    /* GPU work only: no synchronisation or CUDA event records (nothing would read them). */
+    assert_int_equal(cr_record_kinds(0), CR_RECORD_COPIES);
+    assert_int_equal(cr_record_kinds(CR_TRACE_RUNTIME),
+                     CR_RECORD_COPIES | CR_RECORD_RUNTIME | CR_RECORD_API_DETAILS);
+    assert_int_equal(cr_record_kinds(CR_TRACE_DRIVER),
+                     CR_RECORD_COPIES | CR_RECORD_DRIVER | CR_RECORD_API_DETAILS);
+    assert_int_equal(cr_record_kinds(CR_TRACE_RUNTIME | CR_TRACE_DRIVER),
+                     CR_RECORD_COPIES | CR_RECORD_RUNTIME | CR_RECORD_DRIVER |
+                         CR_RECORD_API_DETAILS);
+}
+
 static void parses_the_kernel_timing(void **unused)
 {
     cr_kernel_timing t;
@@ -666,6 +680,7 @@ int main(void)
         cmocka_unit_test(knows_which_calls_make_ranges),
         cmocka_unit_test(parses_metric_lists),
         cmocka_unit_test(parses_the_api_selection),
+        cmocka_unit_test(records_api_details_only_with_api_calls),
         cmocka_unit_test(parses_the_kernel_timing),
         cmocka_unit_test(names_the_database_like_rocprofv3),
     };

@@ -53,6 +53,7 @@ IFS=$tab read -r name program maxlen dict needs seed_tests seeds <<EOF
 $row
 EOF
 [ "$needs" = - ] && needs=
+[ "$seeds" = - ] && seeds=
 # shellcheck disable=SC2086 # target names, one a word
 cmake --build "$build" -j2 --target "$name" $needs
 if [ "$seed_tests" != - ]; then

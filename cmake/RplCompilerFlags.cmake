@@ -11,3 +11,15 @@ if(RPL_SANITIZE)
                         -fno-sanitize-recover=undefined)
     add_link_options(${RPL_SANITIZE_FLAGS})
 endif()
+
+# The injection libraries (librpl_cupti.so, librpl_hsa.so) link with --no-undefined,
+# so that a library missing from their link line fails the build, not the program
+# that loads them.  Not where clang sanitizes: clang links the sanitizer runtime
+# (and the coverage callbacks of -fsanitize=fuzzer-no-link) into executables only,
+# and an instrumented shared object takes those symbols from the program that
+# loads it (gcc instead links libasan.so into the shared object).
+if(RPL_SANITIZE AND CMAKE_C_COMPILER_ID MATCHES "Clang")
+    set(RPL_SHARED_NO_UNDEFINED "")
+else()
+    set(RPL_SHARED_NO_UNDEFINED "LINKER:--no-undefined")
+endif()

@@ -84,7 +84,7 @@ def check_layout(prefix, source, build, stage):
 
 def check_pkg_config(prefix, source, work):
     pc = shutil.which("pkg-config")
-    cc = shutil.which("cc")
+    cc = shutil.which(os.environ.get("CC", "cc"))
     if not pc or not cc:
         print("pkg-config or cc missing: pkg-config check not run")
         return

@@ -723,8 +723,11 @@ static uint32_t program_order(const rpl_dag *dag, uint32_t *first, rpl_dag_edge 
     uint32_t count = 0;
 
     for (uint32_t l = 0; l < dag->lane_count; l++) {
-        const uint32_t *nodes = dag->lane_nodes + dag->lanes[l].first;
+        const uint32_t *nodes;
 
+        if (dag->lanes[l].count < 2) /* no neighbours (and lane_nodes may be NULL) */
+            continue;
+        nodes = dag->lane_nodes + dag->lanes[l].first;
         for (uint32_t k = 1; k < dag->lanes[l].count; k++, count++)
             if (sorted)
                 sorted[first[nodes[k - 1]]++] =

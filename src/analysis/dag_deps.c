@@ -31,11 +31,13 @@ const char *const rpl_dag_arg_names[] = {"stream", "hStream", "event", "hEvent",
 const char *rpl_dag_region_arg(const rpl_trace *t, const rpl_region *r, const char *name1,
                                const char *name2, uint32_t pos)
 {
-    const rpl_arg *args = t->args.items + r->args_first;
+    const rpl_arg *args;
     const char *v = NULL;
 
-    if ((uint64_t)r->args_first + r->args_count > t->args.count)
+    /* No arguments (the array may be NULL), or a slice the trace lacks. */
+    if (r->args_count == 0 || (uint64_t)r->args_first + r->args_count > t->args.count)
         return NULL;
+    args = t->args.items + r->args_first;
     for (uint32_t i = 0; i < r->args_count && !v; i++)
         if (args[i].name && (strcmp(args[i].name, name1) == 0 || strcmp(args[i].name, name2) == 0))
             v = args[i].value;

@@ -262,8 +262,9 @@ static int run(const report_opts *o, report_input *in, int argc, char **argv)
         rpl_log_info("read '%s': %u dispatches, %u copies so far", in->paths[i],
                      trace->dispatches.count, trace->memcpys.count);
     }
+    /* Nothing here reads the API regions after the DAG: it frees them as soon as it can. */
     if (!rc)
-        rc = rpl_dag_build(&dag, trace, &in->dag);
+        rc = rpl_dag_build_release_api(&dag, trace, &in->dag);
     if (!rc)
         rc = rpl_dag_summary_text(&text, dag, o->top);
     if (!rc) {

@@ -205,7 +205,9 @@ static int dispatch_row(rd_row *row)
     }
     d.correlation_id = e.stack_id;
     if (r->top_items) {
-        /* The worker: the next slot down from the top of the shared slots. */
+        /* The worker: the next slot down from the top of the shared slots.  More rows than
+         * rowids come only from a join on repeated event ids, which the main thread is still
+         * checking (rd_check_event_ids): stay within the slots until it stops the read. */
         if (r->top_count >= r->top_end)
             return rd_row_error(row, "the table grew while it was read");
         index = r->top_end - ++r->top_count;

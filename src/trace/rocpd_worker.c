@@ -6,7 +6,9 @@
  * the main thread reads the memory copies, the API regions and their
  * arguments, then dispatch rows from the lowest rowid up.  Each side claims
  * rowids in batches under a lock until the two meet, so both finish
- * together however fast each runs.
+ * together however fast each runs.  Before its dispatch rows the worker
+ * checks that the arguments' events exist (one query, off the main
+ * thread's path, which holds the other tables).
  *
  * The worker has its own read-only connection to the same file, guarded
  * like the main one (limits, defensive mode, its own step budget), in its
@@ -61,7 +63,8 @@ typedef struct rd_claims {
 
 typedef struct rd_worker {
     pthread_t thread;
-    rd_reader r; /* a copy of the main reader, on the worker's connection */
+    rd_reader r;     /* a copy of the main reader, on the worker's connection */
+    bool check_args; /* first check that the arguments' events exist */
     rd_claims claims;
     int rc;
     char message[512];
@@ -134,7 +137,11 @@ static void *worker_main(void *arg)
 {
     rd_worker *w = arg;
 
-    w->rc = rd_read_dispatches(&w->r);
+    /* The check first: the dispatch rows then balance the two threads' work.  When it
+     * fails, every dispatch row goes back to the main thread, whose errors come first. */
+    w->rc = w->check_args ? rd_check_arg_events(&w->r) : 0;
+    if (w->rc == 0)
+        w->rc = rd_read_dispatches(&w->r);
     if (w->rc)
         snprintf(w->message, sizeof(w->message), "%s", rpl_error_last()->message);
     worker_stopped(w);
@@ -250,6 +257,7 @@ static rd_worker *new_worker(rd_reader *r)
     w->r.db = NULL;
     w->r.trace = NULL;
     w->r.worker = true;
+    w->check_args = rd_reads_args(r);
     r->split_side = -1;
     w->r.split_side = 1;
     r->claims = w->r.claims = &w->claims;

@@ -103,27 +103,43 @@ static int check_columns(rd_reader *r, enum rd_table t, const char *const *colum
     return 0;
 }
 
+/* Append `alias."column" AS "column"` for each column (messages name the columns). */
+static size_t add_columns(char *sql, size_t size, size_t len, bool first, const char *alias,
+                          const char *const *columns, int ncolumns)
+{
+    for (int i = 0; i < ncolumns && len < size; i++)
+        len += (size_t)snprintf(sql + len, size - len, "%s%s.\"%s\" AS \"%s\"",
+                                first && i == 0 ? "" : ", ", alias, columns[i], columns[i]);
+    return len;
+}
+
 int rd_prepare(rd_reader *r, enum rd_table t, const char *const *columns, int ncolumns,
-               const char *where, sqlite3_stmt **out)
+               const char *const *event_columns, int nevent_columns, const char *where,
+               sqlite3_stmt **out)
 {
     char sql[2048];
     size_t len;
     int rc;
 
     *out = NULL;
-    if ((rc = check_columns(r, t, columns, ncolumns)) != 0)
+    if ((rc = check_columns(r, t, columns, ncolumns)) != 0 ||
+        (nevent_columns && (rc = check_columns(r, RD_EVENT, event_columns, nevent_columns)) != 0))
         return rc;
     len = (size_t)snprintf(sql, sizeof(sql), "SELECT ");
-    for (int i = 0; i < ncolumns && len < sizeof(sql); i++)
-        len +=
-            (size_t)snprintf(sql + len, sizeof(sql) - len, "%s\"%s\"", i ? ", " : "", columns[i]);
+    len = add_columns(sql, sizeof(sql), len, true, "t", columns, ncolumns);
+    len = add_columns(sql, sizeof(sql), len, false, "e", event_columns, nevent_columns);
     if (len < sizeof(sql))
-        len += (size_t)snprintf(sql + len, sizeof(sql) - len, " FROM \"%s\"", r->table[t]);
+        len += (size_t)snprintf(sql + len, sizeof(sql) - len, " FROM \"%s\" AS t", r->table[t]);
+    /* The event ids are unique (rd_check_event_ids): a row gets one event or none. */
+    if (nevent_columns && len < sizeof(sql))
+        len += (size_t)snprintf(sql + len, sizeof(sql) - len,
+                                " LEFT JOIN \"%s\" AS e ON e.\"id\" = t.\"event_id\"",
+                                r->table[RD_EVENT]);
     if (where && len < sizeof(sql))
         len += (size_t)snprintf(sql + len, sizeof(sql) - len, " WHERE %s", where);
     /* The worker claims dispatch rows from the highest down. */
     if (t == RD_DISPATCH && r->split_side > 0 && len < sizeof(sql))
-        len += (size_t)snprintf(sql + len, sizeof(sql) - len, " ORDER BY rowid DESC");
+        len += (size_t)snprintf(sql + len, sizeof(sql) - len, " ORDER BY t.rowid DESC");
     if (len >= sizeof(sql))
         return rpl_error_set(RPL_ERROR, "query on %s is too long", r->table[t]);
     rc = sqlite3_prepare_v2(r->db, sql, -1, out, NULL);
@@ -241,18 +257,25 @@ rpl_progress *rd_progress_start(const char *what, uint64_t rows)
 int rd_scan(rd_reader *r, enum rd_table t, const char *const *columns, int ncolumns,
             const char *what, uint64_t rows, int (*fn)(rd_row *row))
 {
-    return rd_scan_where(r, t, columns, ncolumns, NULL, what, rows, fn);
+    return rd_scan_joined(r, t, columns, ncolumns, NULL, 0, NULL, what, rows, fn);
 }
 
 int rd_scan_where(rd_reader *r, enum rd_table t, const char *const *columns, int ncolumns,
                   const char *where, const char *what, uint64_t rows, int (*fn)(rd_row *row))
 {
+    return rd_scan_joined(r, t, columns, ncolumns, NULL, 0, where, what, rows, fn);
+}
+
+int rd_scan_joined(rd_reader *r, enum rd_table t, const char *const *columns, int ncolumns,
+                   const char *const *event_columns, int nevent_columns, const char *where,
+                   const char *what, uint64_t rows, int (*fn)(rd_row *row))
+{
     rd_row row = {r, NULL, t, 0};
-    /* One progress line at a time: the event worker draws none. */
+    /* One progress line at a time: the worker draws none. */
     rpl_progress *progress = what && !r->worker ? rd_progress_start(what, rows) : NULL;
     uint64_t done = 0;
     double t0 = now_seconds();
-    int rc = rd_prepare(r, t, columns, ncolumns, where, &row.st);
+    int rc = rd_prepare(r, t, columns, ncolumns, event_columns, nevent_columns, where, &row.st);
 
     while (rc == 0 && (rc = rd_step(r, row.st, t)) == 1) {
         if ((rc = rd_row_begin(&row)) == 0)

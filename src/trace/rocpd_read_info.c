@@ -1,7 +1,8 @@
 /*
  * rocpd reader: the descriptive tables (strings, node, process, thread,
- * agent, kernel symbol, queue, stream, event).  Each builds an id map that
- * the record tables resolve their references through.
+ * agent, kernel symbol, queue, stream).  Each builds an id map that the
+ * record tables resolve their references through; the event table is only
+ * checked (records join their events in SQL).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -405,33 +406,46 @@ int rd_read_queues(rd_reader *r, enum rd_table t)
 
 /* --- rocpd_event ----------------------------------------------------------- */
 
-static int event_row(rd_row *row)
+/*
+ * Records join their event by id (rocpd_query.c), so two events with one id
+ * would make two rows of one record.  The id of a rowid table's INTEGER
+ * PRIMARY KEY (rocpd's event table) cannot repeat; any other table or view
+ * is checked, at the cost of one scan.
+ */
+int rd_check_event_ids(rd_reader *r)
 {
-    rd_reader *r = row->r;
-    rd_event *e;
-    bool present;
+    static const char key_sql[] =
+        "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?1 AND "
+        "sql NOT LIKE 'CREATE VIRTUAL%' AND "
+        "(SELECT count(*) FROM pragma_table_info(?1) WHERE pk > 0) = 1 AND "
+        "(SELECT count(*) FROM pragma_table_info(?1) WHERE pk = 1 AND name = 'id' COLLATE NOCASE "
+        "AND upper(type) = 'INTEGER') = 1 AND "
+        "(SELECT count(*) FROM pragma_index_list(?1) WHERE origin = 'pk') = 0";
+    char sql[RD_TABLE_NAME_MAX + 96];
+    sqlite3_stmt *st = NULL;
+    rd_row row = {r, NULL, RD_EVENT, 0};
+    bool rowid_key = false;
     int rc;
 
-    if ((rc = rd_grow(r, RD_EVENT, (void **)&r->events, &r->event_cap, r->nevents,
-                      sizeof(*r->events))) != 0)
+    /* The columns the records take from it must be there, even if no record has an event. */
+    if ((rc = rd_prepare(r, RD_EVENT, rd_event_columns, RD_EVENT_NCOLS, NULL, 0, NULL, &st)) != 0)
         return rc;
-    e = &r->events[r->nevents];
-    if ((rc = rd_ref_opt(row, 1, &r->string_ids, RD_STRING, &e->category)) != 0 ||
-        (rc = rd_i64_opt(row, 2, &e->stack_id, &present)) != 0 ||
-        (rc = rd_i64_opt(row, 3, &e->parent_stack_id, &present)) != 0)
-        return rc;
-    return put_id(row, &r->event_ids, r->nevents++);
-}
-
-int rd_read_events(rd_reader *r)
-{
-    static const char *const cols[] = {"id", "category_id", "stack_id", "parent_stack_id"};
-    /* No count(*), which reads the whole table once more: the rowid span sizes the array
-     * once (it grows if the span was short). */
-    uint32_t rows = rd_rows_hint(r, RD_EVENT);
-
-    if (rows && !(r->events = malloc((size_t)rows * sizeof(*r->events))))
-        return rpl_error_oom();
-    r->event_cap = rows;
-    return rd_scan(r, RD_EVENT, cols, RD_COLUMNS(cols), "events", rows, event_row);
+    sqlite3_finalize(st);
+    st = NULL;
+    if (sqlite3_prepare_v2(r->db, key_sql, -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_bind_text(st, 1, r->table[RD_EVENT], -1, SQLITE_STATIC) == SQLITE_OK)
+        rowid_key = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    if (rowid_key)
+        return 0;
+    rpl_log_debug("'%s': %s has no rowid key: its ids are checked", r->label, r->table[RD_EVENT]);
+    snprintf(sql, sizeof(sql), "SELECT id FROM \"%s\" GROUP BY id HAVING count(*) > 1 LIMIT 1",
+             r->table[RD_EVENT]);
+    if ((rc = sqlite3_prepare_v2(r->db, sql, -1, &st, NULL)) == SQLITE_OK &&
+        (rc = sqlite3_step(st)) == SQLITE_ROW)
+        row.id = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    if (rc == SQLITE_ROW)
+        return rd_row_error(&row, "id %lld appears twice", (long long)row.id);
+    return rc == SQLITE_DONE ? 0 : rd_sqlite_error(r, rc, r->table[RD_EVENT]);
 }

@@ -3,7 +3,9 @@
  * values; API regions are in rocpd_read_regions.c).  Rows are read straight
  * from the base tables and joined here through the id maps of
  * rocpd_read_info.c: the data views' SQL joins are far slower on large
- * traces.
+ * traces.  The one join left to SQLite is a record's event (its
+ * correlation ids and category), looked up by the event table's primary
+ * key in the record's own query: the events are never held in memory.
  */
 #include <math.h>
 #include <stdio.h>
@@ -62,6 +64,36 @@ int rd_read_string(const rd_row *row, int col, bool nullable, const char **out)
     if (rc || index == RPL_NONE)
         return rc;
     return rd_string(row->r, index, out);
+}
+
+const char *const rd_event_columns[RD_EVENT_NCOLS] = {"id", "category_id", "stack_id",
+                                                      "parent_stack_id"};
+
+int rd_read_event(const rd_row *row, int col, int ecol, bool category, int64_t *event_id,
+                  bool *has_event, rd_event *e)
+{
+    rd_reader *r = row->r;
+    uint32_t index;
+    bool present;
+    int rc;
+
+    *e = (rd_event){.category = ""};
+    if ((rc = rd_i64_opt(row, col, event_id, has_event)) != 0 || !*has_event ||
+        !r->present[RD_EVENT])
+        return rc;
+    if (sqlite3_value_type(sqlite3_column_value(row->st, ecol)) == SQLITE_NULL)
+        return rd_dangling(row, col, *event_id, RD_EVENT);
+    if ((rc = rd_ref_opt(row, ecol + 1, &r->string_ids, RD_STRING, &index)) != 0 ||
+        (rc = rd_i64_opt(row, ecol + 2, &e->stack_id, &present)) != 0 ||
+        (rc = rd_i64_opt(row, ecol + 3, &e->parent_stack_id, &present)) != 0)
+        return rc;
+    return category && index != RPL_NONE ? rd_string(r, index, &e->category) : 0;
+}
+
+/* The columns a record table's scan joins from the event table: none without one. */
+static int event_ncols(const rd_reader *r)
+{
+    return r->present[RD_EVENT] ? RD_EVENT_NCOLS : 0;
 }
 
 /* The queue or stream made up for an id when the database has no such table. */
@@ -144,8 +176,8 @@ static int dispatch_row(rd_row *row)
 {
     rd_reader *r = row->r;
     rpl_dispatch d = {.source = r->source, .id = row->id};
-    int64_t event_id;
-    bool has_event;
+    rd_event_ref event;
+    rd_event e;
     uint32_t index;
     int rc;
 
@@ -160,7 +192,7 @@ static int dispatch_row(rd_row *row)
         (rc = rd_read_times(row, D_START, &d.start, &d.end)) != 0 ||
         (rc = rd_u32(row, D_PRIVATE, true, &d.private_segment_size)) != 0 ||
         (rc = rd_u32(row, D_GROUP, true, &d.group_segment_size)) != 0 ||
-        (rc = rd_i64_opt(row, D_EVENT, &event_id, &has_event)) != 0)
+        (rc = rd_read_event(row, D_EVENT, D_NCOLS, false, &event.id, &event.set, &e)) != 0)
         return rc;
     if (d.agent == RD_AGENT_SKIPPED)
         return rd_row_error(row, "agent_id is a NIC agent");
@@ -171,19 +203,27 @@ static int dispatch_row(rd_row *row)
         if (d.workgroup[i] == 0)
             return rd_bad_range(row, D_WG_X + i, 0, "1..4294967295");
     }
-    d.correlation_id = event_id; /* until rd_resolve_events */
+    d.correlation_id = e.stack_id;
     if (r->top_items) {
-        /* The worker: the next slot down from the top of the shared slots. */
+        /* The worker: the next slot down from the top of the shared slots.  More rows than
+         * rowids come only from a join on repeated event ids, which the main thread is still
+         * checking (rd_check_event_ids): stay within the slots until it stops the read. */
+        if (r->top_count >= r->top_end)
+            return rd_row_error(row, "the table grew while it was read");
         index = r->top_end - ++r->top_count;
         r->top_items[index] = d;
-        r->top_flags[index] = has_event;
+        if (r->top_event_ids)
+            r->top_event_ids[index] = event;
         return 0;
     }
-    if ((rc = rd_grow(r, RD_DISPATCH, (void **)&r->dispatch_has_event, &r->dispatch_cap,
-                      r->trace->dispatches.count - r->first_dispatch, 1)) != 0 ||
+    if ((r->pmc_values &&
+         (rc = rd_grow(r, RD_DISPATCH, (void **)&r->dispatch_event_ids, &r->dispatch_cap,
+                       r->trace->dispatches.count - r->first_dispatch,
+                       sizeof(*r->dispatch_event_ids))) != 0) ||
         (rc = rpl_trace_add_dispatch(r->trace, &d, &index)) != 0)
         return rc;
-    r->dispatch_has_event[index - r->first_dispatch] = has_event;
+    if (r->dispatch_event_ids)
+        r->dispatch_event_ids[index - r->first_dispatch] = event;
     return 0;
 }
 
@@ -212,8 +252,9 @@ int rd_read_dispatches(rd_reader *r)
 
     if (!r->top_items)
         r->first_dispatch = r->trace->dispatches.count;
-    return rd_scan(r, RD_DISPATCH, cols, RD_COLUMNS(cols), "kernel dispatches",
-                   rd_rowid_span(r, RD_DISPATCH, NULL, NULL), dispatch_row);
+    return rd_scan_joined(r, RD_DISPATCH, cols, RD_COLUMNS(cols), rd_event_columns, event_ncols(r),
+                          NULL, "kernel dispatches", rd_rowid_span(r, RD_DISPATCH, NULL, NULL),
+                          dispatch_row);
 }
 
 /* --- rocpd_memory_copy ---------------------------------------------------- */
@@ -240,6 +281,7 @@ static int memcpy_row(rd_row *row)
     rpl_memcpy m = {.source = r->source, .id = row->id};
     int64_t size, event_id;
     bool has_event;
+    rd_event e;
     int rc;
 
     if ((rc = rd_read_pid_tid(row, M_PID, M_TID, true, &m.pid, &m.tid)) != 0 ||
@@ -250,7 +292,7 @@ static int memcpy_row(rd_row *row)
         (rc = rd_i64(row, M_SIZE, &size)) != 0 ||
         (rc = read_queue(row, M_QUEUE, false, true, m.pid, &m.queue)) != 0 ||
         (rc = read_queue(row, M_STREAM, true, true, m.pid, &m.stream)) != 0 ||
-        (rc = rd_i64_opt(row, M_EVENT, &event_id, &has_event)) != 0)
+        (rc = rd_read_event(row, M_EVENT, M_NCOLS, false, &event_id, &has_event, &e)) != 0)
         return rc;
     if (size < 0)
         return rd_row_error(row, "size %lld is negative", (long long)size);
@@ -260,11 +302,7 @@ static int memcpy_row(rd_row *row)
         m.dst_agent = RPL_NONE;
     if (m.src_agent == RD_AGENT_SKIPPED)
         m.src_agent = RPL_NONE;
-    m.correlation_id = event_id; /* until rd_resolve_events */
-    if ((rc = rd_grow(r, RD_MEMCPY, (void **)&r->memcpy_has_event, &r->memcpy_cap,
-                      r->trace->memcpys.count - r->first_memcpy, 1)) != 0)
-        return rc;
-    r->memcpy_has_event[r->trace->memcpys.count - r->first_memcpy] = has_event;
+    m.correlation_id = e.stack_id;
     return rpl_trace_add_memcpy(r->trace, &m, NULL);
 }
 
@@ -277,87 +315,13 @@ int rd_read_memcpys(rd_reader *r)
     uint32_t rows;
     int rc;
 
-    r->first_memcpy = r->trace->memcpys.count;
     if (!r->present[RD_MEMCPY])
         return 0;
     rows = rd_rows_hint(r, RD_MEMCPY);
     if ((rc = RPL_TRACE_ROOM(r->trace->memcpys, rows)) != 0)
         return rc;
-    if (rows && !(r->memcpy_has_event = malloc(rows)))
-        return rpl_error_oom();
-    r->memcpy_cap = rows;
-    return rd_scan(r, RD_MEMCPY, cols, RD_COLUMNS(cols), "memory copies", rows, memcpy_row);
-}
-
-/* --- event ids of dispatches and copies ------------------------------------ */
-
-/* *correlation holds a row's event_id: replace it with the event's stack_id. */
-static int resolve_one(rd_reader *r, enum rd_table t, int64_t id, int64_t *correlation)
-{
-    rd_row row = {r, NULL, t, id};
-    uint32_t index;
-
-    if (!r->present[RD_EVENT]) {
-        *correlation = 0;
-        return 0;
-    }
-    index = rpl_idmap_get(&r->event_ids, *correlation);
-    if (index == RPL_IDMAP_EMPTY)
-        return rd_row_error(&row, "event_id %lld does not exist in %s", (long long)*correlation,
-                            r->table[RD_EVENT]);
-    *correlation = r->events[index].stack_id;
-    return 0;
-}
-
-/* Counter values find their dispatch by event_id: map the raw ids (before resolution). */
-static int link_dispatch_events(rd_reader *r)
-{
-    rpl_trace *t = r->trace;
-    uint64_t values = 0;
-    uint32_t existing;
-    int rc;
-
-    if (r->present[RD_PMC_EVENT] && (rc = rd_count(r, RD_PMC_EVENT, &values)) != 0)
-        return rc;
-    if (values == 0)
-        return 0;
-    if ((rc = rpl_idmap_reserve(&r->dispatch_events, t->dispatches.count - r->first_dispatch)) != 0)
-        return rc;
-    for (uint32_t i = r->first_dispatch; i < t->dispatches.count; i++) {
-        const rpl_dispatch *d = &t->dispatches.items[i];
-        rd_row row = {r, NULL, RD_DISPATCH, d->id};
-        if (!r->dispatch_has_event[i - r->first_dispatch])
-            continue;
-        if ((rc = rpl_idmap_put(&r->dispatch_events, d->correlation_id, i, &existing)) != 0)
-            return rc;
-        if (existing != RPL_IDMAP_EMPTY)
-            return rd_row_error(&row, "event_id %lld is also the event of dispatch row %lld",
-                                (long long)d->correlation_id,
-                                (long long)t->dispatches.items[existing].id);
-    }
-    return 0;
-}
-
-int rd_resolve_events(rd_reader *r)
-{
-    rpl_trace *t = r->trace;
-    int rc;
-
-    if ((rc = link_dispatch_events(r)) != 0)
-        return rc;
-    for (uint32_t i = r->first_dispatch; i < t->dispatches.count; i++) {
-        rpl_dispatch *d = &t->dispatches.items[i];
-        if (r->dispatch_has_event[i - r->first_dispatch] &&
-            (rc = resolve_one(r, RD_DISPATCH, d->id, &d->correlation_id)) != 0)
-            return rc;
-    }
-    for (uint32_t i = r->first_memcpy; i < t->memcpys.count; i++) {
-        rpl_memcpy *m = &t->memcpys.items[i];
-        if (r->memcpy_has_event[i - r->first_memcpy] &&
-            (rc = resolve_one(r, RD_MEMCPY, m->id, &m->correlation_id)) != 0)
-            return rc;
-    }
-    return 0;
+    return rd_scan_joined(r, RD_MEMCPY, cols, RD_COLUMNS(cols), rd_event_columns, event_ncols(r),
+                          NULL, "memory copies", rows, memcpy_row);
 }
 
 /* --- rocpd_info_pmc, rocpd_pmc_event ------------------------------------- */
@@ -415,6 +379,30 @@ static int pmc_event_row(rd_row *row)
     return 0;
 }
 
+/* Counter values find their dispatch by event_id: map the dispatches' raw event ids. */
+static int link_dispatch_events(rd_reader *r)
+{
+    rpl_trace *t = r->trace;
+    uint32_t existing;
+    int rc;
+
+    if ((rc = rpl_idmap_reserve(&r->dispatch_events, t->dispatches.count - r->first_dispatch)) != 0)
+        return rc;
+    for (uint32_t i = r->first_dispatch; i < t->dispatches.count; i++) {
+        const rd_event_ref *event = &r->dispatch_event_ids[i - r->first_dispatch];
+        rd_row row = {r, NULL, RD_DISPATCH, t->dispatches.items[i].id};
+
+        if (!event->set)
+            continue;
+        if ((rc = rpl_idmap_put(&r->dispatch_events, event->id, i, &existing)) != 0)
+            return rc;
+        if (existing != RPL_IDMAP_EMPTY)
+            return rd_row_error(&row, "event_id %lld is also the event of dispatch row %lld",
+                                (long long)event->id, (long long)t->dispatches.items[existing].id);
+    }
+    return 0;
+}
+
 /* Hand each dispatch its values (grouped by a counting sort); the model sums repeats. */
 static int attach_values(rd_reader *r)
 {
@@ -452,15 +440,14 @@ int rd_read_counters(rd_reader *r)
 {
     static const char *const info_cols[] = {"id", "name"};
     static const char *const cols[] = {"id", "event_id", "pmc_id", "value", "sample_id"};
-    uint64_t rows;
+    uint64_t rows = r->pmc_values;
     int rc;
 
     if (!r->present[RD_PMC_EVENT])
         return 0;
-    if (r->present[RD_PMC_INFO] && (rc = rd_scan(r, RD_PMC_INFO, info_cols, RD_COLUMNS(info_cols),
-                                                 NULL, 0, pmc_info_row)) != 0)
-        return rc;
-    if ((rc = rd_count(r, RD_PMC_EVENT, &rows)) != 0)
+    if ((rows && (rc = link_dispatch_events(r)) != 0) ||
+        (r->present[RD_PMC_INFO] && (rc = rd_scan(r, RD_PMC_INFO, info_cols, RD_COLUMNS(info_cols),
+                                                  NULL, 0, pmc_info_row)) != 0))
         return rc;
     if (rows > UINT32_MAX - 2)
         return rpl_error_set(RPL_EINPUT, "'%s': %s has too many rows", r->label,

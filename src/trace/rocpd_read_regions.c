@@ -3,17 +3,17 @@
  *
  * With runtime API tracing there is a region for every launch, as many as
  * dispatches, so this path is built for size.  The main thread reads both
- * tables while the worker reads rocpd_event (rocpd_worker.c): the rows
- * keep their raw event_id until rd_resolve_regions, which runs after the
- * join and gives each region its event's correlation ids and category and
- * its arguments (grouped by event, in position order).  Regions and
- * arguments are written straight into the trace's arrays, sized once from
- * the tables' rowid spans (an argument keeps only its event and position
- * beside it until then);
- * each string is interned once, as it is read, and never again.
- *
- * A dangling event_id is found at resolution; the scans' own errors (types,
- * ranges, other references) come first.
+ * tables while the worker reads dispatches (rocpd_worker.c).  The arguments
+ * come first, grouped by event in position order; then each region row,
+ * joined with its event in its own query, gets the event's correlation ids
+ * and category and the event's arguments.  That every argument's event
+ * exists is one query of its own (rd_check_arg_events), which the worker
+ * runs before its dispatches; its error is reported only when the scans
+ * (which then read all the dispatches on the main thread) found none.
+ * Regions and arguments are written straight into the trace's arrays,
+ * sized once from the tables' rowid spans (an argument keeps only its
+ * event and position beside it until the regions are read); each string is
+ * interned once, as it is read, and never again.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,15 +72,16 @@ static int arg_row(rd_row *row)
 }
 
 /*
- * The rows rpl_rocpd_read_opts keeps: "name = '' OR name IS NULL OR name =
- * 'stream' OR ..." (the filter is SQLite's alone: arg_row sees only these).
+ * The rows rpl_rocpd_read_opts keeps: "t.name = '' OR t.name IS NULL OR
+ * t.name = 'stream' OR ..." (the filter is SQLite's alone: arg_row sees only
+ * these).
  */
 static char *kept_args_sql(const char *const *names)
 {
-    char *sql = sqlite3_mprintf("name = '' OR name IS NULL"), *more;
+    char *sql = sqlite3_mprintf("t.name = '' OR t.name IS NULL"), *more;
 
     for (const char *const *n = names; sql && *n; n++) {
-        more = sqlite3_mprintf("%s OR name = %Q", sql, *n);
+        more = sqlite3_mprintf("%s OR t.name = %Q", sql, *n);
         sqlite3_free(sql);
         sql = more;
     }
@@ -119,67 +120,44 @@ static int read_args(rd_reader *r)
     return rc;
 }
 
-/* --- rocpd_region --------------------------------------------------------- */
-
-enum { R_ID, R_PID, R_TID, R_START, R_END, R_NAME, R_EVENT, R_NCOLS };
-
-static int region_row(rd_row *row)
+bool rd_reads_args(const rd_reader *r)
 {
-    rd_reader *r = row->r;
-    rpl_trace *t = r->trace;
-    rpl_region *g;
-    int64_t event_id;
-    bool has_event;
-    int rc;
-
-    if ((rc = RPL_TRACE_ROOM(t->regions, 1)) != 0 ||
-        (rc = rd_grow(r, RD_REGION, (void **)&r->region_has_event, &r->region_cap,
-                      t->regions.count - r->first_region, 1)) != 0)
-        return rc;
-    g = &t->regions.items[t->regions.count];
-    *g = (rpl_region){.source = r->source, .id = row->id, .category = ""};
-    if ((rc = rd_read_pid_tid(row, R_PID, R_TID, false, &g->pid, &g->tid)) != 0 ||
-        (rc = rd_read_times(row, R_START, &g->start, &g->end)) != 0 ||
-        (rc = rd_read_string(row, R_NAME, false, &g->name)) != 0 ||
-        (rc = rd_i64_opt(row, R_EVENT, &event_id, &has_event)) != 0)
-        return rc;
-    g->correlation_id = event_id; /* until rd_resolve_regions */
-    r->region_has_event[t->regions.count - r->first_region] = has_event && r->present[RD_EVENT];
-    t->regions.count++;
-    return 0;
-}
-
-int rd_read_regions(rd_reader *r)
-{
-    static const char *const cols[] = {"id", "pid", "tid", "start", "end", "name_id", "event_id"};
-    _Static_assert(RD_COLUMNS(cols) == R_NCOLS, "columns and their enum differ");
-    rpl_trace *t = r->trace;
-    uint32_t rows;
-    int rc;
-
-    r->first_region = t->regions.count;
-    if (!r->present[RD_REGION])
-        return 0;
     /* Arguments hang off events: without regions and events they have no place. */
-    if (r->present[RD_ARG] && r->present[RD_EVENT] && (rc = read_args(r)) != 0)
-        return rc;
-    rows = rd_rows_hint(r, RD_REGION);
-    if ((rc = RPL_TRACE_ROOM(t->regions, rows)) != 0)
-        return rc;
-    if (rows && !(r->region_has_event = malloc(rows)))
-        return rpl_error_oom();
-    r->region_cap = rows;
-    return rd_scan(r, RD_REGION, cols, RD_COLUMNS(cols), "API regions", rows, region_row);
+    return r->present[RD_REGION] && r->present[RD_ARG] && r->present[RD_EVENT];
 }
 
-/* --- resolution, once the events are read ---------------------------------- */
-
-static int dangling_event(rd_reader *r, enum rd_table t, int64_t row, int64_t event_id)
+int rd_check_arg_events(rd_reader *r)
 {
-    return rpl_error_set(RPL_EINPUT, "'%s': %s row %lld: event_id %lld does not exist in %s",
-                         r->label, r->table[t], (long long)row, (long long)event_id,
-                         r->table[RD_EVENT]);
+    char *sql, *kept = r->opts->arg_names ? kept_args_sql(r->opts->arg_names) : NULL;
+    rd_row row = {r, NULL, RD_ARG, 0};
+    sqlite3_stmt *st = NULL;
+    int64_t event_id = 0;
+    int rc;
+
+    if (r->opts->arg_names && !kept)
+        return rpl_error_oom();
+    sql = sqlite3_mprintf("SELECT t.\"id\", t.\"event_id\" FROM \"%w\" AS t LEFT JOIN \"%w\" AS e "
+                          "ON e.\"id\" = t.\"event_id\" WHERE e.\"id\" IS NULL%s%s%s "
+                          "ORDER BY t.\"id\" LIMIT 1",
+                          r->table[RD_ARG], r->table[RD_EVENT], kept ? " AND (" : "",
+                          kept ? kept : "", kept ? ")" : "");
+    sqlite3_free(kept);
+    if (!sql)
+        return rpl_error_oom();
+    if ((rc = sqlite3_prepare_v2(r->db, sql, -1, &st, NULL)) == SQLITE_OK &&
+        (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        row.id = sqlite3_column_int64(st, 0);
+        event_id = sqlite3_column_int64(st, 1);
+    }
+    sqlite3_finalize(st);
+    sqlite3_free(sql);
+    if (rc == SQLITE_ROW)
+        return rd_row_error(&row, "event_id %lld does not exist in %s", (long long)event_id,
+                            r->table[RD_EVENT]);
+    return rc == SQLITE_DONE ? 0 : rd_sqlite_error(r, rc, r->table[RD_ARG]);
 }
+
+/* --- grouping the arguments by event --------------------------------------- */
 
 typedef struct arg_key {
     int64_t event_id, position;
@@ -195,18 +173,6 @@ static int cmp_arg_key(const void *x, const void *y)
     if (a->position != b->position)
         return a->position < b->position ? -1 : 1;
     return (a->index > b->index) - (a->index < b->index);
-}
-
-/* An argument of a missing event: the keys keep no row ids, so the first such row is asked for. */
-static int dangling_arg(rd_reader *r, int64_t event_id)
-{
-    char sql[RD_TABLE_NAME_MAX + 96];
-    int64_t row = -1;
-
-    snprintf(sql, sizeof(sql), "SELECT min(id) FROM \"%s\" WHERE event_id = %lld", r->table[RD_ARG],
-             (long long)event_id);
-    rd_query_int(r, sql, &row);
-    return dangling_event(r, RD_ARG, row, event_id);
 }
 
 /* Put the arguments (and their keys) in (event, position, table order). */
@@ -234,23 +200,18 @@ static int sort_args(rd_reader *r)
 }
 
 /*
- * Check every argument's event (in table order, so the first bad row is the
- * one named), then order the arguments by (event, position, table order):
- * they normally come that way, and are sorted only when they do not.
+ * Order the arguments by (event, position, table order): they normally come
+ * that way, and are sorted only when they do not.
  */
 static int group_args(rd_reader *r)
 {
     const rd_arg_key *k = r->arg_keys;
-    bool in_order = true;
 
-    for (uint32_t i = 0; i < r->narg_keys; i++) {
-        if (rpl_idmap_get(&r->event_ids, k[i].event_id) == RPL_IDMAP_EMPTY)
-            return dangling_arg(r, k[i].event_id);
-        if (i > 0 && (k[i].event_id < k[i - 1].event_id ||
-                      (k[i].event_id == k[i - 1].event_id && k[i].position < k[i - 1].position)))
-            in_order = false;
-    }
-    return in_order ? 0 : sort_args(r);
+    for (uint32_t i = 1; i < r->narg_keys; i++)
+        if (k[i].event_id < k[i - 1].event_id ||
+            (k[i].event_id == k[i - 1].event_id && k[i].position < k[i - 1].position))
+            return sort_args(r);
+    return 0;
 }
 
 /*
@@ -280,51 +241,69 @@ static void find_args(const rd_reader *r, int64_t event_id, uint32_t *first, uin
     *end = hi;
 }
 
-int rd_resolve_regions(rd_reader *r)
+/* --- rocpd_region --------------------------------------------------------- */
+
+enum { R_ID, R_PID, R_TID, R_START, R_END, R_NAME, R_EVENT, R_NCOLS };
+
+static int region_row(rd_row *row)
 {
+    rd_reader *r = row->r;
     rpl_trace *t = r->trace;
-    const char *empty = rpl_trace_intern(t, "");
-    uint32_t cursor = 0;
-    int rc = 0;
+    rpl_region *g;
+    int64_t event_id;
+    bool has_event;
+    rd_event e;
+    int rc;
 
-    if (!empty)
-        return rpl_error_oom();
-    if (r->narg_keys && (rc = group_args(r)) != 0)
+    if ((rc = RPL_TRACE_ROOM(t->regions, 1)) != 0)
         return rc;
-    for (uint32_t i = r->first_region; i < t->regions.count && rc == 0; i++) {
-        rpl_region *g = &t->regions.items[i];
-        int64_t event_id = g->correlation_id;
-        const rd_event *e;
-        uint32_t index;
+    g = &t->regions.items[t->regions.count];
+    *g = (rpl_region){.source = r->source, .id = row->id, .category = r->empty};
+    if ((rc = rd_read_pid_tid(row, R_PID, R_TID, false, &g->pid, &g->tid)) != 0 ||
+        (rc = rd_read_times(row, R_START, &g->start, &g->end)) != 0 ||
+        (rc = rd_read_string(row, R_NAME, false, &g->name)) != 0 ||
+        (rc = rd_read_event(row, R_EVENT, R_NCOLS, true, &event_id, &has_event, &e)) != 0)
+        return rc;
+    g->correlation_id = e.stack_id;
+    g->parent_correlation_id = e.parent_stack_id;
+    if (*e.category)
+        g->category = e.category;
+    if (has_event && r->narg_keys) {
+        /* Its slice of the grouped arguments (regions of one event share it). */
+        uint32_t first = r->arg_cursor, end;
 
-        g->category = empty;
-        g->correlation_id = 0;
-        g->args_first = g->args_count = 0;
-        if (!r->region_has_event[i - r->first_region])
-            continue;
-        index = rpl_idmap_get(&r->event_ids, event_id);
-        if (index == RPL_IDMAP_EMPTY)
-            return dangling_event(r, RD_REGION, g->id, event_id);
-        e = &r->events[index];
-        g->correlation_id = e->stack_id;
-        g->parent_correlation_id = e->parent_stack_id;
-        if (e->category != RPL_NONE && (rc = rd_string(r, e->category, &g->category)) != 0)
-            return rc;
-        if (r->narg_keys) {
-            /* Its slice of the grouped arguments (regions of one event share it). */
-            uint32_t first = cursor, end;
-
-            find_args(r, event_id, &first, &end);
-            cursor = end;
-            g->args_first = r->first_arg + first;
-            g->args_count = end - first;
-        }
+        find_args(r, event_id, &first, &end);
+        r->arg_cursor = end;
+        g->args_first = r->first_arg + first;
+        g->args_count = end - first;
     }
+    t->regions.count++;
+    return 0;
+}
+
+int rd_read_regions(rd_reader *r)
+{
+    static const char *const cols[] = {"id", "pid", "tid", "start", "end", "name_id", "event_id"};
+    _Static_assert(RD_COLUMNS(cols) == R_NCOLS, "columns and their enum differ");
+    rpl_trace *t = r->trace;
+    uint32_t rows;
+    int rc;
+
+    if (!(r->empty = rpl_trace_intern(t, "")))
+        return rpl_error_oom();
+    if (!r->present[RD_REGION])
+        return 0;
+    if (rd_reads_args(r) && ((rc = read_args(r)) != 0 || (rc = group_args(r)) != 0))
+        return rc;
+    rows = rd_rows_hint(r, RD_REGION);
+    if ((rc = RPL_TRACE_ROOM(t->regions, rows)) != 0)
+        return rc;
+    rc = rd_scan_joined(r, RD_REGION, cols, RD_COLUMNS(cols), rd_event_columns,
+                        r->present[RD_EVENT] ? RD_EVENT_NCOLS : 0, NULL, "API regions", rows,
+                        region_row);
     /* Done with them: less to hold while the rest is read and analysed. */
     free(r->arg_keys);
-    free(r->region_has_event);
     r->arg_keys = NULL;
-    r->region_has_event = NULL;
-    r->narg_keys = r->arg_key_cap = r->region_cap = 0;
+    r->narg_keys = r->arg_key_cap = 0;
     return rc;
 }

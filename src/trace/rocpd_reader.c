@@ -1,6 +1,7 @@
 /*
  * rocpd reader: open a database, guard the connection against hostile
  * files, read every table into the trace, and undo it all on failure.
+ * The event table is never read whole: each record's query joins its event.
  *
  * Guards (they protect real inputs too: a truncated or damaged profile must
  * not hang or exhaust the reader):
@@ -116,21 +117,18 @@ static void unguard(rd_reader *r, const saved_settings *saved)
 
 static void free_reader(rd_reader *r)
 {
-    rpl_idmap *maps[] = {&r->string_ids, &r->node_ids,        &r->process_ids, &r->thread_ids,
-                         &r->agent_ids,  &r->symbol_ids,      &r->queue_ids,   &r->stream_ids,
-                         &r->event_ids,  &r->dispatch_events, &r->pmc_ids};
+    rpl_idmap *maps[] = {&r->string_ids,      &r->node_ids,   &r->process_ids, &r->thread_ids,
+                         &r->agent_ids,       &r->symbol_ids, &r->queue_ids,   &r->stream_ids,
+                         &r->dispatch_events, &r->pmc_ids};
 
     for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
         rpl_idmap_free(maps[i]);
     free(r->strings);
     free(r->text);
     free(r->node_hosts);
-    free(r->events);
     free(r->arg_keys);
-    free(r->region_has_event);
     free(r->pending_values);
-    free(r->dispatch_has_event);
-    free(r->memcpy_has_event);
+    free(r->dispatch_event_ids);
 }
 
 static int add_source(rd_reader *r)
@@ -143,6 +141,7 @@ static int add_source(rd_reader *r)
 
 static int read_tables(rd_reader *r)
 {
+    bool worker;
     int rc, worker_rc;
 
     if ((rc = rd_locate(r)) != 0 || (rc = add_source(r)) != 0 || (rc = rd_read_strings(r)) != 0 ||
@@ -152,22 +151,27 @@ static int read_tables(rd_reader *r)
         (rc = rd_read_agents(r)) != 0 || (rc = rd_read_symbols(r)) != 0 ||
         (r->present[RD_QUEUE] && (rc = rd_read_queues(r, RD_QUEUE)) != 0) ||
         (r->present[RD_STREAM] && (rc = rd_read_queues(r, RD_STREAM)) != 0) ||
+        (r->present[RD_PMC_EVENT] && (rc = rd_count(r, RD_PMC_EVENT, &r->pmc_values)) != 0) ||
         (rc = rd_worker_begin(r)) != 0)
         return rc;
-    /* The worker reads the events, then dispatches from the top; this thread the copies,
-     * the API regions and their arguments, then dispatches from the bottom: the shared
-     * dispatch rows come last, so that both threads end together. */
-    rc = rd_read_memcpys(r);
+    worker = r->worker_thread != NULL;
+    /* The worker reads dispatches from the top; this thread checks the event ids, reads the
+     * copies, the API regions and their arguments, then dispatches from the bottom: the
+     * shared dispatch rows come last, so that both threads end together.  Every record
+     * takes its event's columns in its own query (a join in SQLite). */
+    rc = r->present[RD_EVENT] ? rd_check_event_ids(r) : 0;
+    if (rc == 0)
+        rc = rd_read_memcpys(r);
     if (rc == 0)
         rc = rd_read_regions(r);
     if (rc == 0)
         rc = rd_read_dispatches(r);
     if ((worker_rc = rd_worker_end(r, rc != 0)) != 0)
         return worker_rc;
-    if (rc || (rc = rd_resolve_events(r)) != 0 || (rc = rd_resolve_regions(r)) != 0 ||
-        (rc = rd_read_counters(r)) != 0)
-        return rc;
-    return 0;
+    /* A worker has checked the arguments' events (rocpd_worker.c). */
+    if (rc == 0 && !worker && rd_reads_args(r))
+        rc = rd_check_arg_events(r);
+    return rc ? rc : rd_read_counters(r);
 }
 
 /* `path`: the file behind db, for the worker's connection; NULL for none. */

@@ -55,14 +55,21 @@ typedef struct rd_string_slot {
     const char *interned; /* interned copy, made on first use; NULL before */
 } rd_string_slot;
 
+/* What a record takes from the event its event_id names (joined in its query). */
 typedef struct rd_event {
-    uint32_t category; /* index into rd_reader.strings, or RPL_NONE */
+    const char *category; /* interned; "" for none */
     int64_t stack_id, parent_stack_id;
 } rd_event;
 
+/* A dispatch's raw event_id, which counter values name it by. */
+typedef struct rd_event_ref {
+    int64_t id;
+    bool set; /* false: event_id is NULL */
+} rd_event_ref;
+
 /* Where an argument read from rocpd_arg goes, before grouping by event. */
 typedef struct rd_arg_key {
-    int64_t event_id; /* raw: the events may still be being read */
+    int64_t event_id;
     int64_t position;
 } rd_arg_key;
 
@@ -112,24 +119,21 @@ typedef struct rd_reader {
     rpl_idmap symbol_ids;
     rpl_idmap queue_ids;
     rpl_idmap stream_ids;
-    rpl_idmap event_ids; /* -> index into events */
-    rd_event *events;
-    uint32_t nevents, event_cap;
-    /* Dispatches and copies hold their raw event_id in correlation_id until
-     * rd_resolve_events (the events may still be being read); these flags
-     * tell which rows had one. */
-    uint8_t *dispatch_has_event, *memcpy_has_event;
-    uint32_t dispatch_cap, first_memcpy, memcpy_cap;
+    const char *empty; /* the interned "", a region's category without an event */
+    /* Rows of rocpd_pmc_event, counted before the dispatches are read: only with
+     * counter values do dispatches keep their raw event ids (dispatch_event_ids[i]
+     * belongs to first_dispatch + i), which rd_read_counters maps in dispatch_events. */
+    uint64_t pmc_values;
+    rd_event_ref *dispatch_event_ids;
+    uint32_t dispatch_cap;
     rpl_idmap dispatch_events; /* dispatch event_id -> trace dispatch index */
     rpl_idmap pmc_ids;         /* -> trace counter index */
     /* Arguments go straight into the trace's array from first_arg on, in table order,
      * then by (event, position, table order); arg_keys[i] belongs to first_arg + i. */
     rd_arg_key *arg_keys;
     uint32_t first_arg, narg_keys, arg_key_cap;
+    uint32_t arg_cursor;     /* the key after the last region's arguments */
     const char *last_arg[3]; /* the last interned type, name and value of an argument */
-    /* Regions hold their raw event_id in correlation_id until rd_resolve_regions. */
-    uint8_t *region_has_event;
-    uint32_t first_region, region_cap;
     rd_pending_value *pending_values;
     uint32_t npending_values, pending_value_cap;
     bool pmc_sample_id;      /* rocpd_pmc_event has sample_id (schema 3.0.3) */
@@ -144,9 +148,9 @@ typedef struct rd_reader {
     /* Shared dispatch rows go straight into the trace's array, made room for the rowid
      * span before the worker starts: the main thread appends from first_dispatch up,
      * the worker fills top_items[top_end - top_count, top_end) from the top down (the
-     * slots after first_dispatch, and the dispatch_has_event flags in top_flags). */
+     * slots after first_dispatch, and their raw event ids in top_event_ids, if kept). */
     rpl_dispatch *top_items;
-    uint8_t *top_flags;
+    rd_event_ref *top_event_ids;
     uint32_t top_end, top_count;
 } rd_reader;
 
@@ -170,9 +174,14 @@ int rd_locate(rd_reader *r);
 /* rocpd_query.c: statements, steps and SQLite errors. */
 int rd_sqlite_error(rd_reader *r, int rc, const char *what);
 bool rd_has_column(rd_reader *r, enum rd_table t, const char *column);
-/* SELECT columns FROM table [WHERE where]: `where` is SQL of ours (NULL for none). */
+/*
+ * SELECT t.columns, e.event_columns FROM table AS t [LEFT JOIN the event
+ * table AS e ON e.id = t.event_id] [WHERE where]: the join only with event
+ * columns; `where` is SQL of ours on t (NULL for none).
+ */
 int rd_prepare(rd_reader *r, enum rd_table t, const char *const *columns, int ncolumns,
-               const char *where, sqlite3_stmt **out);
+               const char *const *event_columns, int nevent_columns, const char *where,
+               sqlite3_stmt **out);
 /* 1: a row, 0: done, < 0: error (message set). */
 int rd_step(rd_reader *r, sqlite3_stmt *st, enum rd_table t);
 /*
@@ -185,6 +194,10 @@ int rd_scan(rd_reader *r, enum rd_table t, const char *const *columns, int ncolu
 /* rd_scan of the rows that `where` (as for rd_prepare) selects. */
 int rd_scan_where(rd_reader *r, enum rd_table t, const char *const *columns, int ncolumns,
                   const char *where, const char *what, uint64_t rows, int (*fn)(rd_row *row));
+/* rd_scan_where with each row's event columns joined after its own (see rd_prepare). */
+int rd_scan_joined(rd_reader *r, enum rd_table t, const char *const *columns, int ncolumns,
+                   const char *const *event_columns, int nevent_columns, const char *where,
+                   const char *what, uint64_t rows, int (*fn)(rd_row *row));
 int rd_count(rd_reader *r, enum rd_table t, uint64_t *out);
 /* One integer from `sql`; false when it fails or is NULL. */
 bool rd_query_int(rd_reader *r, const char *sql, int64_t *out);
@@ -226,6 +239,20 @@ int rd_read_pid_tid(const rd_row *row, int pid_col, int tid_col, bool tid_nullab
                     int64_t *tid);
 /* A string reference (NOT NULL or nullable), interned; "" for NULL. */
 int rd_read_string(const rd_row *row, int col, bool nullable, const char **out);
+/*
+ * The event columns a record joins after its own: the event's id (NULL when
+ * there is no such event), then category_id, stack_id, parent_stack_id.
+ */
+#define RD_EVENT_NCOLS 4
+extern const char *const rd_event_columns[RD_EVENT_NCOLS];
+/*
+ * A record's event: its event_id column `col` (*event_id, *has_event: not
+ * NULL) and, with an event table, the joined columns from `ecol` on, which
+ * must hold the event (else the event_id dangles).  *e is zero, category
+ * "", without one; `category` false leaves the category unread (checked).
+ */
+int rd_read_event(const rd_row *row, int col, int ecol, bool category, int64_t *event_id,
+                  bool *has_event, rd_event *e);
 
 /* rocpd_read_info.c and rocpd_read_records.c: one function per table. */
 int rd_read_strings(rd_reader *r);
@@ -235,24 +262,26 @@ int rd_read_threads(rd_reader *r);
 int rd_read_agents(rd_reader *r);
 int rd_read_symbols(rd_reader *r);
 int rd_read_queues(rd_reader *r, enum rd_table t);
-int rd_read_events(rd_reader *r);
+/* The event ids are unique, so that a join gives a record one event at most. */
+int rd_check_event_ids(rd_reader *r);
 int rd_read_dispatches(rd_reader *r);
 int rd_read_memcpys(rd_reader *r);
-/* Turn the raw event ids of dispatches and copies into correlation ids (events read). */
-int rd_resolve_events(rd_reader *r);
 int rd_read_counters(rd_reader *r);
 
-/* rocpd_read_regions.c: API regions and their arguments, read while the worker reads the
- * events; then, with the events read, their correlation ids, categories and arguments. */
+/* rocpd_read_regions.c: API regions with their events and arguments. */
 int rd_read_regions(rd_reader *r);
-int rd_resolve_regions(rd_reader *r);
+/* Whether rd_read_regions reads arguments (there are regions, arguments and events). */
+bool rd_reads_args(const rd_reader *r);
+/* The arguments rd_read_regions reads name events that exist: the first that does not
+ * (by id) is the error. */
+int rd_check_arg_events(rd_reader *r);
 
 /* rocpd_worker.c: claim more dispatch rows for this side; false when the other has the rest. */
 bool rd_claim_dispatch(rd_reader *r, int64_t rowid);
 
-/* rocpd_worker.c: start reading rocpd_event and part of the dispatch rows
- * on a worker thread with its own read-only connection to r->path where
- * that is safe (see there); else read rocpd_event here and now. */
+/* rocpd_worker.c: start reading part of the dispatch rows on a worker
+ * thread with its own read-only connection to r->path where that is safe
+ * and pays (see there); else this thread reads them all later. */
 int rd_worker_begin(rd_reader *r);
 /* Wait for the worker (stopping it first when `cancel`) and take what it
  * read; returns its error, or 0 (always 0 when cancelled). */

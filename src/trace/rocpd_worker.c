@@ -1,11 +1,14 @@
 /*
  * rocpd reader: read part of a database on a second thread while the main
- * thread reads the rest.  The two largest tables are rocpd_event and
- * rocpd_kernel_dispatch; SQLite decodes rows on one core per connection.
- * The worker reads rocpd_event, then dispatch rows from the highest rowid
- * down; the main thread reads the memory copies, then dispatch rows from
- * the lowest rowid up.  Each side claims rowids in batches under a lock
- * until the two meet, so both finish together however fast each runs.
+ * thread reads the rest.  The largest table is rocpd_kernel_dispatch (each
+ * row joined with its event); SQLite decodes rows on one core per
+ * connection.  The worker reads dispatch rows from the highest rowid down;
+ * the main thread reads the memory copies, the API regions and their
+ * arguments, then dispatch rows from the lowest rowid up.  Each side claims
+ * rowids in batches under a lock until the two meet, so both finish
+ * together however fast each runs.  Before its dispatch rows the worker
+ * checks that the arguments' events exist (one query, off the main
+ * thread's path, which holds the other tables).
  *
  * The worker has its own read-only connection to the same file, guarded
  * like the main one (limits, defensive mode, its own step budget), in its
@@ -18,8 +21,8 @@
  * the queue and stream tables present (rows of other tables are never
  * added by the worker).
  *
- * The worker writes only its own copy of the reader (the event table and
- * id map) and its slots of the trace's dispatch array: room for the rowid
+ * The worker writes only its own copy of the reader and its slots of the
+ * trace's dispatch array (and of the raw event ids): room for the rowid
  * span is made before it starts, the main thread appends from the bottom,
  * the worker fills from the top down, and after the join its rows (in
  * rowid order already) move down next to the main thread's.  Nothing is
@@ -60,8 +63,8 @@ typedef struct rd_claims {
 
 typedef struct rd_worker {
     pthread_t thread;
-    rd_reader r; /* a copy of the main reader, on the worker's connection */
-    bool events; /* read rocpd_event */
+    rd_reader r;     /* a copy of the main reader, on the worker's connection */
+    bool check_args; /* first check that the arguments' events exist */
     rd_claims claims;
     int rc;
     char message[512];
@@ -134,13 +137,14 @@ static void *worker_main(void *arg)
 {
     rd_worker *w = arg;
 
-    w->rc = w->events ? rd_read_events(&w->r) : 0;
-    if (w->rc == 0 && w->r.split_side)
+    /* The check first: the dispatch rows then balance the two threads' work.  When it
+     * fails, every dispatch row goes back to the main thread, whose errors come first. */
+    w->rc = w->check_args ? rd_check_arg_events(&w->r) : 0;
+    if (w->rc == 0)
         w->rc = rd_read_dispatches(&w->r);
     if (w->rc)
         snprintf(w->message, sizeof(w->message), "%s", rpl_error_last()->message);
-    if (w->r.split_side)
-        worker_stopped(w);
+    worker_stopped(w);
     return NULL;
 }
 
@@ -163,7 +167,8 @@ static bool plain_rowid_table(rd_reader *r)
 
 /*
  * Whether the dispatch rows are shared with the worker; their rowids go to
- * c, and the trace gets room for all of them (and their flags).
+ * c, and the trace gets room for all of them (and their raw event ids, when
+ * kept for counter values).
  */
 static bool plan_sharing(rd_reader *r, rd_claims *c)
 {
@@ -174,7 +179,8 @@ static bool plan_sharing(rd_reader *r, rd_claims *c)
         (c->span = rd_rowid_span(r, RD_DISPATCH, &c->lo, &hi)) < MIN_SPLIT_ROWS ||
         c->span > r->file_bytes / MIN_DISPATCH_ROW_BYTES ||
         RPL_TRACE_ROOM(t->dispatches, c->span) != 0 ||
-        !(r->dispatch_has_event = malloc((size_t)c->span)))
+        (r->pmc_values &&
+         !(r->dispatch_event_ids = malloc((size_t)c->span * sizeof(*r->dispatch_event_ids)))))
         return false;
     r->dispatch_cap = (uint32_t)c->span;
     r->first_dispatch = t->dispatches.count;
@@ -227,8 +233,8 @@ static void close_worker(rd_worker *w)
     free(w);
 }
 
-/* A worker reading a copy of r (no thread yet), or NULL. */
-static rd_worker *new_worker(rd_reader *r, bool events)
+/* A worker reading a copy of r (no thread yet) with its share of the dispatches, or NULL. */
+static rd_worker *new_worker(rd_reader *r)
 {
     rd_worker *w = calloc(1, sizeof(*w));
 
@@ -243,33 +249,33 @@ static rd_worker *new_worker(rd_reader *r, bool events)
         free(w);
         return NULL;
     }
+    if (!plan_sharing(r, &w->claims)) {
+        close_worker(w);
+        return NULL;
+    }
     w->r = *r;
     w->r.db = NULL;
     w->r.trace = NULL;
     w->r.worker = true;
-    w->events = events;
-    if (plan_sharing(r, &w->claims)) {
-        r->split_side = -1;
-        w->r.split_side = 1;
-        r->claims = w->r.claims = &w->claims;
-        r->claim_base = w->r.claim_base = w->claims.lo;
-        r->claimed = 0;
-        w->r.claimed = w->claims.span;
-        w->r.top_items = r->trace->dispatches.items + r->first_dispatch;
-        w->r.top_flags = r->dispatch_has_event;
-        w->r.top_end = (uint32_t)w->claims.span;
-    }
+    w->check_args = rd_reads_args(r);
+    r->split_side = -1;
+    w->r.split_side = 1;
+    r->claims = w->r.claims = &w->claims;
+    r->claim_base = w->r.claim_base = w->claims.lo;
+    r->claimed = 0;
+    w->r.claimed = w->claims.span;
+    w->r.top_items = r->trace->dispatches.items + r->first_dispatch;
+    w->r.top_event_ids = r->dispatch_event_ids;
+    w->r.top_end = (uint32_t)w->claims.span;
     return w;
 }
 
 int rd_worker_begin(rd_reader *r)
 {
-    bool events = r->present[RD_EVENT];
     rd_worker *w = NULL;
 
-    if (r->path && sqlite3_threadsafe() && !is_wal(r) && (w = new_worker(r, events)) != NULL) {
-        if ((events || w->r.split_side) && open_worker(w, r->path) == 0 &&
-            pthread_create(&w->thread, NULL, worker_main, w) == 0) {
+    if (r->path && sqlite3_threadsafe() && !is_wal(r) && (w = new_worker(r)) != NULL) {
+        if (open_worker(w, r->path) == 0 && pthread_create(&w->thread, NULL, worker_main, w) == 0) {
             r->worker_thread = w;
             return 0;
         }
@@ -278,7 +284,7 @@ int rd_worker_begin(rd_reader *r)
         close_worker(w);
     }
     rpl_log_debug("'%s': reading on one thread", r->label);
-    return events ? rd_read_events(r) : 0;
+    return 0;
 }
 
 /* Move the worker's dispatches (from the top of the shared slots) down after the main thread's. */
@@ -290,7 +296,9 @@ static void take_dispatches(rd_reader *r, const rd_worker *w)
 
     memmove(t->dispatches.items + r->first_dispatch + have,
             t->dispatches.items + r->first_dispatch + from, (size_t)n * sizeof(rpl_dispatch));
-    memmove(r->dispatch_has_event + have, r->dispatch_has_event + from, n);
+    if (r->dispatch_event_ids)
+        memmove(r->dispatch_event_ids + have, r->dispatch_event_ids + from,
+                (size_t)n * sizeof(*r->dispatch_event_ids));
     t->dispatches.count += n;
 }
 
@@ -309,16 +317,9 @@ int rd_worker_end(rd_reader *r, bool cancel)
     pthread_join(w->thread, NULL);
     rpl_log_debug("'%s': worker used %llu of %llu query steps", r->label,
                   (unsigned long long)w->r.steps, (unsigned long long)w->r.max_steps);
-    if (w->events) {
-        /* Whatever it read is r's to free now. */
-        r->event_ids = w->r.event_ids;
-        r->events = w->r.events;
-        r->nevents = w->r.nevents;
-        r->event_cap = w->r.event_cap;
-    }
     if (!cancel && w->rc)
         rc = rpl_error_set(w->rc, "%s", w->message);
-    else if (!cancel && w->r.split_side)
+    else if (!cancel)
         take_dispatches(r, w);
     close_worker(w);
     return rc;

@@ -496,6 +496,10 @@ static const bad_case bad_cases[] = {
     {"ALTER TABLE rocpd_info_kernel_symbol{{uuid}} RENAME TO ks; CREATE VIEW "
      "rocpd_info_kernel_symbol{{uuid}} AS SELECT * FROM ks UNION ALL SELECT * FROM ks",
      "appears twice"},
+    /* Records join their event by id: an event id twice would make a record twice. */
+    {"ALTER TABLE rocpd_event{{uuid}} RENAME TO ev; CREATE VIEW rocpd_event{{uuid}} AS "
+     "SELECT * FROM ev UNION ALL SELECT * FROM ev WHERE id = 1",
+     "row 1: id 1 appears twice"},
     {"DROP VIEW rocpd_kernel_dispatch; DROP TABLE rocpd_kernel_dispatch{{uuid}}",
      "no rocpd_kernel_dispatch table"},
     {"DROP VIEW rocpd_string; DROP TABLE rocpd_string{{uuid}}", "rocpd_string"},

@@ -352,6 +352,11 @@ static const bad_case bad_cases[] = {
      "row 40: event_id 77777777 does not exist in rocpd_event"},
     {"UPDATE rocpd_arg{{uuid}} SET event_id = 88888888 WHERE id IN (90, 91)",
      "row 90: event_id 88888888 does not exist in rocpd_event"},
+    /* Event ids that repeat: the worker's join gives repeated dispatch rows until the main
+     * thread's check stops the read. */
+    {"ALTER TABLE rocpd_event{{uuid}} RENAME TO ev; CREATE VIEW rocpd_event{{uuid}} AS "
+     "SELECT * FROM ev UNION ALL SELECT * FROM ev",
+     "appears twice"},
     /* A rocpd_event that never ends: the worker's own step budget stops it. */
     {"PRAGMA legacy_alter_table = ON; DROP VIEW IF EXISTS rocpd_event;"
      "ALTER TABLE rocpd_event{{uuid}} RENAME TO ev;"

@@ -60,10 +60,10 @@ typedef struct analyze_ctx {
     rpl_kernel_filter filter;
     rpl_profile *profile;
     cJSON *profile_doc;
-    /* --out: the DAG is built on a second thread while the summary, the
-     * profile and the roofline analysis are made on this one; both only read
-     * the trace and the filter.  Then roofline.json is printed there while
-     * dag.json is written here. */
+    /* --out: once the summary is made, the DAG is built on a second thread
+     * while profile.json and the table are made on this one, which read only
+     * the dispatches, copies and symbols (the DAG frees the API regions).
+     * Then roofline.json is printed there while dag.json is written here. */
     analyze_job dag_job, print_job;
     rpl_dag *dag;
     rpl_analysis *analysis;
@@ -450,10 +450,15 @@ static int run(analyze_ctx *ctx)
     t0 = now_ms();
     rc = load_trace(ctx);
     t1 = now_ms();
-    if (!rc && o->out_dir)
-        job_start(&ctx->dag_job, build_dag, ctx, true);
     if (!rc)
         rc = rpl_profile_build(&ctx->profile, ctx->trace, &ctx->filter);
+    /*
+     * The DAG after the summary, not beside it: its first step holds the
+     * whole trace and what it takes of the API regions before freeing them
+     * (the peak memory), and the summary's temporaries would add to it.
+     */
+    if (!rc && o->out_dir)
+        job_start(&ctx->dag_job, build_dag, ctx, true);
     if (!rc)
         rpl_log_debug("read %u dispatches in %.1f ms, summarised in %.1f ms",
                       ctx->trace->dispatches.count, t1 - t0, now_ms() - t1);

@@ -1,7 +1,8 @@
 /*
  * rocpd reader on two threads: a database large enough to be split (the
- * worker reads rocpd_event and the dispatch rows from the highest down,
- * while the main thread reads the API regions and their arguments) reads
+ * worker checks the arguments' events and reads the dispatch rows from the
+ * highest down, while the main thread reads the copies, the API regions and
+ * their arguments, each row joined to its event in SQL) reads
  * exactly as on one thread, also with holes in the dispatch rowids;
  * regions get their events' correlation ids and their arguments in
  * position order (table order among equals) however the rows come; errors
@@ -347,7 +348,7 @@ static const bad_case bad_cases[] = {
     {"UPDATE rocpd_event{{uuid}} SET category_id = 99999 WHERE id = (SELECT max(id) FROM "
      "rocpd_event{{uuid}})",
      "category_id 99999 does not exist"},
-    /* Regions and arguments are read while the events are: their event ids are checked after. */
+    /* A region's missing event is found as the row is read; an argument's by the worker's check. */
     {"UPDATE rocpd_region{{uuid}} SET event_id = 77777777 WHERE id IN (40, 41)",
      "row 40: event_id 77777777 does not exist in rocpd_event"},
     {"UPDATE rocpd_arg{{uuid}} SET event_id = 88888888 WHERE id IN (90, 91)",

@@ -4,12 +4,10 @@
  * With runtime API tracing there is a region for every launch, as many as
  * dispatches, so this path is built for size.  The main thread reads both
  * tables while the worker reads dispatches (rocpd_worker.c).  The arguments
- * come first, grouped by event in position order; then each region row,
- * joined with its event in its own query, gets the event's correlation ids
- * and category and the event's arguments.  That every argument's event
- * exists is one query of its own (rd_check_arg_events), which the worker
- * runs before its dispatches; its error is reported only when the scans
- * (which then read all the dispatches on the main thread) found none.
+ * come first, each with its event looked up in the same query (an argument
+ * of a missing event is an error), and are grouped by event in position
+ * order; then each region row, joined with its event in the same way, gets
+ * the event's correlation ids and category and the event's arguments.
  * Regions and arguments are written straight into the trace's arrays,
  * sized once from the tables' rowid spans (an argument keeps only its
  * event and position beside it until the regions are read); each string is
@@ -26,6 +24,8 @@
 /* --- rocpd_arg ------------------------------------------------------------ */
 
 enum { A_ID, A_EVENT, A_POSITION, A_TYPE, A_NAME, A_VALUE, A_NCOLS };
+/* The joined event's id, NULL when the argument's event does not exist. */
+#define A_EVENT_ROW A_NCOLS
 
 /*
  * The interned copy of s, which is often the previous row's text in the
@@ -56,8 +56,11 @@ static int arg_row(rd_row *row)
         return rc;
     k = &r->arg_keys[r->narg_keys];
     a = &t->args.items[t->args.count];
-    if ((rc = rd_i64(row, A_EVENT, &k->event_id)) != 0 ||
-        (rc = rd_i64(row, A_POSITION, &k->position)) != 0 ||
+    if ((rc = rd_i64(row, A_EVENT, &k->event_id)) != 0)
+        return rc;
+    if (sqlite3_value_type(sqlite3_column_value(row->st, A_EVENT_ROW)) == SQLITE_NULL)
+        return rd_dangling(row, A_EVENT, k->event_id, RD_EVENT);
+    if ((rc = rd_i64(row, A_POSITION, &k->position)) != 0 ||
         (rc = rd_text(row, A_TYPE, false, RD_NAME_MAX, &type, NULL)) != 0 ||
         (rc = rd_text(row, A_NAME, false, RD_NAME_MAX, &name, NULL)) != 0 ||
         (rc = rd_text(row, A_VALUE, true, RD_TEXT_MAX, &value, NULL)) != 0)
@@ -109,52 +112,18 @@ static int read_args(rd_reader *r)
     if (room && !(r->arg_keys = malloc((size_t)room * sizeof(*r->arg_keys))))
         return rpl_error_oom();
     r->arg_key_cap = room;
+    /* Of the event, only whether it exists. */
     if (!r->opts->arg_names)
-        return rd_scan(r, RD_ARG, cols, RD_COLUMNS(cols), "API arguments", rows, arg_row);
+        return rd_scan_joined(r, RD_ARG, cols, RD_COLUMNS(cols), rd_event_columns, 1, NULL,
+                              "API arguments", rows, arg_row);
     /* SQLite leaves out the other rows: on a rocprofv3 trace most of them.  No progress
      * line: the count would not be reached. */
     if (!(where = kept_args_sql(r->opts->arg_names)))
         return rpl_error_oom();
-    rc = rd_scan_where(r, RD_ARG, cols, RD_COLUMNS(cols), where, NULL, 0, arg_row);
+    rc = rd_scan_joined(r, RD_ARG, cols, RD_COLUMNS(cols), rd_event_columns, 1, where, NULL, 0,
+                        arg_row);
     sqlite3_free(where);
     return rc;
-}
-
-bool rd_reads_args(const rd_reader *r)
-{
-    /* Arguments hang off events: without regions and events they have no place. */
-    return r->present[RD_REGION] && r->present[RD_ARG] && r->present[RD_EVENT];
-}
-
-int rd_check_arg_events(rd_reader *r)
-{
-    char *sql, *kept = r->opts->arg_names ? kept_args_sql(r->opts->arg_names) : NULL;
-    rd_row row = {r, NULL, RD_ARG, 0};
-    sqlite3_stmt *st = NULL;
-    int64_t event_id = 0;
-    int rc;
-
-    if (r->opts->arg_names && !kept)
-        return rpl_error_oom();
-    sql = sqlite3_mprintf("SELECT t.\"id\", t.\"event_id\" FROM \"%w\" AS t LEFT JOIN \"%w\" AS e "
-                          "ON e.\"id\" = t.\"event_id\" WHERE e.\"id\" IS NULL%s%s%s "
-                          "ORDER BY t.\"id\" LIMIT 1",
-                          r->table[RD_ARG], r->table[RD_EVENT], kept ? " AND (" : "",
-                          kept ? kept : "", kept ? ")" : "");
-    sqlite3_free(kept);
-    if (!sql)
-        return rpl_error_oom();
-    if ((rc = sqlite3_prepare_v2(r->db, sql, -1, &st, NULL)) == SQLITE_OK &&
-        (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        row.id = sqlite3_column_int64(st, 0);
-        event_id = sqlite3_column_int64(st, 1);
-    }
-    sqlite3_finalize(st);
-    sqlite3_free(sql);
-    if (rc == SQLITE_ROW)
-        return rd_row_error(&row, "event_id %lld does not exist in %s", (long long)event_id,
-                            r->table[RD_EVENT]);
-    return rc == SQLITE_DONE ? 0 : rd_sqlite_error(r, rc, r->table[RD_ARG]);
 }
 
 /* --- grouping the arguments by event --------------------------------------- */
@@ -293,7 +262,9 @@ int rd_read_regions(rd_reader *r)
         return rpl_error_oom();
     if (!r->present[RD_REGION])
         return 0;
-    if (rd_reads_args(r) && ((rc = read_args(r)) != 0 || (rc = group_args(r)) != 0))
+    /* Arguments hang off events: without regions and events they have no place. */
+    if (r->present[RD_ARG] && r->present[RD_EVENT] &&
+        ((rc = read_args(r)) != 0 || (rc = group_args(r)) != 0))
         return rc;
     rows = rd_rows_hint(r, RD_REGION);
     if ((rc = RPL_TRACE_ROOM(t->regions, rows)) != 0)

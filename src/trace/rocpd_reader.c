@@ -141,7 +141,6 @@ static int add_source(rd_reader *r)
 
 static int read_tables(rd_reader *r)
 {
-    bool worker;
     int rc, worker_rc;
 
     if ((rc = rd_locate(r)) != 0 || (rc = add_source(r)) != 0 || (rc = rd_read_strings(r)) != 0 ||
@@ -154,7 +153,6 @@ static int read_tables(rd_reader *r)
         (r->present[RD_PMC_EVENT] && (rc = rd_count(r, RD_PMC_EVENT, &r->pmc_values)) != 0) ||
         (rc = rd_worker_begin(r)) != 0)
         return rc;
-    worker = r->worker_thread != NULL;
     /* The worker reads dispatches from the top; this thread checks the event ids, reads the
      * copies, the API regions and their arguments, then dispatches from the bottom: the
      * shared dispatch rows come last, so that both threads end together.  Every record
@@ -168,9 +166,6 @@ static int read_tables(rd_reader *r)
         rc = rd_read_dispatches(r);
     if ((worker_rc = rd_worker_end(r, rc != 0)) != 0)
         return worker_rc;
-    /* A worker has checked the arguments' events (rocpd_worker.c). */
-    if (rc == 0 && !worker && rd_reads_args(r))
-        rc = rd_check_arg_events(r);
     return rc ? rc : rd_read_counters(r);
 }
 

@@ -270,11 +270,6 @@ int rd_read_counters(rd_reader *r);
 
 /* rocpd_read_regions.c: API regions with their events and arguments. */
 int rd_read_regions(rd_reader *r);
-/* Whether rd_read_regions reads arguments (there are regions, arguments and events). */
-bool rd_reads_args(const rd_reader *r);
-/* The arguments rd_read_regions reads name events that exist: the first that does not
- * (by id) is the error. */
-int rd_check_arg_events(rd_reader *r);
 
 /* rocpd_worker.c: claim more dispatch rows for this side; false when the other has the rest. */
 bool rd_claim_dispatch(rd_reader *r, int64_t rowid);

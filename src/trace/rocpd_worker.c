@@ -6,9 +6,7 @@
  * the main thread reads the memory copies, the API regions and their
  * arguments, then dispatch rows from the lowest rowid up.  Each side claims
  * rowids in batches under a lock until the two meet, so both finish
- * together however fast each runs.  Before its dispatch rows the worker
- * checks that the arguments' events exist (one query, off the main
- * thread's path, which holds the other tables).
+ * together however fast each runs.
  *
  * The worker has its own read-only connection to the same file, guarded
  * like the main one (limits, defensive mode, its own step budget), in its
@@ -63,8 +61,7 @@ typedef struct rd_claims {
 
 typedef struct rd_worker {
     pthread_t thread;
-    rd_reader r;     /* a copy of the main reader, on the worker's connection */
-    bool check_args; /* first check that the arguments' events exist */
+    rd_reader r; /* a copy of the main reader, on the worker's connection */
     rd_claims claims;
     int rc;
     char message[512];
@@ -137,11 +134,7 @@ static void *worker_main(void *arg)
 {
     rd_worker *w = arg;
 
-    /* The check first: the dispatch rows then balance the two threads' work.  When it
-     * fails, every dispatch row goes back to the main thread, whose errors come first. */
-    w->rc = w->check_args ? rd_check_arg_events(&w->r) : 0;
-    if (w->rc == 0)
-        w->rc = rd_read_dispatches(&w->r);
+    w->rc = rd_read_dispatches(&w->r);
     if (w->rc)
         snprintf(w->message, sizeof(w->message), "%s", rpl_error_last()->message);
     worker_stopped(w);
@@ -257,7 +250,6 @@ static rd_worker *new_worker(rd_reader *r)
     w->r.db = NULL;
     w->r.trace = NULL;
     w->r.worker = true;
-    w->check_args = rd_reads_args(r);
     r->split_side = -1;
     w->r.split_side = 1;
     r->claims = w->r.claims = &w->claims;

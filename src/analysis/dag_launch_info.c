@@ -236,6 +236,20 @@ typedef struct launch_keys {
     uint32_t thread_cap, handle_cap;
 } launch_keys;
 
+/* `items` (count used of *cap, `size` bytes each) with room for one more (doubled when full), or
+ * NULL. */
+static void *with_room(void *items, uint32_t count, uint32_t *cap, size_t size)
+{
+    uint32_t ncap = *cap ? 2 * *cap : 16;
+    void *p;
+
+    if (count < *cap)
+        return items;
+    if ((p = realloc(items, (size_t)ncap * size)) != NULL)
+        *cap = ncap;
+    return p;
+}
+
 static int thread_index(rpl_dag_builder *b, launch_keys *k, int64_t pid, int64_t tid, uint32_t *out)
 {
     key_slot *s = key_find(&k->threads, (uint64_t)pid, (uint64_t)tid);
@@ -243,15 +257,12 @@ static int thread_index(rpl_dag_builder *b, launch_keys *k, int64_t pid, int64_t
     if (!s)
         return rpl_error_oom();
     if (s->index == RPL_NONE) {
-        if (b->nthreads == k->thread_cap) {
-            uint32_t cap = k->thread_cap ? 2 * k->thread_cap : 16;
-            rpl_dag_thread *p = realloc(b->threads, (size_t)cap * sizeof(*p));
+        rpl_dag_thread *threads =
+            with_room(b->threads, b->nthreads, &k->thread_cap, sizeof(*threads));
 
-            if (!p)
-                return rpl_error_oom();
-            b->threads = p;
-            k->thread_cap = cap;
-        }
+        if (!threads)
+            return rpl_error_oom();
+        b->threads = threads;
         b->threads[b->nthreads] = (rpl_dag_thread){pid, tid};
         *s = (key_slot){(uint64_t)pid, (uint64_t)tid, b->nthreads++};
         k->threads.count++;
@@ -270,15 +281,11 @@ static int handle_index(rpl_dag_builder *b, launch_keys *k, const char *handle, 
     if (!(s = key_find(&k->handles, (uint64_t)(uintptr_t)handle, 0)))
         return rpl_error_oom();
     if (s->index == RPL_NONE) {
-        if (b->nhandles == k->handle_cap) {
-            uint32_t cap = k->handle_cap ? 2 * k->handle_cap : 16;
-            const char **p = realloc(b->handles, (size_t)cap * sizeof(*p));
+        const char **handles = with_room(b->handles, b->nhandles, &k->handle_cap, sizeof(*handles));
 
-            if (!p)
-                return rpl_error_oom();
-            b->handles = p;
-            k->handle_cap = cap;
-        }
+        if (!handles)
+            return rpl_error_oom();
+        b->handles = handles;
         b->handles[b->nhandles] = handle;
         *s = (key_slot){(uint64_t)(uintptr_t)handle, 0, b->nhandles++};
         k->handles.count++;
@@ -289,15 +296,11 @@ static int handle_index(rpl_dag_builder *b, launch_keys *k, const char *handle, 
 
 static int add_blocking(rpl_dag_builder *b, uint32_t *cap, uint32_t op, uint32_t region)
 {
-    if (b->nblocking == *cap) {
-        uint32_t ncap = *cap ? 2 * *cap : 64;
-        rpl_dag_blocking *p = realloc(b->blocking, (size_t)ncap * sizeof(*p));
+    rpl_dag_blocking *blocking = with_room(b->blocking, b->nblocking, cap, sizeof(*blocking));
 
-        if (!p)
-            return rpl_error_oom();
-        b->blocking = p;
-        *cap = ncap;
-    }
+    if (!blocking)
+        return rpl_error_oom();
+    b->blocking = blocking;
     b->blocking[b->nblocking++] = (rpl_dag_blocking){op, region};
     return 0;
 }

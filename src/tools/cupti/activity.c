@@ -330,6 +330,7 @@ int cr_activity_start(int apis, cr_kernel_timing timing)
     CUpti_ActivityKind kernels = timing == CR_KERNELS_SERIAL
                                      ? CUPTI_ACTIVITY_KIND_KERNEL
                                      : CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+    unsigned records = cr_record_kinds(apis);
 
     started = 1;
     buffers_prepare();
@@ -338,10 +339,10 @@ int cr_activity_start(int apis, cr_kernel_timing timing)
         cr_cupti_failed(cuptiActivityEnable(kernels), "cuptiActivityEnable"))
         return -1;
     for (size_t i = 0; i < sizeof(record_kinds) / sizeof(record_kinds[0]); i++)
-        if ((cr_record_kinds(apis) & record_kinds[i].record) &&
+        if ((records & record_kinds[i].record) &&
             cr_cupti_failed(cuptiActivityEnable(record_kinds[i].kind), "cuptiActivityEnable"))
             return -1;
-    if (apis & CR_TRACE_DRIVER) {
+    if (records & CR_RECORD_DRIVER) {
         for (size_t i = 0; i < sizeof(quiet_driver_calls) / sizeof(quiet_driver_calls[0]); i++)
             cr_cupti_failed(cuptiActivityEnableDriverApi(quiet_driver_calls[i], 0),
                             "cuptiActivityEnableDriverApi");

@@ -1,0 +1,18 @@
+/* Large arrays: backed by huge pages where the kernel offers them. */
+#ifndef RPL_BIGMEM_H
+#define RPL_BIGMEM_H
+
+#include <stddef.h>
+
+/*
+ * Ask for transparent huge pages under the block p[0..bytes) (madvise
+ * MADV_HUGEPAGE on its whole 2 MiB extents).  A no-op below 4 MiB, where
+ * THP is off, or on a system without it.  Call it right after malloc or
+ * realloc of an array that will be filled: a million-record array then
+ * takes a few hundred page faults instead of tens of thousands (which
+ * cost more than the work itself on a virtual machine's shadow page tables;
+ * docs/validation/bench-analyze.md).
+ */
+void rpl_bigmem_advise(void *p, size_t bytes);
+
+#endif

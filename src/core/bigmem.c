@@ -2,6 +2,7 @@
 #include "rpl/bigmem.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -27,4 +28,23 @@ void rpl_bigmem_advise(void *p, size_t bytes)
     (void)p;
     (void)bytes;
 #endif
+}
+
+void *rpl_bigmem_malloc(size_t bytes)
+{
+    void *p = malloc(bytes);
+
+    rpl_bigmem_advise(p, bytes);
+    return p;
+}
+
+/* A block this large is a fresh mapping: calloc does not write its zeroes, so the advice
+ * still comes before the first page is touched. */
+void *rpl_bigmem_calloc(size_t n, size_t size)
+{
+    void *p = calloc(n, size);
+
+    if (p)
+        rpl_bigmem_advise(p, n * size);
+    return p;
 }

@@ -138,20 +138,20 @@ static int per_dispatch_text(rpl_strbuf *sb, const rpl_analysis_kernel *k)
     return rc ? rc : rpl_strbuf_putc(sb, ']');
 }
 
-static void per_dispatch(rpl_json_doc *d, cJSON *o, const rpl_analysis_kernel *k)
+/* scratch: a buffer reused from kernel to kernel (fresh pages for each would cost more). */
+static void per_dispatch(rpl_json_doc *d, cJSON *o, const rpl_analysis_kernel *k,
+                         rpl_strbuf *scratch)
 {
-    rpl_strbuf sb = RPL_STRBUF_INIT;
-
-    if (per_dispatch_text(&sb, k) == 0)
-        rpl_json_doc_check(d, cJSON_AddRawToObject(o, "per_dispatch", rpl_strbuf_cstr(&sb)));
+    rpl_strbuf_reset(scratch);
+    if (per_dispatch_text(scratch, k) == 0)
+        rpl_json_doc_check(d, cJSON_AddRawToObject(o, "per_dispatch", rpl_strbuf_cstr(scratch)));
     else
         d->oom = true;
-    rpl_strbuf_release(&sb);
     rpl_json_doc_check(
         d, cJSON_AddBoolToObject(o, "per_dispatch_truncated", k->nper_dispatch < k->dispatches));
 }
 
-static cJSON *kernel_entry(rpl_json_doc *d, const rpl_analysis_kernel *k)
+static cJSON *kernel_entry(rpl_json_doc *d, const rpl_analysis_kernel *k, rpl_strbuf *scratch)
 {
     cJSON *o = rpl_json_doc_check(d, cJSON_CreateObject());
 
@@ -170,13 +170,14 @@ static cJSON *kernel_entry(rpl_json_doc *d, const rpl_analysis_kernel *k)
     else
         rpl_json_doc_check(d, cJSON_AddNullToObject(o, "roofline"));
     rpl_json_doc_string(d, o, "reason", k->point.valid ? NULL : k->point.reason);
-    per_dispatch(d, o, k);
+    per_dispatch(d, o, k, scratch);
     return o;
 }
 
 int rpl_roofline_json(cJSON **out, const rpl_analysis *a)
 {
     rpl_json_doc d = {false};
+    rpl_strbuf scratch = RPL_STRBUF_INIT;
     cJSON *root = cJSON_CreateObject(), *kernels, *ceils;
 
     *out = NULL;
@@ -196,7 +197,8 @@ int rpl_roofline_json(cJSON **out, const rpl_analysis *a)
     }
     kernels = rpl_json_doc_check(&d, cJSON_AddArrayToObject(root, "kernels"));
     for (size_t i = 0; kernels && i < a->count; i++)
-        cJSON_AddItemToArray(kernels, kernel_entry(&d, &a->kernels[i]));
+        cJSON_AddItemToArray(kernels, kernel_entry(&d, &a->kernels[i], &scratch));
+    rpl_strbuf_release(&scratch);
     if (d.oom) {
         cJSON_Delete(root);
         return rpl_error_oom();

@@ -14,5 +14,8 @@
  * docs/validation/bench-analyze.md).
  */
 void rpl_bigmem_advise(void *p, size_t bytes);
+/* malloc and calloc of such an array, advised. */
+void *rpl_bigmem_malloc(size_t bytes);
+void *rpl_bigmem_calloc(size_t n, size_t size);
 
 #endif

@@ -8,6 +8,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #endif
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #define MIN_BYTES ((size_t)4 << 20)
 
@@ -19,8 +22,12 @@ void rpl_bigmem_advise(void *p, size_t bytes)
 
     if (!p || bytes < MIN_BYTES || page <= 0)
         return;
-    /* The pages the block lies on: with malloc's own mapping for a block this large, that is
-     * the whole mapping, which then stays one piece that realloc can still move. */
+#ifdef __GLIBC__
+    /* Up to the end of the block's own mapping: advice on part of it would split it in
+     * two, which realloc could then no longer move (mremap) without a copy. */
+    if (malloc_usable_size(p) > bytes)
+        bytes = malloc_usable_size(p);
+#endif
     lo = (uintptr_t)p & ~((uintptr_t)page - 1);
     hi = ((uintptr_t)p + bytes + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
     (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE); /* advice: a failure changes nothing */
@@ -38,8 +45,8 @@ void *rpl_bigmem_malloc(size_t bytes)
     return p;
 }
 
-/* A block this large is a fresh mapping: calloc does not write its zeroes, so the advice
- * still comes before the first page is touched. */
+/* calloc does not write the zeroes of a fresh mapping (a block this large is one in
+ * rocm-perf: src/cli/main.c), so the advice still comes before its pages are touched. */
 void *rpl_bigmem_calloc(size_t n, size_t size)
 {
     void *p = calloc(n, size);

@@ -6,7 +6,8 @@
 # usage: bench/analyze_golden.sh -b BUILD -g GOLDEN_DIR [-w WORK_DIR] [--make] [--big]
 #   -b BUILD       the build to run (rocm-perf, rpl_gen_rocpd)
 #   -g GOLDEN_DIR  where the reference outputs are (--make: are written)
-#   -w WORK_DIR    generated traces and this run's outputs (default $TMPDIR or /tmp, + rpl-golden)
+#   -w WORK_DIR    generated traces and this run's outputs (default $TMPDIR or /tmp, + rpl-golden);
+#                  the same for the reference and the check: analyze's table names the --out folder
 #   --make         write GOLDEN_DIR from BUILD (run it with the unchanged code first)
 #   --big          also the 1M-dispatch traces of bench_analyze.sh, with and without API regions
 # Exits 1 and names the files that differ; 0 when every output is identical.

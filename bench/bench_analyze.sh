@@ -2,12 +2,15 @@
 # bench_analyze.sh: time `rocm-perf analyze --out` on synthetic rocpd databases
 # next to sqlite3 reading the same rows.
 #
-# usage: bench/bench_analyze.sh [-b BUILD_DIR] [-w WORK_DIR] [-r RUNS] [-p PCT] [-o ONLY] [--10m]
+# usage: bench/bench_analyze.sh [-b BUILD_DIR] [-c BUILD_DIR] [-w WORK_DIR] [-r RUNS] [-p PCT]
+#                               [-o NAME] [--10m]
 #   -b BUILD_DIR  where rocm-perf and rpl_gen_rocpd were built (default build/dev)
+#   -c BUILD_DIR  another build (e.g. of the code before a change): its analyze --out runs
+#                 in every round too, in the columns "other"
 #   -w WORK_DIR   where the databases and outputs go (default $TMPDIR or /tmp, + rpl-bench)
 #   -r RUNS       alternating runs per trace, the medians are reported (default 5)
 #   -p PCT        CPU pressure to wait for before each run (default 5; 100: no wait)
-#   -o ONLY       only the traces whose name contains ONLY (e.g. 1M-8q)
+#   -o NAME       only the trace NAME (e.g. 1M-8q-100k-copies-api)
 #   --10m         also 10M dispatches + 1M copies over 8 queues, without and with API
 #                 regions (about 2 and 4 GB of disk)
 # Databases are generated once per size and seed and kept in WORK_DIR.
@@ -30,23 +33,26 @@ work="${TMPDIR:-/tmp}/rpl-bench"
 runs=5
 pressure_max=5
 only=
+other=
 big=0
 while [ $# -gt 0 ]; do
     case "$1" in
     -b) build=$2; shift 2 ;;
+    -c) other=$2; shift 2 ;;
     -w) work=$2; shift 2 ;;
     -r) runs=$2; shift 2 ;;
     -p) pressure_max=$2; shift 2 ;;
     -o) only=$2; shift 2 ;;
     --10m) big=1; shift ;;
-    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
     *) echo "bench_analyze.sh: unknown argument '$1'" >&2; exit 2 ;;
     esac
 done
 
 rocm_perf="$build/src/cli/rocm-perf"
 gen="$build/bench/rpl_gen_rocpd"
-for tool in "$rocm_perf" "$gen"; do
+other_perf="${other:+$other/src/cli/rocm-perf}"
+for tool in "$rocm_perf" "$gen" $other_perf; do
     [ -x "$tool" ] || { echo "bench_analyze.sh: '$tool' not built (cmake --build $build)" >&2; exit 3; }
 done
 command -v sqlite3 >/dev/null || { echo "bench_analyze.sh: sqlite3 not found" >&2; exit 3; }
@@ -94,13 +100,13 @@ median() {
 
 row() { # row NAME DISPATCHES QUEUES COPIES [GENERATOR OPTIONS]
     name=$1
-    case "$name" in *"$only"*) ;; *) return 0 ;; esac
+    [ -z "$only" ] || [ "$name" = "$only" ] || return 0
     db="$work/$name.db"
     if [ ! -f "$db" ]; then
         "$gen" --dispatches "$2" --queues "$3" --copies "$4" --kernels 64 --seed 1 ${5:-} "$db" >/dev/null
     fi
     suffix=$(sqlite3 "$db" "SELECT value FROM rocpd_metadata WHERE tag = 'uuid'")
-    for f in nd nr sd sr an load; do : > "$work/$f.txt"; done
+    for f in nd nr sd sr an ot load; do : > "$work/$f.txt"; done
     i=0
     while [ "$i" -lt "$runs" ]; do
         cut -d' ' -f1 /proc/loadavg >> "$work/load.txt"
@@ -111,6 +117,10 @@ row() { # row NAME DISPATCHES QUEUES COPIES [GENERATOR OPTIONS]
         timed "$work/sr.txt" sqlite3 "$db" "SELECT * FROM rocpd_region$suffix"
         rm -rf "$work/out-$name"
         timed "$work/an.txt" "$rocm_perf" analyze "$db" --out "$work/out-$name" -q
+        if [ -n "$other" ]; then
+            rm -rf "$work/out-$name"
+            timed "$work/ot.txt" "$other_perf" analyze "$db" --out "$work/out-$name" -q
+        fi
         i=$((i + 1))
     done
     nd=$(median "$work/nd.txt" | cut -d' ' -f1)
@@ -121,22 +131,39 @@ row() { # row NAME DISPATCHES QUEUES COPIES [GENERATOR OPTIONS]
     rss=$(sort -n -k2 "$work/an.txt" | tail -1 | cut -d' ' -f2)
     load="$(sort -n "$work/load.txt" | head -1) to $(sort -n "$work/load.txt" | tail -1)"
     size=$(du -mL "$db" | cut -f1)
-    printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$name" "$size" \
+    if [ -n "$other" ]; then
+        ot=$(median "$work/ot.txt")
+        ot_rss=$(sort -n -k2 "$work/ot.txt" | tail -1 | cut -d' ' -f2)
+        other_cols=" $(echo "$ot" | cut -d' ' -f1) | $(echo "$ot" | cut -d' ' -f3) | $ot_rss |"
+    else
+        other_cols=
+    fi
+    printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%s\n' "$name" "$size" \
         "$nd" "$nr" "$1" "$3" \
         "$(awk "BEGIN { s = $nd + $nr; printf \"%.2f\", $1 / (s > 0 ? s : 0.01) }")" \
         "$(awk "BEGIN { printf \"%.2f\", $1 / ($nd > 0 ? $nd : 0.01) }")" \
         "$rss" \
         "$sd" "$sr" \
-        "$(awk "BEGIN { s = $sd + $sr; printf \"%.2f\", $1 / (s > 0 ? s : 0.01) }")" "$load"
+        "$(awk "BEGIN { s = $sd + $sr; printf \"%.2f\", $1 / (s > 0 ? s : 0.01) }")" "$load" \
+        "$other_cols"
 }
 
 echo "rocm-perf analyze --out benchmark, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores," \
      "$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1), median of $runs alternating runs"
 echo
+if [ -n "$other" ]; then
+    echo "(other: $other)"
+    other_head=' other analyze s | other CPU s | other peak RSS KiB |'
+    other_rule=' ---: | ---: | ---: |'
+else
+    other_head=
+    other_rule=
+fi
+echo
 echo '| trace | DB MB | narrow dispatch scan s | narrow region scan s | analyze --out s |' \
      'analyze CPU s | vs narrow scans | vs narrow dispatch scan | peak RSS KiB |' \
-     'SELECT * dispatch s | SELECT * region s | vs SELECT * scans | 1-min load |'
-echo '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |'
+     "SELECT * dispatch s | SELECT * region s | vs SELECT * scans | 1-min load |$other_head"
+echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |$other_rule"
 row 10k-4q 10000 4 0
 row 100k-4q 100000 4 0
 row 1M-4q 1000000 4 0

@@ -5,9 +5,9 @@
 #include <stddef.h>
 
 /*
- * Ask for transparent huge pages under the block p[0..bytes) (madvise
- * MADV_HUGEPAGE on its whole 2 MiB extents).  A no-op below 4 MiB, where
- * THP is off, or on a system without it.  Call it right after malloc or
+ * Ask for transparent huge pages under p[0..bytes), a block from malloc,
+ * calloc or realloc (madvise MADV_HUGEPAGE on the pages of its mapping).
+ * Nothing happens below 4 MiB, where THP is off, or without it.  Call it right after malloc or
  * realloc of an array that will be filled: a million-record array then
  * takes a few hundred page faults instead of tens of thousands (which
  * cost more than the work itself on a virtual machine's shadow page tables;

@@ -111,8 +111,8 @@ static cJSON *roofline_detail(rpl_json_doc *d, const rpl_analysis_kernel *k)
  */
 static int per_dispatch_text(rpl_strbuf *sb, const rpl_analysis_kernel *k)
 {
-    static const char *const keys[] = {"dispatch_id",     "time_ns", "flops", "hbm_read_bytes",
-                                       "hbm_write_bytes", "clamps"};
+    static const char *const keys[] = {"dispatch_id",    "time_ns",         "flops",
+                                       "hbm_read_bytes", "hbm_write_bytes", "clamps"};
     char indent[PER_DISPATCH_DEPTH + 1];
     int rc = rpl_strbuf_putc(sb, '[');
 
@@ -120,8 +120,8 @@ static int per_dispatch_text(rpl_strbuf *sb, const rpl_analysis_kernel *k)
     indent[PER_DISPATCH_DEPTH] = '\0';
     for (uint32_t i = 0; !rc && i < k->nper_dispatch; i++) {
         const rpl_dispatch_roof *r = &k->per_dispatch[i];
-        const double v[] = {(double)r->dispatch_id, r->time_ns, r->flops,
-                            r->hbm_read,            r->hbm_write, r->clamps};
+        const double v[] = {(double)r->dispatch_id, r->time_ns, r->flops, r->hbm_read,
+                            r->hbm_write,           r->clamps};
         const bool known[] = {true, true, r->flops >= 0, r->hbm_read >= 0, r->hbm_write >= 0, true};
 
         rc = rpl_strbuf_puts(sb, i ? ", {\n" : "{\n");

@@ -150,7 +150,10 @@ static void read_all_honours_size_limit(void **state)
     assert_int_equal(len, 0);
     free(text);
 
-    assert_int_equal(rpl_file_read_all(TMP, 10, &text, &len), RPL_EIO);
+    /* A directory where a file is expected is bad input (exit 2), not the environment. */
+    assert_int_equal(rpl_file_read_all(TMP, 10, &text, &len), RPL_EINPUT);
+    assert_null(text);
+    assert_non_null(strstr(rpl_error_last()->message, "is a directory, not a file"));
 }
 
 static void write_atomic_replaces(void **state)

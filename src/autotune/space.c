@@ -391,8 +391,8 @@ static int parse_doc(rpl_tune_space *s, const cJSON *doc, const char *what)
                              what, total, RPL_TUNE_MAX_CONFIGS);
     s->total = (size_t)total;
     cons = cJSON_GetObjectItemCaseSensitive(doc, "constraints");
-    if (cons && ((rc = read_constraints(s, cons, what)) != RPL_OK ||
-                 (rc = check_cost(s, what)) != RPL_OK))
+    if (cons &&
+        ((rc = read_constraints(s, cons, what)) != RPL_OK || (rc = check_cost(s, what)) != RPL_OK))
         return rc;
     return expand(s, what);
 }

@@ -159,9 +159,8 @@ static int read_candidate(optimize_args *a)
         return rc == RPL_ENOTFOUND ? RPL_EINPUT : rc;
     }
     if (memchr(a->candidate_text, '\0', a->candidate_len))
-        return rpl_error_set(RPL_EINPUT,
-                             "--candidate '%s' is not a source file (it holds NUL bytes)",
-                             a->candidate);
+        return rpl_error_set(
+            RPL_EINPUT, "--candidate '%s' is not a source file (it holds NUL bytes)", a->candidate);
     return 0;
 }
 

@@ -14,7 +14,7 @@
 #include "rpl/error.h"
 #include "rpl/strbuf.h"
 
-#define SHOWN_KEY 64   /* characters of a key in a message */
+#define SHOWN_KEY  64  /* characters of a key in a message */
 #define SHOWN_PATH 200 /* characters of the path to its object */
 
 /* Byte offset of the first string holding a NUL (raw or \u0000), or -1. */

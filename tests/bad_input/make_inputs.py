@@ -53,19 +53,17 @@ def snapshots(work, good):
         shutil.copytree(good, dst)
         return dst
 
-    s = copy("dup_arch")
-    replace_once(os.path.join(s, "dispatch.json"), '"arch":\t"sm_90",',
-                 '"arch":\t"sm_90", "arch": "gfx942",')
+    for case, old, new in (
+            ("dup_arch", '"arch":\t"sm_90",', '"arch":\t"sm_90", "arch": "gfx942",'),
+            ("nul_symbol", '"symbol":\t"scale"', '"symbol":\t"scale\\u0000evil"'),
+            ("esc_symbol", '"symbol":\t"scale"', '"symbol":\t"scale\\u001b[2J"'),
+            ("traversal", '"code_object":\t"kernel.cubin"',
+             '"code_object":\t"../../../../../etc/passwd"')):
+        replace_once(os.path.join(copy(case), "dispatch.json"), old, new)
     s = copy("dup_size")
     replace_once(os.path.join(s, "memory_regions.json"), '"size":\t100,',
                  '"size":\t100, "size": 1000000,')
     refresh_listing(s, "memory_regions.json")
-    s = copy("nul_symbol")
-    replace_once(os.path.join(s, "dispatch.json"), '"symbol":\t"scale"',
-                 '"symbol":\t"scale\\u0000evil"')
-    s = copy("esc_symbol")
-    replace_once(os.path.join(s, "dispatch.json"), '"symbol":\t"scale"',
-                 '"symbol":\t"scale\\u001b[2J"')
     for name in ("dispatch", "memory_regions"):
         s = copy("dir_" + name)
         os.remove(os.path.join(s, name + ".json"))
@@ -74,9 +72,6 @@ def snapshots(work, good):
     region = os.path.join(s, "memory", "region_7f0000200000.bin")
     os.remove(region)
     os.mkfifo(region)
-    s = copy("traversal")
-    replace_once(os.path.join(s, "dispatch.json"), '"code_object":\t"kernel.cubin"',
-                 '"code_object":\t"../../../../../etc/passwd"')
 
 
 def space(params, constraints=None, extra=""):

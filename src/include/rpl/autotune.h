@@ -35,8 +35,7 @@
 #define RPL_TUNE_MAX_PARAMS            16
 #define RPL_TUNE_MAX_VALUES            1024    /* per parameter */
 #define RPL_TUNE_MAX_CONFIGS           1000000 /* combinations before constraints */
-/* combinations x operations of all constraints: about 5 s of one core at worst */
-#define RPL_TUNE_MAX_EXPAND_OPS        1e9
+#define RPL_TUNE_MAX_EXPAND_OPS        1e9     /* combinations x constraint operations, ~5 s */
 #define RPL_TUNE_CV_UNSTABLE           0.10    /* the seed tool's "unstable" threshold */
 #define RPL_TUNE_DEFAULT_MIN_R2        0.75
 #define RPL_TUNE_DEFAULT_BUDGET        0.30

@@ -237,16 +237,14 @@ static int check_source_file(const char *path)
     struct stat st;
 
     if (stat(path, &st) != 0)
-        return errno == ENOENT ? rpl_error_set(RPL_EINPUT, "the kernel source '%s' does not exist",
-                                               path)
-                               : rpl_error_set(RPL_EIO, "cannot read the kernel source '%s': %s",
-                                               path, strerror(errno));
+        return errno == ENOENT
+                   ? rpl_error_set(RPL_EINPUT, "the kernel source '%s' does not exist", path)
+                   : rpl_error_set(RPL_EIO, "cannot read the kernel source '%s': %s", path,
+                                   strerror(errno));
     if (S_ISDIR(st.st_mode))
-        return rpl_error_set(RPL_EINPUT, "the kernel source '%s' is a directory, not a file",
-                             path);
+        return rpl_error_set(RPL_EINPUT, "the kernel source '%s' is a directory, not a file", path);
     if (!S_ISREG(st.st_mode))
-        return rpl_error_set(RPL_EINPUT,
-                             "the kernel source '%s' is not a regular file (%s)", path,
+        return rpl_error_set(RPL_EINPUT, "the kernel source '%s' is not a regular file (%s)", path,
                              S_ISFIFO(st.st_mode)   ? "a FIFO"
                              : S_ISSOCK(st.st_mode) ? "a socket"
                                                     : "a device");

@@ -101,7 +101,8 @@ static void duplicate_keys_are_refused(void **state)
     refused(nested, strlen(nested), "key 'size' appears twice in regions[1] (");
     refused(deep, strlen(deep), "key 'x' appears twice in [0].a.k (");
     /* The same key in different objects, and differing case, are fine. */
-    assert_int_equal(parse_text("{\"a\": {\"a\": 1}, \"b\": [{\"a\": 1}, {\"a\": 2}], \"A\": 0}"), 0);
+    assert_int_equal(parse_text("{\"a\": {\"a\": 1}, \"b\": [{\"a\": 1}, {\"a\": 2}], \"A\": 0}"),
+                     0);
 }
 
 static void many_keys_one_duplicate(void **state)
@@ -123,7 +124,8 @@ static void nul_in_strings_is_refused(void **state)
     const char raw[] = "{\"s\": \"a\0b\"}";
     const char lines[] = "{\n\"a\": 1,\n\"s\": \"x\\u0000\"}";
 
-    refused(value, strlen(value), "'in.json': the string at line 1 (byte 11) holds a NUL character");
+    refused(value, strlen(value),
+            "'in.json': the string at line 1 (byte 11) holds a NUL character");
     refused(key, strlen(key), "the string at line 1 (byte 1) holds a NUL");
     refused(raw, sizeof(raw) - 1, "(byte 6) holds a NUL");
     refused(lines, strlen(lines), "the string at line 3 (byte 15) holds a NUL");

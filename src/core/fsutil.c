@@ -101,7 +101,10 @@ int rpl_file_read_all(const char *path, size_t max, char **out, size_t *len)
     }
     while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
         if (sb.len + n > max) {
-            rc = rpl_error_set(RPL_EINPUT, "'%s' is larger than %zu bytes", path, max);
+            if (max >= (1u << 20) && max % (1u << 20) == 0)
+                rc = rpl_error_set(RPL_EINPUT, "'%s' is larger than %zu MiB", path, max >> 20);
+            else
+                rc = rpl_error_set(RPL_EINPUT, "'%s' is larger than %zu bytes", path, max);
             break;
         }
         if ((rc = rpl_strbuf_put(&sb, chunk, n)) != 0)

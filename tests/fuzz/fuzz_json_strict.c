@@ -67,10 +67,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const rpl_error *why = rpl_error_last();
         if (doc || why->code != RPL_EINPUT || strncmp(why->message, "fuzz: ", 6) != 0)
             abort();
+        /* The reason follows "fuzz: " (keys quoted later may hold any words). */
         loose = cJSON_ParseWithLength(text, size);
-        if (strstr(why->message, "appears twice") && !(loose && has_duplicate(loose)))
+        if (strncmp(why->message + 6, "key '", 5) == 0 && !(loose && has_duplicate(loose)))
             abort(); /* blamed a duplicate that cJSON's own tree does not have */
-        if (strstr(why->message, "NUL character") && !has_nul(data, size))
+        if (strncmp(why->message + 6, "the string at line ", 19) == 0 && !has_nul(data, size))
             abort();
         cJSON_Delete(loose);
         return 0;

@@ -14,8 +14,9 @@
 #include "rpl/error.h"
 #include "rpl/strbuf.h"
 
-#define SHOWN_KEY  64  /* characters of a key in a message */
-#define SHOWN_PATH 200 /* characters of the path to its object */
+#define SHOWN_KEY    64  /* characters of a key in a message */
+#define SHOWN_PATH   200 /* characters of the path to its object */
+#define SMALL_OBJECT 16  /* keys compared pairwise; more are sorted */
 
 /* Byte offset of the first string holding a NUL (raw or \u0000), or -1. */
 static long long nul_in_string(const char *text, const char *end)
@@ -64,6 +65,16 @@ static int object_has_duplicate(walk *w, const cJSON *o)
         n++;
     if (n < 2)
         return 0;
+    if (n <= SMALL_OBJECT) {
+        for (c = o->child; c; c = c->next)
+            for (const cJSON *d = c->next; d; d = d->next)
+                if (strcmp(c->string, d->string) == 0) {
+                    w->object = o;
+                    w->key = d->string;
+                    return 1;
+                }
+        return 0;
+    }
     if (n > w->cap) {
         const char **m = realloc(w->names, n * sizeof(*m));
         if (!m)
@@ -73,7 +84,7 @@ static int object_has_duplicate(walk *w, const cJSON *o)
     }
     n = 0;
     for (c = o->child; c; c = c->next)
-        w->names[n++] = c->string ? c->string : "";
+        w->names[n++] = c->string;
     qsort(w->names, n, sizeof(*w->names), by_name);
     for (size_t i = 1; i < n; i++)
         if (strcmp(w->names[i - 1], w->names[i]) == 0) {

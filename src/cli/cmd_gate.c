@@ -41,7 +41,10 @@ enum {
     OPT_STATIC,
     OPT_BLOCK,
     OPT_TRACE,
-    OPT_SKIP_EMPTY
+    OPT_SKIP_EMPTY,
+    OPT_UNDECIDED,
+    OPT_RETRY,
+    OPT_REASON
 };
 
 static void usage(FILE *out)
@@ -52,6 +55,7 @@ static void usage(FILE *out)
         "                      [--repetitions N] [--warmup W] [--kernel REGEX] [--seed S]\n"
         "                      [--confidence 0.95] [--junit F] [--json F] [--markdown F]\n"
         "                      [--allow-missing-baseline] [--skip-if-no-checks]\n"
+        "                      [--undecided pass|warn|fail] [--retry-undecided N]\n"
         "                      (--static FILE... [--block N] | --trace DB... | -- APP ARGS...)\n"
         "\n"
         "Compare a kernel test with its baseline DIR/<arch>/<test>.json.\n"
@@ -66,11 +70,13 @@ static void usage(FILE *out)
         "                     counters) until each kernel has N samples after warm-up\n"
         "                     or APP ran N times\n"
         "\n"
-        "Runtime rule: L = ln(median candidate / median baseline) with a one-sided\n"
-        "bootstrap bound (B 2000, percentile, GSL mt19937); with a history of >= 3\n"
-        "accepted medians the bound is widened by their run-to-run spread.  FAIL when\n"
-        "the lower bound exceeds ln(1+tolerance), WARN when only L does, IMPROVED when\n"
-        "the upper bound is below ln(1-tolerance).  Counters (FLOPs, DRAM bytes per\n"
+        "Runtime rule: L = ln(median candidate / median baseline) with one-sided\n"
+        "bootstrap bounds (B 2000, percentile, GSL mt19937); with a history of >= 3\n"
+        "accepted medians the bounds are widened by their run-to-run spread.  The\n"
+        "change is 'slower' (FAIL) when the lower bound exceeds ln(1+tolerance),\n"
+        "'faster' (IMPROVED) when the upper bound is below ln(1-tolerance), 'same'\n"
+        "(PASS) when both bounds lie within, and 'undecided' when the interval\n"
+        "straddles a threshold (--undecided says its verdict).  Counters (FLOPs, DRAM bytes per\n"
         "dispatch) may not grow beyond the tolerance; a changed bottleneck class warns.\n"
         "\n"
         "  --tolerance T      minimum material change, '3%%' or 0.03 (default 3%%)\n"
@@ -81,6 +87,9 @@ static void usage(FILE *out)
         "  --seed S           bootstrap seed (default %u)\n"
         "  --junit F, --json F, --markdown F   write the reports\n"
         "  --allow-missing-baseline            no baseline is a pass, not a failure\n"
+        "  --undecided V      verdict of an undecided change: pass, warn (default) or fail\n"
+        "  --retry-undecided N  APP mode: while a runtime change is undecided, measure\n"
+        "                     up to N more times, adding the samples, before answering\n"
         "  --skip-if-no-checks  a gate that compares nothing (the baseline lists no\n"
         "                     kernels, or --kernel selects none of them) is skipped\n"
         "                     (exit 77, JUnit <skipped>) instead of failing\n"
@@ -189,6 +198,9 @@ int gate_args_parse(gate_args *a, int argc, char **argv, bool update, void (*usa
         {"static", required_argument, NULL, OPT_STATIC},
         {"block", required_argument, NULL, OPT_BLOCK},
         {"trace", required_argument, NULL, OPT_TRACE},
+        {"undecided", required_argument, NULL, OPT_UNDECIDED},
+        {"retry-undecided", required_argument, NULL, OPT_RETRY},
+        {"reason", required_argument, NULL, OPT_REASON},
         RPL_CLI_COMMON_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
@@ -231,7 +243,8 @@ int gate_args_parse(gate_args *a, int argc, char **argv, bool update, void (*usa
         if (rpl_cli_common_option(opt))
             continue;
         if (update && (opt == OPT_JUNIT || opt == OPT_JSON || opt == OPT_MD || opt == OPT_ALLOW ||
-                       opt == OPT_SKIP_EMPTY || opt == OPT_SEED || opt == OPT_CONF))
+                       opt == OPT_SKIP_EMPTY || opt == OPT_SEED || opt == OPT_CONF ||
+                       opt == OPT_UNDECIDED || opt == OPT_RETRY))
             return rpl_cli_usage_error("'%s' is an option of 'rocm-perf gate', not of 'baseline "
                                        "update'",
                                        argv[optind - 1]);
@@ -293,6 +306,25 @@ int gate_args_parse(gate_args *a, int argc, char **argv, bool update, void (*usa
             break;
         case OPT_SKIP_EMPTY:
             a->skip_if_no_checks = true;
+            break;
+        case OPT_UNDECIDED: {
+            int u = rpl_verdict_parse(optarg);
+            if (u != RPL_VERDICT_PASS && u != RPL_VERDICT_WARN && u != RPL_VERDICT_FAIL)
+                return rpl_cli_usage_error("--undecided takes pass, warn or fail, not '%s'", optarg);
+            a->stat.undecided = (rpl_verdict)u;
+            break;
+        }
+        case OPT_RETRY:
+            if (parse_uint("--retry-undecided", optarg, 0, 100, &v))
+                return RPL_EXIT_INPUT;
+            a->retry_undecided = (unsigned)v;
+            break;
+        case OPT_REASON:
+            if (!update)
+                return rpl_cli_usage_error("--reason is an option of 'rocm-perf baseline accept'");
+            if (!optarg[0])
+                return rpl_cli_usage_error("--reason needs a text");
+            a->reason = optarg;
             break;
         case OPT_STATIC:
             take_list(a->statics, &a->in.nstatic, argc, argv, dashes);
@@ -528,6 +560,76 @@ static bool runtime_failed(const rpl_gate_result *r)
     return false;
 }
 
+static bool runtime_undecided(const rpl_gate_result *r)
+{
+    for (size_t i = 0; i < r->nchecks; i++)
+        if (r->checks[i].has_runtime && r->checks[i].rt.change == RPL_CHANGE_UNDECIDED)
+            return true;
+    return false;
+}
+
+/* Append the samples of `more` to the kernels of `m` of the same name, and redo their stats. */
+static int add_samples(rpl_gate_measurement *m, const rpl_gate_measurement *more)
+{
+    for (size_t i = 0; i < m->nkernels; i++) {
+        rpl_runtime_kernel *k = &m->kernels[i];
+        double *s, *tmp;
+        int rc;
+
+        for (size_t j = 0; j < more->nkernels; j++) {
+            const rpl_runtime_kernel *x = &more->kernels[j];
+            if (strcmp(x->name, k->name) != 0 || !x->nsamples)
+                continue;
+            if (!(s = realloc(k->samples, (k->nsamples + x->nsamples) * sizeof(*s))))
+                return rpl_error_oom();
+            memcpy(s + k->nsamples, x->samples, x->nsamples * sizeof(*s));
+            k->samples = s;
+            k->nsamples += x->nsamples;
+        }
+        if (!(tmp = malloc(k->nsamples * sizeof(*tmp))))
+            return rpl_error_oom();
+        memcpy(tmp, k->samples, k->nsamples * sizeof(*tmp));
+        rc = rpl_stats_compute(&k->stats, tmp, k->nsamples);
+        free(tmp);
+        if (rc != RPL_OK)
+            return rc;
+    }
+    return RPL_OK;
+}
+
+/*
+ * --retry-undecided N: an undecided runtime change of a program run is
+ * measured again (its samples added to the first ones, which narrows the
+ * interval) up to N times, until no change is undecided.
+ */
+static int retry_undecided(gate_run *g)
+{
+    int rc = RPL_OK;
+
+    if (!g->args.retry_undecided || !runtime_undecided(g->res) || g->args.in.nstatic)
+        return RPL_OK;
+    if (g->args.in.ntraces) {
+        rpl_log_warn("gate: --retry-undecided: --trace input is recorded and cannot be "
+                     "measured again");
+        return RPL_OK;
+    }
+    while (rc == RPL_OK && g->res->retries < g->args.retry_undecided &&
+           runtime_undecided(g->res)) {
+        rpl_gate_measurement more = {0};
+
+        rpl_log_warn("gate: undecided runtime change; measuring again (%u of %u)",
+                     g->res->retries + 1, g->args.retry_undecided);
+        if ((rc = rpl_gate_measure(&more, &g->args.in)) == RPL_OK &&
+            (rc = add_samples(&g->m, &more)) == RPL_OK) {
+            rpl_gate_result_clear_checks(g->res);
+            rc = compare(g);
+        }
+        rpl_gate_measurement_release(&more);
+        g->res->retries++;
+    }
+    return rc;
+}
+
 /* A runtime FAIL of a program run stands only when a second measurement fails too. */
 static int confirm(gate_run *g)
 {
@@ -664,6 +766,8 @@ static int run_gate(gate_run *g)
         rc = rpl_gate_result_set(&g->res->baseline_path, g->path);
         if (rc == RPL_OK)
             rc = compare(g);
+        if (rc == RPL_OK)
+            rc = retry_undecided(g);
         if (rc == RPL_OK)
             rc = confirm(g);
     }

@@ -14,6 +14,8 @@ typedef struct gate_args {
     const char *junit, *json, *markdown;
     bool allow_missing;
     bool skip_if_no_checks; /* a gate that compares nothing is a skip (77), not a FAIL */
+    unsigned retry_undecided; /* APP mode: measure again while a runtime change is undecided */
+    const char *reason;       /* baseline accept: why the baseline moves */
     const char **statics;   /* storage for in.static_files / in.traces */
     const char **traces;
 } gate_args;

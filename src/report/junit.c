@@ -41,6 +41,10 @@ static void check_properties(rpl_junit *j, const rpl_gate_check *c)
     if (c->has_base && c->has_cand)
         propertyf(j, c->metric, "change", c->change);
     if (c->has_runtime) {
+        char name[160];
+
+        snprintf(name, sizeof(name), "%s.change_class", c->metric);
+        rpl_junit_property(j, name, rpl_change_name(c->rt.change));
         propertyf(j, c->metric, "ci_low", exp(c->rt.lower));
         propertyf(j, c->metric, "ci_high", exp(c->rt.upper));
         propertyf(j, c->metric, "p_value", c->rt.p_value);
@@ -146,6 +150,7 @@ static int write_suite(rpl_junit *j, const rpl_gate_result *r, size_t index, boo
     rpl_junit_property(j, "verdict", rpl_verdict_name(r->verdict));
     rpl_junit_propertyf(j, "tolerance", "%.6g", r->stat.delta);
     rpl_junit_propertyf(j, "confidence", "%.6g", r->stat.confidence);
+    rpl_junit_property(j, "undecided", rpl_verdict_name(r->stat.undecided));
     if (r->baseline_path)
         rpl_junit_property(j, "baseline", r->baseline_path);
     if (r->confirmation)

@@ -102,9 +102,20 @@ def case_traces():
     fails = [c for c in res["checks"] if c["verdict"] == "fail"]
     check(res["verdict"] == "fail" and len(fails) == 1 and fails[0]["family"] == "runtime" and
           fails[0]["runtime"]["ci_low"] > 1.03, "result JSON: one runtime fail, CI above 1+delta")
+    check(fails[0]["runtime"]["change"] == "slower" and res["options"]["undecided"] == "warn",
+          "result JSON: the change is 'slower', undecided counts as warn by default")
+    for c in json.load(open("a2.json"))["checks"]:
+        rt = c["runtime"]
+        if rt:
+            inside = rt["ci_low"] >= 0.97 and rt["ci_high"] <= 1.03
+            check(rt["change"] == ("same" if inside else "undecided"),
+                  f"A' {c['kernel']}: change {rt['change']} matches [{rt['ci_low']:.4f}, "
+                  f"{rt['ci_high']:.4f}]")
+    check('name="median_ns.change_class" value="slower"' in xml and
+          'name="undecided" value="warn"' in xml, "JUnit: change class and undecided policy")
     md = open("slow.md").read()
     check("| kernel | metric | baseline | candidate | change | CI | verdict |" in md and
-          "❌ fail" in md, "markdown table")
+          "❌ fail (slower)" in md, "markdown table with the change")
     # The relu kernel alone passes the slow trace.
     gate("--trace", db("trace_slow"), "--kernel", "relu", expect=0)
     # A trace of another architecture is refused, never compared.
@@ -507,7 +518,13 @@ def case_usage():
                   "x.co"],
                  ["--test", "t", "--baseline-dir", "bl", "--tolerance", "150%", "--trace", "x"],
                  ["--test", "../t", "--baseline-dir", "bl", "--trace", db("trace_a")],
-                 ["--test", "t", "--baseline-dir", "bl", "--trace", "missing.db"]):
+                 ["--test", "t", "--baseline-dir", "bl", "--trace", "missing.db"],
+                 ["--test", "t", "--baseline-dir", "bl", "--undecided", "maybe", "--trace",
+                  db("trace_a")],
+                 ["--test", "t", "--baseline-dir", "bl", "--retry-undecided", "x", "--trace",
+                  db("trace_a")],
+                 ["--test", "t", "--baseline-dir", "bl", "--reason", "r", "--trace",
+                  db("trace_a")]):
         p = run(A.rocm_perf, "gate", *args, expect=2)
         check(p.stderr.count("\n") == 1 and p.stderr.startswith("rocm-perf: "),
               f"usage error {args[:3]}: one line", p)

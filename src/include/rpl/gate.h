@@ -14,8 +14,11 @@
  *    s_tot^2 = se_boot^2 + sigma_run^2 (1 + 1/K), se_boot the bootstrap
  *    standard deviation of ln median(candidate);
  *    LB, UB = L -/+ t_{K-1, confidence} s_tot.
- * FAIL when LB > ln(1+delta); WARN when only L > ln(1+delta);
- * IMPROVED when UB < ln(1-delta); else PASS.
+ * The change is `slower` when LB > ln(1+delta), `faster` when UB < ln(1-delta),
+ * `same` when [LB, UB] lies within [ln(1-delta), ln(1+delta)], and
+ * `undecided` when the interval straddles either threshold (nvbench's
+ * "ambiguous").  Verdicts: slower FAIL, faster IMPROVED, same PASS,
+ * undecided the caller's choice (`undecided` option, WARN by default).
  */
 #ifndef RPL_GATE_H
 #define RPL_GATE_H
@@ -49,11 +52,25 @@ const char *rpl_verdict_name(rpl_verdict v);
 /* The inverse; -1 for an unknown name. */
 int rpl_verdict_parse(const char *name);
 
+/* What the runtime interval says about the change. */
+typedef enum rpl_change {
+    RPL_CHANGE_SAME = 0,
+    RPL_CHANGE_FASTER,
+    RPL_CHANGE_SLOWER,
+    RPL_CHANGE_UNDECIDED
+} rpl_change;
+
+/* "same", "faster", "slower", "undecided". */
+const char *rpl_change_name(rpl_change c);
+/* The inverse; -1 for an unknown name. */
+int rpl_change_parse(const char *name);
+
 typedef struct rpl_gate_stat_opts {
     double delta;       /* minimum material change, 0.03 for 3 % */
     double confidence;  /* one-sided, 0.95 */
     unsigned bootstrap; /* B */
     unsigned long seed; /* gsl_rng_mt19937 seed */
+    rpl_verdict undecided; /* verdict of an undecided change: PASS, WARN (default) or FAIL */
 } rpl_gate_stat_opts;
 
 void rpl_gate_stat_opts_init(rpl_gate_stat_opts *o);
@@ -67,6 +84,7 @@ typedef struct rpl_runtime_cmp {
     size_t history;                  /* K used (0 in two-sample mode) */
     double p_value; /* P(no regression beyond delta): bootstrap tail fraction, or the
                        t tail in stored mode; Holm works on it */
+    rpl_change change;
     rpl_verdict verdict;
 } rpl_runtime_cmp;
 
@@ -107,6 +125,7 @@ typedef struct rpl_gate_result {
     rpl_gate_check *checks;
     size_t nchecks, capchecks;
     rpl_verdict verdict;
+    unsigned retries;   /* measurements added because a runtime change was undecided */
     bool confirmed;     /* a confirmation run was made */
     char *confirmation; /* what happened about confirmation (text) */
     double elapsed_s;

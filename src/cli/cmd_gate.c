@@ -462,11 +462,16 @@ int gate_update_baseline(const gate_args *a, const char *path, rpl_gate_measurem
             m->nkernels = 0;
         }
     }
+    if (rc == RPL_OK && !a->in.nstatic)
+        rc = rpl_baseline_record_run(b, path, &m->gpu, a->reason);
     if (rc == RPL_OK)
         rc = rpl_baseline_write(b, path);
     if (rc == RPL_OK)
-        printf("updated baseline %s (%s section):\n%s", path, a->in.nstatic ? "static" : "runtime",
+        printf("%s baseline %s (%s section):\n%s", a->reason ? "accepted a move of" : "updated",
+               path, a->in.nstatic ? "static" : "runtime",
                changes.len ? rpl_strbuf_cstr(&changes) : "  no change\n");
+    if (rc == RPL_OK && a->reason)
+        printf("  reason: %s\n", a->reason);
     rpl_strbuf_release(&changes);
     rpl_baseline_free(b);
     rpl_dir_unlock(lock);

@@ -29,6 +29,7 @@
 #include <cjson/cJSON.h>
 
 #include "rpl/baseline.h"
+#include "rpl/gpu_state.h"
 #include "rpl/strbuf.h"
 
 #define RPL_GATE_RESULT_SCHEMA_VERSION "1.0"
@@ -38,6 +39,7 @@
 #define RPL_GATE_DEFAULT_TOLERANCE     0.03
 #define RPL_GATE_MIN_HISTORY           3
 #define RPL_GATE_SIGMA_FLOOR           0.005
+#define RPL_GATE_GPU_SAMPLE_MS         50 /* GPU state polling period while a program runs */
 
 /* Ordered by severity: the verdict of a result is its worst check's. */
 typedef enum rpl_verdict {
@@ -222,6 +224,7 @@ typedef struct rpl_gate_measurement {
     rpl_runtime_kernel *kernels; /* trace and app modes */
     size_t nkernels;
     unsigned runs; /* app mode: how often the program ran */
+    rpl_gpu_state gpu; /* app mode: the GPU's state while the program ran (invalid: unknown) */
 } rpl_gate_measurement;
 
 /*

@@ -44,7 +44,8 @@ enum {
     OPT_SKIP_EMPTY,
     OPT_UNDECIDED,
     OPT_RETRY,
-    OPT_REASON
+    OPT_REASON,
+    OPT_STABLE
 };
 
 static void usage(FILE *out)
@@ -56,6 +57,7 @@ static void usage(FILE *out)
         "                      [--confidence 0.95] [--junit F] [--json F] [--markdown F]\n"
         "                      [--allow-missing-baseline] [--skip-if-no-checks]\n"
         "                      [--undecided pass|warn|fail] [--retry-undecided N]\n"
+        "                      [--require-stable-clocks]\n"
         "                      (--static FILE... [--block N] | --trace DB... | -- APP ARGS...)\n"
         "\n"
         "Compare a kernel test with its baseline DIR/<arch>/<test>.json.\n"
@@ -90,6 +92,9 @@ static void usage(FILE *out)
         "  --undecided V      verdict of an undecided change: pass, warn (default) or fail\n"
         "  --retry-undecided N  APP mode: while a runtime change is undecided, measure\n"
         "                     up to N more times, adding the samples, before answering\n"
+        "  --require-stable-clocks  a program run while the GPU throttled, or at an SM\n"
+        "                     clock more than 10%% from the baseline's, is an environment\n"
+        "                     error (exit 3) instead of a WARN check\n"
         "  --skip-if-no-checks  a gate that compares nothing (the baseline lists no\n"
         "                     kernels, or --kernel selects none of them) is skipped\n"
         "                     (exit 77, JUnit <skipped>) instead of failing\n"
@@ -99,7 +104,11 @@ static void usage(FILE *out)
         "times kernels in APP runs (default concurrent; see 'rocm-perf profile --help').\n"
         "ROCM_PERF_UPDATE_BASELINES=1 records the measured section into the baseline\n"
         "instead of comparing (as 'rocm-perf baseline update').  A runtime FAIL of an\n"
-        "APP run is measured once more before it stands (confirmation).\n"
+        "APP run is measured once more before it stands (confirmation).  With a\n"
+        "history of >= 10 entries (see 'baseline trend'), a regression names the\n"
+        "history entry and commit where its level began, and a slow drift warns.\n"
+        "The GPU's clocks, temperature, power and throttle reasons are sampled while\n"
+        "APP runs (NVML or ROCm SMI, when the library is there).\n"
         "\n"
         "Exit codes: 0 pass, warn or improved, 1 fail (or no baseline, or nothing\n"
         "checked), 2 bad usage or input (a corrupt baseline is left untouched),\n"
@@ -201,6 +210,7 @@ int gate_args_parse(gate_args *a, int argc, char **argv, bool update, void (*usa
         {"undecided", required_argument, NULL, OPT_UNDECIDED},
         {"retry-undecided", required_argument, NULL, OPT_RETRY},
         {"reason", required_argument, NULL, OPT_REASON},
+        {"require-stable-clocks", no_argument, NULL, OPT_STABLE},
         RPL_CLI_COMMON_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
@@ -244,7 +254,7 @@ int gate_args_parse(gate_args *a, int argc, char **argv, bool update, void (*usa
             continue;
         if (update && (opt == OPT_JUNIT || opt == OPT_JSON || opt == OPT_MD || opt == OPT_ALLOW ||
                        opt == OPT_SKIP_EMPTY || opt == OPT_SEED || opt == OPT_CONF ||
-                       opt == OPT_UNDECIDED || opt == OPT_RETRY))
+                       opt == OPT_UNDECIDED || opt == OPT_RETRY || opt == OPT_STABLE))
             return rpl_cli_usage_error("'%s' is an option of 'rocm-perf gate', not of 'baseline "
                                        "update'",
                                        argv[optind - 1]);
@@ -318,6 +328,9 @@ int gate_args_parse(gate_args *a, int argc, char **argv, bool update, void (*usa
             if (parse_uint("--retry-undecided", optarg, 0, 100, &v))
                 return RPL_EXIT_INPUT;
             a->retry_undecided = (unsigned)v;
+            break;
+        case OPT_STABLE:
+            a->require_stable_clocks = true;
             break;
         case OPT_REASON:
             if (!update)
@@ -516,6 +529,42 @@ static int nothing_checked(gate_run *g, size_t nbase)
 }
 
 /*
+ * The GPU's clocks while the candidate ran, against the baseline's latest
+ * recorded state: throttling or an SM clock far from the baseline's is a
+ * WARN check (family "clocks"), or with --require-stable-clocks an
+ * environment error: the numbers are not comparable, which is no regression.
+ */
+static int clock_check(gate_run *g)
+{
+    const rpl_gpu_state *base = rpl_baseline_last_gpu_state(g->base);
+    char why[400], now[200], then[200];
+    rpl_gate_check *c;
+
+    g->res->gpu = g->m.gpu;
+    if (base)
+        g->res->baseline_gpu = *base;
+    if (!rpl_gpu_state_unstable(&g->m.gpu, base, why, sizeof(why)))
+        return RPL_OK;
+    rpl_gpu_state_describe(&g->m.gpu, now, sizeof(now));
+    rpl_gpu_state_describe(base ? base : &(rpl_gpu_state){0}, then, sizeof(then));
+    if (g->args.require_stable_clocks)
+        return rpl_error_set(RPL_EENV, "clocks not stable (--require-stable-clocks): %s; now %s, "
+                                       "baseline %s",
+                             why, now, then);
+    c = rpl_gate_result_add_check(g->res, g->res->test, "clocks", "sm_clock_mhz", RPL_VERDICT_WARN,
+                                  "%s: the timings may not compare: %s (now %s; baseline %s)",
+                                  g->res->test, why, now, then);
+    if (!c)
+        return rpl_error_oom();
+    c->has_cand = true;
+    c->cand = g->m.gpu.sm_mhz;
+    c->has_base = base && base->sm_mhz > 0;
+    c->base = c->has_base ? base->sm_mhz : 0;
+    c->change = c->has_base ? c->cand / c->base - 1.0 : 0;
+    return RPL_OK;
+}
+
+/*
  * --kernel narrows the gate on both sides: baseline kernels it does not
  * select are not compared (shallow copies; the names stay owned by g).
  */
@@ -549,6 +598,10 @@ static int compare(gate_run *g)
     if (rc == RPL_OK)
         rc = is_static ? rpl_gate_compare_static(g->res, st, k, g->m.statics, g->m.nstatics)
                        : rpl_gate_compare_runtime(g->res, rt, k, g->m.kernels, g->m.nkernels);
+    if (rc == RPL_OK && !is_static)
+        rc = rpl_gate_trend_checks(g->res, b, g->m.kernels, g->m.nkernels);
+    if (rc == RPL_OK && !is_static)
+        rc = clock_check(g);
     if (rc == RPL_OK && k == 0)
         rc = nothing_checked(g, n);
     free(st);

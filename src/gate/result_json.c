@@ -88,6 +88,8 @@ int rpl_gate_result_json(cJSON **out, const rpl_gate_result *r)
         !rpl_json_add_int64(opt, "warmup", r->warmup) ||
         !rpl_json_add_int64(opt, "repetitions", r->repetitions) ||
         !rpl_json_add_int64(doc, "undecided_retries", r->retries) ||
+        !cJSON_AddItemToObject(doc, "gpu_state", rpl_gpu_state_json(&r->gpu)) ||
+        !cJSON_AddItemToObject(doc, "baseline_gpu_state", rpl_gpu_state_json(&r->baseline_gpu)) ||
         !cJSON_AddBoolToObject(doc, "confirmed", r->confirmed) ||
         !str_or_null(doc, "confirmation", r->confirmation) ||
         !cJSON_AddNumberToObject(doc, "elapsed_s", r->elapsed_s) ||

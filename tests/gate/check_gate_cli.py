@@ -509,6 +509,95 @@ def case_huge_end():
     check("more than a day" in p.stderr, "gate rejects it", p)
 
 
+def fake_commit(i):
+    return f"{i:04x}" + "c" * 36
+
+
+def fake_history(path, kernel, levels, noise=0.01, seed=7, accepted_at=None):
+    """Replace the history of baseline `path` with one entry per level (ns), fake commits."""
+    import random
+    rnd = random.Random(seed)
+    doc = json.load(open(path))
+    doc["history"] = [{"date": f"2026-01-{1 + i % 28:02d}T00:00:00Z", "commit": fake_commit(i),
+                       "device": "MI300X", "driver": "6.8", "gpu_state": None,
+                       "accepted": "new tiling" if i == accepted_at else None,
+                       "medians_ns": {kernel: v * (1 + rnd.gauss(0, noise))}}
+                      for i, v in enumerate(levels)]
+    with open(path, "w") as f:
+        json.dump(doc, f, indent=2)
+
+
+def case_trend():
+    """History entries record the commit (libgit2); trend finds where a step began; accept
+    records why; the gate names the commit where a regression began and warns of a drift."""
+    repo = os.path.abspath("repo")
+    os.makedirs(repo)
+    run("git", "init", "-q", repo, expect=0)
+    run("git", "-C", repo, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q",
+        "--allow-empty", "-m", "one", expect=0)
+    head = run("git", "-C", repo, "rev-parse", "HEAD", expect=0).stdout.strip()
+    bl = os.path.join(repo, "bl")
+    blf = os.path.join(bl, "gfx942", "gemm.json")
+    run(A.rocm_perf, "baseline", "update", "--test", "gemm", "--baseline-dir", bl, "--trace",
+        db("trace_a"), expect=0)
+    schema_valid("baseline.schema.json", blf)
+    entry = json.load(open(blf))["history"][0]
+    check(entry["commit"] == head and entry["date"].endswith("Z") and entry["accepted"] is None
+          and entry["gpu_state"] is None, "history entry: commit of the repository, date, no "
+          "GPU state for a trace")
+    gemm = "gemm(float*, float*, float*, int)"
+    fake_history(blf, gemm, [100440.0] * 25 + [109780.0] * 15)
+    p = run(A.rocm_perf, "baseline", "trend", "--test", "gemm", "--baseline-dir", bl, "--json",
+            expect=0)
+    with open("trend.json", "w") as f:
+        f.write(p.stdout)
+    schema_valid("trend.schema.json", "trend.json")
+    k = [k for k in json.load(open("trend.json"))["kernels"] if k["name"] == gemm][0]
+    cps = k["change_points"]
+    check(len(cps) == 1 and abs(cps[0]["index"] - 25) <= 2 and cps[0]["direction"] == "slower"
+          and cps[0]["material"] and cps[0]["commits"]["first_after"] == fake_commit(cps[0]["index"]),
+          f"trend: one slower change point at entry 25 with its commit ({cps})")
+    p = run(A.rocm_perf, "baseline", "trend", "--test", "gemm", "--baseline-dir", bl, "--kernel",
+            "gemm", expect=0)
+    check(f"entry {cps[0]['index']}: +" in p.stdout and fake_commit(cps[0]["index"])[:10] in p.stdout,
+          "trend text names the entry and the commit", p)
+    # The gate on the slower trace: the regression began at that change point.
+    p = run(A.rocm_perf, "gate", "--test", "gemm", "--baseline-dir", bl, "--trace",
+            db("trace_slow"), "--json", "g.json", expect=1)
+    check(f"began at history entry {cps[0]['index']} (commit {fake_commit(cps[0]['index'])[:12]}"
+          in p.stdout,
+          "gate: the regression names where it began", p)
+    schema_valid("gate-result.schema.json", "g.json")
+    # Five +1.5 % steps: each passes, together a drift (WARN, exit 0 on the last level).
+    levels = [100440.0 * 1.015 ** (i // 10) for i in range(50)]
+    fake_history(blf, gemm, levels, noise=0.005)
+    p = run(A.rocm_perf, "gate", "--test", "gemm", "--baseline-dir", bl, "--trace",
+            db("trace_a2"), "--kernel", "gemm", "--json", "d.json", expect=0)
+    drift = [c for c in json.load(open("d.json"))["checks"] if c["family"] == "trend"]
+    check(len(drift) == 1 and drift[0]["verdict"] == "warn" and "slow drift" in drift[0]["message"],
+          "gate: a slow drift is a trend WARN", p)
+    # accept: the reason is recorded, history_ns restarts, trend shows it.
+    run(A.rocm_perf, "baseline", "accept", "--test", "gemm", "--baseline-dir", bl, "--trace",
+        db("trace_a"), expect=2)
+    p = run(A.rocm_perf, "baseline", "accept", "--test", "gemm", "--baseline-dir", bl, "--trace",
+            db("trace_slow"), "--reason", "bigger tiles, slower by design", expect=0)
+    check("reason: bigger tiles, slower by design" in p.stdout, "accept says why", p)
+    doc = json.load(open(blf))
+    check(doc["history"][-1]["accepted"] == "bigger tiles, slower by design" and
+          all(len(k["history_ns"]) == 1 for k in doc["runtime"]["kernels"]),
+          "accept: the entry carries the reason, history_ns restarts")
+    fake_history(blf, gemm, [100440.0] * 20 + [109780.0] * 20, accepted_at=20)
+    p = run(A.rocm_perf, "baseline", "trend", "--test", "gemm", "--baseline-dir", bl, "--json",
+            expect=0)
+    k = [k for k in json.loads(p.stdout)["kernels"] if k["name"] == gemm][0]
+    check(k["change_points"] and k["change_points"][0]["accepted"] == "new tiling",
+          "trend: an accepted move explains its change point", p)
+    for bad in (["--test", "gemm"], ["--test", "nope", "--baseline-dir", bl],
+                ["--test", "gemm", "--baseline-dir", bl, "--permutations", "3"]):
+        p = run(A.rocm_perf, "baseline", "trend", *bad)
+        check(p.returncode == 2 and p.stderr.count("\n") == 1, f"trend {bad}: one line, exit 2", p)
+
+
 def case_usage():
     """Bad usage exits 2 with one line; --help exits 0."""
     for args in (["--baseline-dir", "bl", "--trace", "x.db"],

@@ -128,6 +128,8 @@ typedef struct rpl_gate_result {
     size_t nchecks, capchecks;
     rpl_verdict verdict;
     unsigned retries;   /* measurements added because a runtime change was undecided */
+    rpl_gpu_state gpu;          /* while the candidate ran (invalid: not known) */
+    rpl_gpu_state baseline_gpu; /* the baseline's latest recorded state */
     bool confirmed;     /* a confirmation run was made */
     char *confirmation; /* what happened about confirmation (text) */
     double elapsed_s;
@@ -141,6 +143,22 @@ void rpl_gate_result_free(rpl_gate_result *r);
 /* Set a string field (copying). */
 int rpl_gate_result_set(char **field, const char *value);
 int rpl_gate_result_add_attachment(rpl_gate_result *r, const char *path);
+/* Append a check (message printf-formatted; the worst verdict rises); NULL when out of memory. */
+rpl_gate_check *rpl_gate_result_add_check(rpl_gate_result *r, const char *kernel,
+                                          const char *family, const char *metric, rpl_verdict v,
+                                          const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+/*
+ * What the baseline's history says about the runtime checks: a regression
+ * (a slower or undecided change) whose level began at a change point of
+ * the history with this run appended gets "began at entry i (commit ...)"
+ * in its message; a slow drift of the history and this run (rpl/trend.h)
+ * is a WARN check of family "trend".  Histories shorter than two segments
+ * are not looked at.
+ */
+int rpl_gate_trend_checks(rpl_gate_result *r, const rpl_baseline *b, const rpl_runtime_kernel *cand,
+                          size_t ncand);
+
 /* Drop every check (before a confirmation run replaces them). */
 void rpl_gate_result_clear_checks(rpl_gate_result *r);
 

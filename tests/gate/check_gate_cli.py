@@ -647,6 +647,32 @@ def case_app():
     p = run(A.rocm_perf, "gate", "--test", "gemm", "--baseline-dir", "bl", "--", "/bin/true",
             env=dict(env, ROCM_PERF_BACKEND="nvidia"), expect=2)
     check("ROCM_PERF_BACKEND is 'nvidia'" in p.stderr, "bad ROCM_PERF_BACKEND", p)
+    # GPU state through the NVML test double: recorded with the baseline entry and the result;
+    # a throttled run warns, or with --require-stable-clocks is an environment error (exit 3).
+    env["FAKE_ROCPROF_DIR"] = os.path.abspath("same")
+    env["ROCM_PERF_NVML_LIBRARY"] = A.fake_nvml
+    p = update("--repetitions", "30", "--", "/bin/true", env=env, expect=0)
+    st = json.load(open(BL))["history"][-1]["gpu_state"]
+    check(st and st["source"] == "nvml" and st["sm_clock_mhz"] == 1980 and not st["throttled"],
+          "baseline history entry holds the GPU state", p)
+    schema_valid("baseline.schema.json", BL)
+    env["FAKE_NVML_REASONS"] = "0x4"
+    p = gate("--repetitions", "30", "--json", "thr.json", "--", "/bin/true", env=env, expect=0)
+    r = json.load(open("thr.json"))
+    clocks = [c for c in r["checks"] if c["family"] == "clocks"]
+    check(r["gpu_state"]["throttle_reasons"] == ["sw_power_cap"] and len(clocks) == 1 and
+          clocks[0]["verdict"] == "warn" and "throttled" in clocks[0]["message"],
+          "a throttled measurement is flagged", p)
+    schema_valid("gate-result.schema.json", "thr.json")
+    p = gate("--repetitions", "30", "--require-stable-clocks", "--", "/bin/true", env=env,
+             expect=3)
+    check("clocks not stable" in p.stderr and p.stderr.count("\n") == 1,
+          "--require-stable-clocks: exit 3, one line", p)
+    env["FAKE_NVML_REASONS"] = "0"
+    env["FAKE_NVML_SM"] = "1400"
+    p = gate("--repetitions", "30", "--require-stable-clocks", "--", "/bin/true", env=env,
+             expect=3)
+    check("from the baseline's 1980 MHz" in p.stderr, "a clock far from the baseline's", p)
 
 
 def case_nogpu():
@@ -666,6 +692,7 @@ def main():
               "--workdir", "--kernels", "--double-bin"):
         ap.add_argument(o, required=True)
     ap.add_argument("--hipcc")
+    ap.add_argument("--fake-nvml")
     ap.add_argument("case")
     A = ap.parse_args()
     for k in ("rocm_perf", "fixture", "fixtures", "xsd", "schemas", "validate", "kernels",

@@ -223,6 +223,14 @@ int rpl_gate_result_from_json(rpl_gate_result **out, const cJSON *doc, const cha
     if (rc == RPL_OK && rpl_verdict_parse(verdict) != (int)r->verdict)
         rc = bad(path, "its verdict disagrees with its checks");
     r->skipped = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(doc, "skipped"));
+    if (rc == RPL_OK &&
+        (rpl_gpu_state_from_json(&r->gpu, cJSON_GetObjectItemCaseSensitive(doc, "gpu_state")) ||
+         rpl_gpu_state_from_json(&r->baseline_gpu,
+                                 cJSON_GetObjectItemCaseSensitive(doc, "baseline_gpu_state"))))
+        rc = bad(path, "gpu_state is malformed");
+    o = cJSON_GetObjectItemCaseSensitive(doc, "device");
+    if (rc == RPL_OK && cJSON_IsString(o) && rpl_gate_result_set(&r->device, o->valuestring))
+        rc = rpl_error_oom();
     o = cJSON_GetObjectItemCaseSensitive(doc, "baseline");
     if (rc == RPL_OK && cJSON_IsString(o) && rpl_gate_result_set(&r->baseline_path, o->valuestring))
         rc = rpl_error_oom();

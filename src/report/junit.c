@@ -130,7 +130,8 @@ static void count_cases(const rpl_gate_result *r, bool *done, rpl_junit_counts *
     memset(done, 0, r->nchecks * sizeof(*done));
 }
 
-static int write_suite(rpl_junit *j, const rpl_gate_result *r, size_t index, bool *done)
+static int write_suite(rpl_junit *j, const rpl_gate_result *r, size_t index, bool *done,
+                       const rpl_suite_geomean *g)
 {
     rpl_junit_counts c;
     char name[320];
@@ -155,6 +156,12 @@ static int write_suite(rpl_junit *j, const rpl_gate_result *r, size_t index, boo
         rpl_junit_property(j, "baseline", r->baseline_path);
     if (r->confirmation)
         rpl_junit_property(j, "confirmation", r->confirmation);
+    if (g && g->kernels) {
+        rpl_junit_propertyf(j, "suite.geomean_ratio", "%.6g", g->ratio);
+        rpl_junit_propertyf(j, "suite.geomean_ci_low", "%.6g", g->ci_low);
+        rpl_junit_propertyf(j, "suite.geomean_ci_high", "%.6g", g->ci_high);
+        rpl_junit_propertyf(j, "suite.geomean_kernels", "%zu", g->kernels);
+    }
     rpl_junit_end(j);
     for (size_t i = 0; i < r->nchecks && rc == 0; i++)
         if (!done[i])
@@ -164,6 +171,12 @@ static int write_suite(rpl_junit *j, const rpl_gate_result *r, size_t index, boo
 }
 
 int rpl_gate_junit_write(const char *path, const rpl_gate_result *const *results, size_t n)
+{
+    return rpl_gate_junit_write_suite(path, results, n, NULL);
+}
+
+int rpl_gate_junit_write_suite(const char *path, const rpl_gate_result *const *results, size_t n,
+                               const rpl_suite_geomean *g)
 {
     rpl_junit_counts all = {.has_skipped = true};
     size_t maxchecks = 1;
@@ -189,7 +202,7 @@ int rpl_gate_junit_write(const char *path, const rpl_gate_result *const *results
     }
     rpl_junit_testsuites(j, "rocm-perf", &all);
     for (size_t i = 0; i < n && rc == 0; i++)
-        rc = write_suite(j, results[i], i, done);
+        rc = write_suite(j, results[i], i, done, g);
     rpl_junit_end(j);
     free(done);
     if (rc != 0) {

@@ -210,9 +210,43 @@ typedef struct rpl_suite_opts {
     double alpha; /* family-wise false-alarm rate, 0.05 */
     const char *markdown;
     const char *junit;
+    const char *json;        /* the suite summary, docs/schemas/suite.schema.json */
+    const char *html;        /* the HTML report */
+    const char *baseline_dir; /* HTML: the baselines' histories; NULL: each result's baseline */
 } rpl_suite_opts;
 
 int rpl_gate_suite_report(rpl_strbuf *out, bool *failed, const rpl_suite_opts *opts);
+
+/*
+ * The geometric mean of the runtime ratios (candidate / baseline median)
+ * over every test and kernel, and a two-sided percentile bootstrap interval
+ * at RPL_SUITE_GEOMEAN_CONFIDENCE that resamples tests (B
+ * RPL_GATE_DEFAULT_BOOTSTRAP, gsl_rng_mt19937 seeded RPL_GATE_DEFAULT_SEED).
+ * kernels == 0 when no result has a runtime check.
+ */
+#define RPL_SUITE_GEOMEAN_CONFIDENCE 0.95
+typedef struct rpl_suite_geomean {
+    size_t tests, kernels;
+    double ratio, ci_low, ci_high;
+    double confidence;
+    unsigned bootstrap;
+} rpl_suite_geomean;
+
+int rpl_suite_geomean_compute(rpl_suite_geomean *out, const rpl_gate_result *const *results, size_t n);
+
+/*
+ * The HTML report (one self-contained file: inline CSS and SVG, no script,
+ * no network): the suite's summary, and per result its verdict table, GPU
+ * state and per runtime kernel the baseline's history chart with its
+ * change points, accepted moves and this run marked.  Histories come from
+ * `baseline_dir`/<arch>/<test>.json, or each result's baseline file.
+ */
+int rpl_suite_html(const char *path, const rpl_gate_result *const *results, size_t n,
+                   const rpl_suite_geomean *g, const char *baseline_dir);
+
+/* JUnit of several results; with `g`, each suite also carries suite.geomean_* properties. */
+int rpl_gate_junit_write_suite(const char *path, const rpl_gate_result *const *results, size_t n,
+                               const rpl_suite_geomean *g);
 
 /* What a gate measures: code objects, recorded traces or a program run under a profiler. */
 typedef struct rpl_gate_input {

@@ -64,6 +64,7 @@ if ! build "$work/fast" || ! build "$work/slow" -DRPL_PERF_SUITE_SLOW_VARIANT=ON
 fi
 
 t0=$(date +%s)
+done_runs=0
 for ((i = 1; i <= runs; i++)); do
     if ((i >= slow_from)); then variant=slow; else variant=fast; fi
     printf '%s\nrun %d\n' "$variant" "$i" >"$repo/variant.txt"
@@ -75,12 +76,13 @@ for ((i = 1; i <= runs; i++)); do
     ROCM_PERF_UPDATE_BASELINES=1 ctest --test-dir "$work/$variant" -R '^saxpy$' --timeout 120 \
         --resource-spec-file "$work/spec.json" >"$work/ctest_$i.log" 2>&1 ||
         say "run $i: ctest failed: $(tail -3 "$work/ctest_$i.log" | tr '\n' ' ')"
+    done_runs=$i
     if (($(date +%s) - t0 > budget)); then
         say "stopped after run $i of $runs: past HIST_BUDGET_S=$budget s"
         break
     fi
 done
-say "runs: $i in $(($(date +%s) - t0)) s; the slow variant from run $slow_from, commit $(awk -v r="$slow_from" '$1 == r {print $2}' "$out/commits.txt")"
+say "runs: $done_runs in $(($(date +%s) - t0)) s; the slow variant from run $slow_from, commit $(awk -v r="$slow_from" '$1 == r {print $2}' "$out/commits.txt")"
 
 bl=$repo/baselines/sm_90/saxpy.json
 cp "$bl" "$out/saxpy.json" 2>/dev/null || say "no baseline written"

@@ -310,7 +310,7 @@ static void history_chart(rpl_strbuf *out, const rpl_baseline *b, const char *ke
                                "stroke=\"#cf222e\" stroke-dasharray=\"5 4\" stroke-width=\"2\"/>"
                                "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" fill=\"#cf222e\">"
                                "%+.1f%% @%zu</text></g>",
-                          xx, xx, PAD_T, CHART_H - PAD_B, xx + 4, PAD_T + 12,
+                          xx, xx, PAD_T, CHART_H - PAD_B, xx + 4, CHART_H - PAD_B - 8,
                           100.0 * cp[i].size, cp[i].index);
     }
     rpl_strbuf_puts(out, "<polyline fill=\"none\" stroke=\"#0969da\" stroke-width=\"1.5\" "

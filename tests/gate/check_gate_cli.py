@@ -598,6 +598,99 @@ def case_trend():
         check(p.returncode == 2 and p.stderr.count("\n") == 1, f"trend {bad}: one line, exit 2", p)
 
 
+def png_pixels(path):
+    """(width, height, RGB tuples) of an 8-bit RGB/RGBA non-interlaced PNG (Chromium's)."""
+    import struct
+    import zlib
+    data = open(path, "rb").read()
+    check(data[:8] == b"\x89PNG\r\n\x1a\n", f"{path} is a PNG")
+    pos, idat, w = 8, b"", 0
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            w, h, depth, ctype, _, _, interlace = struct.unpack(">IIBBBBB", body)
+            check(depth == 8 and ctype in (2, 6) and not interlace, "PNG is 8-bit RGB(A)")
+            bpp = 3 if ctype == 2 else 4
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    raw, stride, prev, px = zlib.decompress(idat), w * bpp, bytearray(w * bpp), []
+    for y in range(h):
+        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b, c = prev[i], prev[i - bpp] if i >= bpp else 0
+            if f == 1:
+                line[i] = (line[i] + a) & 255
+            elif f == 2:
+                line[i] = (line[i] + b) & 255
+            elif f == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif f == 4:
+                p_ = a + b - c
+                pa, pb, pc = abs(p_ - a), abs(p_ - b), abs(p_ - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        px.extend(tuple(line[i:i + 3]) for i in range(0, stride, bpp))
+        prev = line
+    return w, h, px
+
+
+def case_html():
+    """report --suite --html: one self-contained file that tidy accepts and headless Chromium
+    renders (screenshot not blank, the DOM holds the charts and tables); the suite JSON and
+    JUnit carry the geometric mean."""
+    gemm = "gemm(float*, float*, float*, int)"
+    update("--trace", db("trace_a"), expect=0)
+    fake_history(BL, gemm, [100440.0] * 30 + [108480.0] * 30, noise=0.02, accepted_at=30)
+    os.makedirs("res")
+    gate("--trace", db("trace_slow"), "--json", "res/gemm.json", expect=1)
+    gate("--trace", db("trace_a2"), "--json", "res/gemm_a2.json", expect=0)
+    p = run(A.rocm_perf, "report", "--suite", "res", "--html", "r.html", "--json", "s.json",
+            "--junit", "s.xml", "--markdown", "s.md", expect=1)
+    check("geometric mean of the runtime ratios" in p.stdout, "suite text: geometric mean", p)
+    schema_valid("suite.schema.json", "s.json")
+    s = json.load(open("s.json"))
+    rs = [json.load(open(f"res/{f}")) for f in ("gemm.json", "gemm_a2.json")]
+    import math
+    logs = [c["runtime"]["log_ratio"] for r in rs for c in r["checks"] if c["runtime"]]
+    want = math.exp(sum(logs) / len(logs))
+    g = s["geomean"]
+    check(abs(g["ratio"] - want) < 1e-9 and g["kernels"] == len(logs) and g["tests"] == 2 and
+          g["ci_low"] <= g["ratio"] <= g["ci_high"], f"suite JSON: geometric mean {want:.4f} of "
+          f"{len(logs)} kernels within its interval")
+    xsd_valid("s.xml")
+    check('name="suite.geomean_ratio"' in open("s.xml").read(), "JUnit: suite.geomean_ratio")
+    check("**Suite:** geometric mean" in open("s.md").read(), "Markdown: geometric mean")
+    html = open("r.html").read()
+    check(not any(x in html for x in ("http://", "https://", "<script", "<link", "src=")) or
+          html.count("http://www.w3.org/2000/svg") == html.count("http://"),
+          "self-contained: no script, no link, no network address but the SVG namespace")
+    p = run(A.tidy, "-errors", "-q", "r.html")
+    check(p.returncode == 0 and not p.stderr.strip(), "tidy -errors -q passes", p)
+    shot = os.path.abspath("shot.png")
+    base = [A.chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+            f"--user-data-dir={os.path.abspath('chromium-profile')}"]
+    url = "file://" + os.path.abspath("r.html")
+    p = subprocess.run(base + [f"--screenshot={shot}", "--window-size=1200,1800", url],
+                       capture_output=True, text=True, timeout=120)
+    check(os.path.exists(shot), "Chromium wrote a screenshot", p)
+    w, h, px = png_pixels(shot)
+    colours = len(set(px))
+    nonwhite = sum(1 for c in px if min(c) < 235) / len(px)
+    check(w == 1200 and colours >= 50 and nonwhite > 0.05,
+          f"screenshot not blank: {colours} colours, {100 * nonwhite:.0f}% not white")
+    # A red pixel of the change point marker and a blue one of the history line were drawn.
+    check(any(c == (0xcf, 0x22, 0x2e) for c in px) and any(c == (0x09, 0x69, 0xda) for c in px),
+          "screenshot shows the chart's colours")
+    p = subprocess.run(base + ["--dump-dom", url], capture_output=True, text=True, timeout=120)
+    dom = p.stdout
+    check(dom.count('class="chart"') >= 2 and dom.count("<table") >= 4 and
+          "<th scope=\"col\">verdict</th>" in dom and "Change points (E-Divisive" in dom and
+          "this run" in dom and "new tiling" in dom and "<desc>" in dom,
+          "the DOM holds the charts (with text alternatives), the tables and the accepted move", p)
+
+
 def case_usage():
     """Bad usage exits 2 with one line; --help exits 0."""
     for args in (["--baseline-dir", "bl", "--trace", "x.db"],
@@ -693,6 +786,8 @@ def main():
         ap.add_argument(o, required=True)
     ap.add_argument("--hipcc")
     ap.add_argument("--fake-nvml")
+    ap.add_argument("--chromium")
+    ap.add_argument("--tidy")
     ap.add_argument("case")
     A = ap.parse_args()
     for k in ("rocm_perf", "fixture", "fixtures", "xsd", "schemas", "validate", "kernels",

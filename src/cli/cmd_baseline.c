@@ -100,8 +100,9 @@ static int find_baseline(char **path, const char *dir, const char *arch, const c
     if (rc != 0)
         return rpl_error_set(RPL_ENOTFOUND, "no baseline of test '%s' in '%s'", test, dir);
     if (g.gl_pathc > 1) {
-        rc = rpl_error_set(RPL_EUSAGE, "'%s' holds test '%s' for %zu architectures; choose one "
-                                       "with --arch",
+        rc = rpl_error_set(RPL_EUSAGE,
+                           "'%s' holds test '%s' for %zu architectures; choose one "
+                           "with --arch",
                            dir, test, (size_t)g.gl_pathc);
     } else {
         rc = (*path = strdup(g.gl_pathv[0])) ? RPL_OK : rpl_error_oom();
@@ -186,8 +187,9 @@ static int trend(int argc, char **argv)
     if (rc == RPL_OK)
         rc = rpl_baseline_read(&b, path);
     if (rc == RPL_OK && !b->has_runtime)
-        rc = rpl_error_set(RPL_EINPUT, "baseline '%s' has no runtime section: no history to "
-                                       "look at",
+        rc = rpl_error_set(RPL_EINPUT,
+                           "baseline '%s' has no runtime section: no history to "
+                           "look at",
                            path);
     if (rc == RPL_OK) {
         o.tolerance = b->tolerance;

@@ -320,7 +320,8 @@ int gate_args_parse(gate_args *a, int argc, char **argv, bool update, void (*usa
         case OPT_UNDECIDED: {
             int u = rpl_verdict_parse(optarg);
             if (u != RPL_VERDICT_PASS && u != RPL_VERDICT_WARN && u != RPL_VERDICT_FAIL)
-                return rpl_cli_usage_error("--undecided takes pass, warn or fail, not '%s'", optarg);
+                return rpl_cli_usage_error("--undecided takes pass, warn or fail, not '%s'",
+                                           optarg);
             a->stat.undecided = (rpl_verdict)u;
             break;
         }
@@ -548,8 +549,9 @@ static int clock_check(gate_run *g)
     rpl_gpu_state_describe(&g->m.gpu, now, sizeof(now));
     rpl_gpu_state_describe(base ? base : &(rpl_gpu_state){0}, then, sizeof(then));
     if (g->args.require_stable_clocks)
-        return rpl_error_set(RPL_EENV, "clocks not stable (--require-stable-clocks): %s; now %s, "
-                                       "baseline %s",
+        return rpl_error_set(RPL_EENV,
+                             "clocks not stable (--require-stable-clocks): %s; now %s, "
+                             "baseline %s",
                              why, now, then);
     c = rpl_gate_result_add_check(g->res, g->res->test, "clocks", "sm_clock_mhz", RPL_VERDICT_WARN,
                                   "%s: the timings may not compare: %s (now %s; baseline %s)",
@@ -671,8 +673,7 @@ static int retry_undecided(gate_run *g)
                      "measured again");
         return RPL_OK;
     }
-    while (rc == RPL_OK && g->res->retries < g->args.retry_undecided &&
-           runtime_undecided(g->res)) {
+    while (rc == RPL_OK && g->res->retries < g->args.retry_undecided && runtime_undecided(g->res)) {
         rpl_gate_measurement more = {0};
 
         rpl_log_warn("gate: undecided runtime change; measuring again (%u of %u)",

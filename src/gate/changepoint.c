@@ -132,8 +132,9 @@ int rpl_change_points(rpl_change_point **out, size_t *nout, const double *x, siz
     *out = NULL;
     *nout = 0;
     if (o->min_size < 2 || o->permutations < 19 || !(o->alpha > 0 && o->alpha < 1))
-        return rpl_error_set(RPL_EUSAGE, "bad change point options: min size %zu, %u "
-                                         "permutations, alpha %g",
+        return rpl_error_set(RPL_EUSAGE,
+                             "bad change point options: min size %zu, %u "
+                             "permutations, alpha %g",
                              o->min_size, o->permutations, o->alpha);
     for (size_t i = 0; i < n; i++)
         if (!(x[i] > 0) || !isfinite(x[i]))

@@ -26,7 +26,8 @@ static void sums(const rpl_gate_result *r, double *sum, size_t *count)
         }
 }
 
-int rpl_suite_geomean_compute(rpl_suite_geomean *out, const rpl_gate_result *const *results, size_t n)
+int rpl_suite_geomean_compute(rpl_suite_geomean *out, const rpl_gate_result *const *results,
+                              size_t n)
 {
     double *sum = malloc((n ? n : 1) * sizeof(*sum)), *boot = NULL, total = 0;
     size_t *count = malloc((n ? n : 1) * sizeof(*count)), *with = NULL, kernels = 0, tests = 0;
@@ -67,8 +68,8 @@ int rpl_suite_geomean_compute(rpl_suite_geomean *out, const rpl_gate_result *con
         boot[b] = s / (double)k;
     }
     gsl_sort(boot, 1, out->bootstrap);
-    out->ci_low = exp(gsl_stats_quantile_from_sorted_data(boot, 1, out->bootstrap,
-                                                          (1 - out->confidence) / 2));
+    out->ci_low = exp(
+        gsl_stats_quantile_from_sorted_data(boot, 1, out->bootstrap, (1 - out->confidence) / 2));
     out->ci_high = exp(gsl_stats_quantile_from_sorted_data(boot, 1, out->bootstrap,
                                                            1 - (1 - out->confidence) / 2));
 done:

@@ -25,7 +25,8 @@ void rpl_history_entry_release(rpl_history_entry *e)
     memset(e, 0, sizeof(*e));
 }
 
-/* HEAD of the repository holding file `path`'s folder, or NULL when there is none (not an error). */
+/* HEAD of the repository holding file `path`'s folder, or NULL when there is none (not an error).
+ */
 static int head_commit(char **out, const char *path)
 {
     rpl_git_repo *repo = NULL;

@@ -25,8 +25,7 @@ static int runtime_json(cJSON *o, const rpl_runtime_cmp *c)
 {
     cJSON *rt = cJSON_AddObjectToObject(o, "runtime");
 
-    if (!rt ||
-        !cJSON_AddStringToObject(rt, "change", rpl_change_name(c->change)) ||
+    if (!rt || !cJSON_AddStringToObject(rt, "change", rpl_change_name(c->change)) ||
         !cJSON_AddStringToObject(rt, "method",
                                  c->history ? "stored-baseline" : "bootstrap-percentile") ||
         !cJSON_AddNumberToObject(rt, "log_ratio", c->log_ratio) ||

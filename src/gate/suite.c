@@ -243,8 +243,8 @@ static int suite_json(const char *path, const suite *s, const rpl_suite_geomean 
         cJSON *o = cJSON_CreateObject();
         if (!o || !cJSON_AddItemToArray(arr, o) || !cJSON_AddStringToObject(o, "test", r->test) ||
             !cJSON_AddStringToObject(o, "arch", r->arch) ||
-            !cJSON_AddStringToObject(o, "verdict", r->skipped ? "skipped"
-                                                               : rpl_verdict_name(r->verdict)) ||
+            !cJSON_AddStringToObject(o, "verdict",
+                                     r->skipped ? "skipped" : rpl_verdict_name(r->verdict)) ||
             !cJSON_AddStringToObject(o, "file", s->paths[i]))
             rc = rpl_error_oom();
     }

@@ -68,7 +68,8 @@ static int history_json(cJSON *arr, const rpl_baseline *b, const series *s)
         const rpl_history_entry *e = &b->runs[s->entry[i]];
         cJSON *o = cJSON_CreateObject(), *g = rpl_gpu_state_json(&e->gpu);
 
-        if (!o || !g || !cJSON_AddItemToArray(arr, o) || !rpl_json_add_int64(o, "index", (int64_t)i) ||
+        if (!o || !g || !cJSON_AddItemToArray(arr, o) ||
+            !rpl_json_add_int64(o, "index", (int64_t)i) ||
             !cJSON_AddNumberToObject(o, "median_ns", s->v[i]) || !str_or_null(o, "date", e->date) ||
             !str_or_null(o, "commit", e->commit) || !str_or_null(o, "device", e->device) ||
             !str_or_null(o, "driver", e->driver) || !str_or_null(o, "accepted", e->accepted) ||
@@ -96,7 +97,8 @@ static int kernel_trend(cJSON *karr, rpl_strbuf *text, const rpl_baseline *b, co
     if (rc != RPL_OK)
         goto done;
     rpl_drift_find(&d, cp, ncp, s.v, s.n, o->tolerance);
-    if (!cJSON_AddStringToObject(k, "name", name) || !rpl_json_add_int64(k, "entries", (int64_t)s.n) ||
+    if (!cJSON_AddStringToObject(k, "name", name) ||
+        !rpl_json_add_int64(k, "entries", (int64_t)s.n) ||
         !(h = cJSON_AddArrayToObject(k, "history")) || history_json(h, b, &s) ||
         !(carr = cJSON_AddArrayToObject(k, "change_points"))) {
         rc = rpl_error_oom();
@@ -128,16 +130,15 @@ static int kernel_trend(cJSON *karr, rpl_strbuf *text, const rpl_baseline *b, co
             goto done;
         }
         if (text)
-            rpl_strbuf_printf(text,
-                              "  entry %zu: %+.2f%% (%s -> %s), %s, p %.3f, began at commit %s "
-                              "(last before: %s), %s%s%s\n",
-                              cp[i].index, 100.0 * cp[i].size,
-                              rpl_format_ns(m1, sizeof(m1), cp[i].before),
-                              rpl_format_ns(m2, sizeof(m2), cp[i].after),
-                              cp[i].size > 0 ? "slower" : "faster", cp[i].p_value,
-                              short_commit(c1, sizeof(c1), at->commit),
-                              short_commit(c2, sizeof(c2), prev->commit),
-                              at->date ? at->date : "", acc ? "; accepted: " : "", acc ? acc : "");
+            rpl_strbuf_printf(
+                text,
+                "  entry %zu: %+.2f%% (%s -> %s), %s, p %.3f, began at commit %s "
+                "(last before: %s), %s%s%s\n",
+                cp[i].index, 100.0 * cp[i].size, rpl_format_ns(m1, sizeof(m1), cp[i].before),
+                rpl_format_ns(m2, sizeof(m2), cp[i].after), cp[i].size > 0 ? "slower" : "faster",
+                cp[i].p_value, short_commit(c1, sizeof(c1), at->commit),
+                short_commit(c2, sizeof(c2), prev->commit), at->date ? at->date : "",
+                acc ? "; accepted: " : "", acc ? acc : "");
     }
     if (!d.found) {
         dj = cJSON_AddNullToObject(k, "drift");
@@ -195,8 +196,9 @@ int rpl_trend_report(cJSON **out, rpl_strbuf *text, const rpl_baseline *b, const
     }
     rpl_kernel_filter_release(&f);
     if (rc == RPL_OK && !selected)
-        rc = rpl_error_set(RPL_EINPUT, "no kernel of the runtime section of baseline '%s' is "
-                                       "selected%s%s",
+        rc = rpl_error_set(RPL_EINPUT,
+                           "no kernel of the runtime section of baseline '%s' is "
+                           "selected%s%s",
                            b->test, o->kernel_regex ? " by --kernel " : "",
                            o->kernel_regex ? o->kernel_regex : "");
     if (rc != RPL_OK) {

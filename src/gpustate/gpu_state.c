@@ -8,8 +8,8 @@
 #include "rpl/json.h"
 
 static const char *const throttle_names[RPL_THROTTLE_NAMES] = {
-    "sw_power_cap", "hw_slowdown", "sw_thermal", "hw_thermal",
-    "hw_power_brake", "sync_boost", "applications_clocks", "other"};
+    "sw_power_cap",   "hw_slowdown", "sw_thermal",          "hw_thermal",
+    "hw_power_brake", "sync_boost",  "applications_clocks", "other"};
 
 const char *rpl_throttle_name(unsigned bit_index)
 {
@@ -53,10 +53,12 @@ cJSON *rpl_gpu_state_json(const rpl_gpu_state *s)
         return cJSON_CreateNull();
     if (!(o = cJSON_CreateObject()))
         return NULL;
-    if (!cJSON_AddStringToObject(o, "source", s->source) || !num_or_null(o, "sm_clock_mhz", s->sm_mhz) ||
+    if (!cJSON_AddStringToObject(o, "source", s->source) ||
+        !num_or_null(o, "sm_clock_mhz", s->sm_mhz) ||
         !num_or_null(o, "mem_clock_mhz", s->mem_mhz) ||
         !num_or_null(o, "sm_clock_max_mhz", s->sm_max_mhz) ||
-        !num_or_null(o, "temperature_c", s->temperature_c) || !num_or_null(o, "power_w", s->power_w) ||
+        !num_or_null(o, "temperature_c", s->temperature_c) ||
+        !num_or_null(o, "power_w", s->power_w) ||
         !(arr = cJSON_AddArrayToObject(o, "throttle_reasons")) ||
         !cJSON_AddBoolToObject(o, "throttled", (s->throttle & RPL_THROTTLE_SLOWING) != 0) ||
         !rpl_json_add_int64(o, "samples", s->samples)) {
@@ -64,7 +66,8 @@ cJSON *rpl_gpu_state_json(const rpl_gpu_state *s)
         return NULL;
     }
     for (unsigned i = 0; i < RPL_THROTTLE_NAMES; i++)
-        if ((s->throttle & (1u << i)) && !cJSON_AddItemToArray(arr, cJSON_CreateString(throttle_names[i]))) {
+        if ((s->throttle & (1u << i)) &&
+            !cJSON_AddItemToArray(arr, cJSON_CreateString(throttle_names[i]))) {
             cJSON_Delete(o);
             return NULL;
         }
@@ -78,7 +81,8 @@ static int opt_num(const cJSON *o, const char *key, double *out)
     *out = -1;
     if (!v || cJSON_IsNull(v))
         return RPL_OK;
-    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0 || v->valuedouble > 1e7)
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0 ||
+        v->valuedouble > 1e7)
         return RPL_EINPUT;
     *out = v->valuedouble;
     return RPL_OK;
@@ -94,12 +98,13 @@ int rpl_gpu_state_from_json(rpl_gpu_state *out, const cJSON *item)
         return RPL_OK;
     src = cJSON_GetObjectItemCaseSensitive(item, "source");
     arr = cJSON_GetObjectItemCaseSensitive(item, "throttle_reasons");
-    if (!cJSON_IsObject(item) || !cJSON_IsString(src) || strlen(src->valuestring) >= sizeof(out->source) ||
-        (arr && !cJSON_IsArray(arr)) || opt_num(item, "sm_clock_mhz", &out->sm_mhz) ||
+    if (!cJSON_IsObject(item) || !cJSON_IsString(src) ||
+        strlen(src->valuestring) >= sizeof(out->source) || (arr && !cJSON_IsArray(arr)) ||
+        opt_num(item, "sm_clock_mhz", &out->sm_mhz) ||
         opt_num(item, "mem_clock_mhz", &out->mem_mhz) ||
         opt_num(item, "sm_clock_max_mhz", &out->sm_max_mhz) ||
-        opt_num(item, "temperature_c", &out->temperature_c) || opt_num(item, "power_w", &out->power_w) ||
-        opt_num(item, "samples", &n))
+        opt_num(item, "temperature_c", &out->temperature_c) ||
+        opt_num(item, "power_w", &out->power_w) || opt_num(item, "samples", &n))
         return RPL_EINPUT;
     snprintf(out->source, sizeof(out->source), "%s", src->valuestring);
     out->samples = n > 0 ? (unsigned)n : 0;
@@ -124,10 +129,12 @@ static void throttle_list(char *buf, size_t cap, unsigned bits)
     buf[0] = '\0';
     for (unsigned i = 0; i < RPL_THROTTLE_NAMES && len < cap; i++)
         if (bits & (1u << i))
-            len += (size_t)snprintf(buf + len, cap - len, "%s%s", len ? ", " : "", throttle_names[i]);
+            len +=
+                (size_t)snprintf(buf + len, cap - len, "%s%s", len ? ", " : "", throttle_names[i]);
 }
 
-bool rpl_gpu_state_unstable(const rpl_gpu_state *s, const rpl_gpu_state *base, char *why, size_t cap)
+bool rpl_gpu_state_unstable(const rpl_gpu_state *s, const rpl_gpu_state *base, char *why,
+                            size_t cap)
 {
     size_t len = 0;
     char list[160];
@@ -142,10 +149,9 @@ bool rpl_gpu_state_unstable(const rpl_gpu_state *s, const rpl_gpu_state *base, c
     }
     if (base && base->valid && base->sm_mhz > 0 && s->sm_mhz > 0 &&
         fabs(s->sm_mhz / base->sm_mhz - 1.0) > RPL_GPU_CLOCK_TOLERANCE && len < cap)
-        len += (size_t)snprintf(why + len, cap - len,
-                                "%sSM clock %.0f MHz is %+.0f%% from the baseline's %.0f MHz",
-                                len ? "; " : "", s->sm_mhz, 100.0 * (s->sm_mhz / base->sm_mhz - 1.0),
-                                base->sm_mhz);
+        len += (size_t)snprintf(
+            why + len, cap - len, "%sSM clock %.0f MHz is %+.0f%% from the baseline's %.0f MHz",
+            len ? "; " : "", s->sm_mhz, 100.0 * (s->sm_mhz / base->sm_mhz - 1.0), base->sm_mhz);
     return len > 0;
 }
 

@@ -19,10 +19,8 @@ static void sample(rpl_gpu_sampler *s)
 {
     rpl_gpu_state one;
 
-    if (rpl_gpu_state_read(&one, s->index) != RPL_OK) {
-        rpl_error_clear();
+    if (!rpl_gpu_state_poll(&one, s->index))
         return;
-    }
     pthread_mutex_lock(&s->lock);
     rpl_gpu_state_merge(&s->state, &one);
     pthread_mutex_unlock(&s->lock);

@@ -18,9 +18,9 @@
 /* ---- NVML ---- */
 
 typedef struct nvml_device *nvml_device;
-#define NVML_CLOCK_SM          1
-#define NVML_CLOCK_MEM         2
-#define NVML_TEMPERATURE_GPU   0
+#define NVML_CLOCK_SM        1
+#define NVML_CLOCK_MEM       2
+#define NVML_TEMPERATURE_GPU 0
 /* nvmlClocksThrottleReason* bits. */
 #define NVML_TR_APP_CLOCKS     0x2ull
 #define NVML_TR_SW_POWER       0x4ull
@@ -132,7 +132,7 @@ static void load_rsmi(void)
 {
     static const char *const names[] = {"librocm_smi64.so.1", "librocm_smi64.so.7",
                                         "librocm_smi64.so.6", "librocm_smi64.so.5",
-                                        "librocm_smi64.so", NULL};
+                                        "librocm_smi64.so",   NULL};
     void *h = open_library("ROCM_PERF_ROCM_SMI_LIBRARY", names);
     bool ok = h != NULL;
     rsmi_version v = {0};
@@ -197,7 +197,7 @@ static int read_nvml(rpl_gpu_state *s, unsigned index)
     unsigned long long r;
 
     if (nvml.handle(nvml_index(index), &d) != 0 || nvml.clock(d, NVML_CLOCK_SM, &v) != 0)
-        return rpl_error_set(RPL_ENODEV, "NVML has no GPU %u", index);
+        return RPL_ENODEV;
     snprintf(s->source, sizeof(s->source), "nvml");
     s->sm_mhz = v;
     s->mem_mhz = nvml.clock(d, NVML_CLOCK_MEM, &v) == 0 ? (double)v : -1;
@@ -243,7 +243,7 @@ static int read_rsmi(rpl_gpu_state *s, unsigned index)
 
     s->sm_mhz = rsmi_clock(index, RSMI_CLK_TYPE_SYS, &s->sm_max_mhz);
     if (s->sm_mhz < 0)
-        return rpl_error_set(RPL_ENODEV, "ROCm SMI has no GPU %u", index);
+        return RPL_ENODEV;
     snprintf(s->source, sizeof(s->source), "rocm-smi");
     s->mem_mhz = rsmi_clock(index, RSMI_CLK_TYPE_MEM, NULL);
     s->temperature_c = rsmi.temperature(index, RSMI_TEMP_TYPE_EDGE, RSMI_TEMP_CURRENT, &t) == 0
@@ -254,20 +254,23 @@ static int read_rsmi(rpl_gpu_state *s, unsigned index)
     return RPL_OK;
 }
 
-int rpl_gpu_state_read(rpl_gpu_state *out, unsigned index)
+bool rpl_gpu_state_poll(rpl_gpu_state *out, unsigned index)
 {
-    int rc;
-
     memset(out, 0, sizeof(*out));
     pthread_once(&once, load);
-    if (have_nvml)
-        rc = read_nvml(out, index);
-    else if (have_rsmi)
-        rc = read_rsmi(out, index);
-    else
-        rc = rpl_error_set(RPL_ENODEV, "no GPU management library (libnvidia-ml.so.1, "
-                                       "librocm_smi64) could be opened");
-    out->valid = rc == RPL_OK;
+    out->valid = have_nvml   ? read_nvml(out, index) == RPL_OK
+                 : have_rsmi ? read_rsmi(out, index) == RPL_OK
+                             : false;
     out->samples = out->valid;
-    return rc;
+    return out->valid;
+}
+
+int rpl_gpu_state_read(rpl_gpu_state *out, unsigned index)
+{
+    if (rpl_gpu_state_poll(out, index))
+        return RPL_OK;
+    if (!have_nvml && !have_rsmi)
+        return rpl_error_set(RPL_ENODEV, "no GPU management library (libnvidia-ml.so.1, "
+                                         "librocm_smi64) could be opened");
+    return rpl_error_set(RPL_ENODEV, "%s has no GPU %u", have_nvml ? "NVML" : "ROCm SMI", index);
 }

@@ -93,8 +93,7 @@ static void summary_section(rpl_strbuf *out, const rpl_gate_result *const *r, si
                           "runtime ratios (candidate / baseline) over %zu kernel%s of %zu "
                           "test%s; %.0f%% bootstrap interval over tests [%.4f, %.4f].</p>",
                           g->ratio, g->kernels, g->kernels == 1 ? "" : "s", g->tests,
-                          g->tests == 1 ? "" : "s", 100.0 * g->confidence, g->ci_low,
-                          g->ci_high);
+                          g->tests == 1 ? "" : "s", 100.0 * g->confidence, g->ci_low, g->ci_high);
     rpl_strbuf_puts(out, "<div class=\"table-wrap\"><table><caption>Every gate result</caption>"
                          "<thead><tr><th scope=\"col\">test</th><th scope=\"col\">arch</th>"
                          "<th scope=\"col\">device</th><th scope=\"col\">mode</th>"
@@ -175,8 +174,8 @@ static void state_cells(rpl_strbuf *out, const rpl_gpu_state *s)
     rpl_strbuf_printf(out, "<td class=\"num\">%.0f MHz</td>", s->sm_mhz);
     rpl_strbuf_printf(out, s->mem_mhz >= 0 ? "<td class=\"num\">%.0f MHz</td>" : "<td>-</td>",
                       s->mem_mhz);
-    rpl_strbuf_printf(out, s->temperature_c >= 0 ? "<td class=\"num\">%.0f &deg;C</td>"
-                                                 : "<td>-</td>",
+    rpl_strbuf_printf(out,
+                      s->temperature_c >= 0 ? "<td class=\"num\">%.0f &deg;C</td>" : "<td>-</td>",
                       s->temperature_c);
     rpl_strbuf_printf(out, s->power_w >= 0 ? "<td class=\"num\">%.0f W</td>" : "<td>-</td>",
                       s->power_w);
@@ -260,13 +259,15 @@ static void history_chart(rpl_strbuf *out, const rpl_baseline *b, const char *ke
     }
     c.lo *= 0.97;
     c.hi *= 1.03;
-    rpl_strbuf_printf(out, "<figure><svg class=\"chart\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
-                           "id=\"chart%zu\" xmlns=\"http://www.w3.org/2000/svg\">"
-                           "<title>History of ",
+    rpl_strbuf_printf(out,
+                      "<figure><svg class=\"chart\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
+                      "id=\"chart%zu\" xmlns=\"http://www.w3.org/2000/svg\">"
+                      "<title>History of ",
                       CHART_W, CHART_H, id);
     esc(out, kernel);
-    rpl_strbuf_printf(out, "</title><desc>Median per recorded run, %zu runs from "
-                           "%s to %s; %zu change point%s",
+    rpl_strbuf_printf(out,
+                      "</title><desc>Median per recorded run, %zu runs from "
+                      "%s to %s; %zu change point%s",
                       n, rpl_format_ns(m1, sizeof(m1), x[0]),
                       rpl_format_ns(m2, sizeof(m2), x[n - 1]), ncp, ncp == 1 ? "" : "s");
     for (size_t i = 0; i < ncp; i++)
@@ -277,18 +278,21 @@ static void history_chart(rpl_strbuf *out, const rpl_baseline *b, const char *ke
     /* Axes and grid. */
     for (int t = 0; t <= 4; t++) {
         double v = c.lo + (c.hi - c.lo) * t / 4.0, y = cy(&c, v);
-        rpl_strbuf_printf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" "
-                               "stroke=\"#d8dde6\"/><text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" "
-                               "text-anchor=\"end\" fill=\"#5b6577\">%s</text>",
+        rpl_strbuf_printf(out,
+                          "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" "
+                          "stroke=\"#d8dde6\"/><text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" "
+                          "text-anchor=\"end\" fill=\"#5b6577\">%s</text>",
                           PAD_L, CHART_W - PAD_R, y, y, PAD_L - 6, y + 4,
                           rpl_format_ns(m1, sizeof(m1), v));
     }
-    for (size_t i = 0; i < n; i += n > 20 ? 5 : 1)
-        rpl_strbuf_printf(out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" "
-                               "text-anchor=\"middle\" fill=\"#5b6577\">%zu</text>",
+    for (size_t i = 0; i<n; i += n> 20 ? 5 : 1)
+        rpl_strbuf_printf(out,
+                          "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" "
+                          "text-anchor=\"middle\" fill=\"#5b6577\">%zu</text>",
                           cx(&c, i), CHART_H - PAD_B + 16, i);
-    rpl_strbuf_printf(out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\" "
-                           "fill=\"#5b6577\">history entry</text>",
+    rpl_strbuf_printf(out,
+                      "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\" "
+                      "fill=\"#5b6577\">history entry</text>",
                       (PAD_L + CHART_W) / 2, CHART_H - 4);
     /* Levels between change points. */
     for (size_t s = 0; s <= ncp; s++) {
@@ -296,8 +300,9 @@ static void history_chart(rpl_strbuf *out, const rpl_baseline *b, const char *ke
         double level = s < ncp ? cp[s].before : (ncp ? cp[ncp - 1].after : 0);
         if (!ncp)
             break;
-        rpl_strbuf_printf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" "
-                               "stroke=\"#6639ba\" stroke-width=\"2\" opacity=\"0.6\"/>",
+        rpl_strbuf_printf(out,
+                          "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" "
+                          "stroke=\"#6639ba\" stroke-width=\"2\" opacity=\"0.6\"/>",
                           cx(&c, from), cx(&c, to - 1), cy(&c, level), cy(&c, level));
     }
     for (size_t i = 0; i < ncp; i++) {
@@ -306,10 +311,11 @@ static void history_chart(rpl_strbuf *out, const rpl_baseline *b, const char *ke
         rpl_strbuf_printf(out, "<g><title>change point at entry %zu: %+.2f%%, p %.3f, commit ",
                           cp[i].index, 100.0 * cp[i].size, cp[i].p_value);
         esc(out, e->commit ? e->commit : "not recorded");
-        rpl_strbuf_printf(out, "</title><line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" "
-                               "stroke=\"#cf222e\" stroke-dasharray=\"5 4\" stroke-width=\"2\"/>"
-                               "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" fill=\"#cf222e\">"
-                               "%+.1f%% @%zu</text></g>",
+        rpl_strbuf_printf(out,
+                          "</title><line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" "
+                          "stroke=\"#cf222e\" stroke-dasharray=\"5 4\" stroke-width=\"2\"/>"
+                          "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" fill=\"#cf222e\">"
+                          "%+.1f%% @%zu</text></g>",
                           xx, xx, PAD_T, CHART_H - PAD_B, xx + 4, CHART_H - PAD_B - 8,
                           100.0 * cp[i].size, cp[i].index);
     }
@@ -332,26 +338,30 @@ static void history_chart(rpl_strbuf *out, const rpl_baseline *b, const char *ke
             esc(out, e->accepted);
         }
         if (e->accepted)
-            rpl_strbuf_printf(out, "</title><path d=\"M%.1f %.1fl6 6l-6 6l-6 -6z\" "
-                                   "fill=\"#1a7f37\"/></g>",
+            rpl_strbuf_printf(out,
+                              "</title><path d=\"M%.1f %.1fl6 6l-6 6l-6 -6z\" "
+                              "fill=\"#1a7f37\"/></g>",
                               cx(&c, i), cy(&c, x[i]) - 6);
         else
-            rpl_strbuf_printf(out, "</title><circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" "
-                                   "fill=\"#0969da\"/></g>",
+            rpl_strbuf_printf(out,
+                              "</title><circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" "
+                              "fill=\"#0969da\"/></g>",
                               cx(&c, i), cy(&c, x[i]));
     }
     if (now > 0)
-        rpl_strbuf_printf(out, "<g><title>this run: %s</title><circle cx=\"%.1f\" cy=\"%.1f\" "
-                               "r=\"6\" fill=\"#fff\" stroke=\"#cf222e\" stroke-width=\"3\"/>"
-                               "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" text-anchor=\"end\" "
-                               "fill=\"#1d2433\">this run</text></g>",
+        rpl_strbuf_printf(out,
+                          "<g><title>this run: %s</title><circle cx=\"%.1f\" cy=\"%.1f\" "
+                          "r=\"6\" fill=\"#fff\" stroke=\"#cf222e\" stroke-width=\"3\"/>"
+                          "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" text-anchor=\"end\" "
+                          "fill=\"#1d2433\">this run</text></g>",
                           rpl_format_ns(m1, sizeof(m1), now), cx(&c, n), cy(&c, now), cx(&c, n),
                           cy(&c, now) - 10);
     rpl_strbuf_printf(out, "</svg><figcaption>History of <code>");
     esc(out, kernel);
-    rpl_strbuf_printf(out, "</code>: %zu recorded runs (blue), levels between change points "
-                           "(purple), change points (red, dashed), accepted moves (green), this "
-                           "run (red ring).</figcaption></figure>",
+    rpl_strbuf_printf(out,
+                      "</code>: %zu recorded runs (blue), levels between change points "
+                      "(purple), change points (red, dashed), accepted moves (green), this "
+                      "run (red ring).</figcaption></figure>",
                       n);
     if (!ncp)
         goto done;
@@ -365,9 +375,10 @@ static void history_chart(rpl_strbuf *out, const rpl_baseline *b, const char *ke
         const char *acc = NULL;
         for (size_t k = cp[i].index > 2 ? cp[i].index - 2 : 0; k < n && k <= cp[i].index + 2; k++)
             acc = acc ? acc : b->runs[entry[k]].accepted;
-        rpl_strbuf_printf(out, "<tr><td class=\"num\">%zu</td><td class=\"num\">%+.2f%%</td>"
-                               "<td class=\"num\">%s</td><td class=\"num\">%s</td>"
-                               "<td class=\"num\">%.3f</td><td><code>",
+        rpl_strbuf_printf(out,
+                          "<tr><td class=\"num\">%zu</td><td class=\"num\">%+.2f%%</td>"
+                          "<td class=\"num\">%s</td><td class=\"num\">%s</td>"
+                          "<td class=\"num\">%.3f</td><td><code>",
                           cp[i].index, 100.0 * cp[i].size,
                           rpl_format_ns(m1, sizeof(m1), cp[i].before),
                           rpl_format_ns(m2, sizeof(m2), cp[i].after), cp[i].p_value);
@@ -402,8 +413,8 @@ static void result_section(rpl_strbuf *out, const rpl_gate_result *r, size_t i, 
 {
     rpl_baseline *b = load_baseline(r, dir);
 
-    rpl_strbuf_printf(out, "<section id=\"r%zu\" aria-labelledby=\"r%zu-h\"><h2 id=\"r%zu-h\">",
-                      i, i, i);
+    rpl_strbuf_printf(out, "<section id=\"r%zu\" aria-labelledby=\"r%zu-h\"><h2 id=\"r%zu-h\">", i,
+                      i, i);
     esc(out, r->test);
     rpl_strbuf_puts(out, " on ");
     esc(out, r->arch);
@@ -441,12 +452,13 @@ int rpl_suite_html(const char *path, const rpl_gate_result *const *results, size
 
     for (size_t i = 0; i < n; i++)
         counts[results[i]->verdict]++;
-    rpl_strbuf_printf(&out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">"
-                            "\n<meta name=\"viewport\" content=\"width=device-width, "
-                            "initial-scale=1\">\n<title>rocm-perf report</title>\n<style>%s</style>"
-                            "\n</head>\n<body>\n<header><h1>rocm-perf performance report</h1><p>"
-                            "%zu gate result%s: %zu fail, %zu warn, %zu improved, %zu pass</p>"
-                            "</header>\n<main>\n",
+    rpl_strbuf_printf(&out,
+                      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">"
+                      "\n<meta name=\"viewport\" content=\"width=device-width, "
+                      "initial-scale=1\">\n<title>rocm-perf report</title>\n<style>%s</style>"
+                      "\n</head>\n<body>\n<header><h1>rocm-perf performance report</h1><p>"
+                      "%zu gate result%s: %zu fail, %zu warn, %zu improved, %zu pass</p>"
+                      "</header>\n<main>\n",
                       style, n, n == 1 ? "" : "s", counts[RPL_VERDICT_FAIL],
                       counts[RPL_VERDICT_WARN], counts[RPL_VERDICT_IMPROVED],
                       counts[RPL_VERDICT_PASS]);
@@ -455,8 +467,9 @@ int rpl_suite_html(const char *path, const rpl_gate_result *const *results, size
         rpl_strbuf_puts(&out, "\n");
         result_section(&out, results[i], i, baseline_dir, &chart_id);
     }
-    rpl_strbuf_printf(&out, "\n</main>\n<footer><p class=\"meta\" style=\"text-align:center\">"
-                            "rocm-perf %s</p></footer>\n</body>\n</html>\n",
+    rpl_strbuf_printf(&out,
+                      "\n</main>\n<footer><p class=\"meta\" style=\"text-align:center\">"
+                      "rocm-perf %s</p></footer>\n</body>\n</html>\n",
                       RPL_VERSION_STRING);
     rc = out.ptr ? rpl_file_write_atomic(path, out.ptr, out.len) : rpl_error_oom();
     rpl_strbuf_release(&out);

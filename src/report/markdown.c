@@ -67,8 +67,7 @@ int rpl_gate_markdown(rpl_strbuf *out, const rpl_gate_result *r)
                       "Tolerance %.2f%%, one-sided confidence %.0f%%, an undecided change "
                       "counts as %s%s.\n\n",
                       100.0 * r->stat.delta, 100.0 * r->stat.confidence,
-                      rpl_verdict_name(r->stat.undecided),
-                      r->confirmation ? "; " : "");
+                      rpl_verdict_name(r->stat.undecided), r->confirmation ? "; " : "");
     if (r->confirmation)
         rpl_strbuf_printf(out, "%s\n\n", r->confirmation);
     rpl_strbuf_puts(out, "| kernel | metric | baseline | candidate | change | CI | verdict |\n"

@@ -186,8 +186,8 @@ static void verdicts(void **state)
  */
 static void undecided_where_straddling(void **state)
 {
-    static const double shifts[] = {-0.3, -0.06, -0.03, -0.01, 0, 0.01, 0.025, 0.03, 0.04, 0.06,
-                                    0.3};
+    static const double shifts[] = {-0.3,  -0.06, -0.03, -0.01, 0,  0.01,
+                                    0.025, 0.03,  0.04,  0.06,  0.3};
     static const double noise[] = {0.005, 0.02, 0.1, 0.5};
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     double b[20], c[20], hi = log1p(0.03), lo = log1p(-0.03);
@@ -235,8 +235,7 @@ static void undecided_where_straddling(void **state)
     assert_int_equal(rpl_change_parse("faster"), RPL_CHANGE_FASTER);
     assert_int_equal(rpl_change_parse("up"), -1);
     o.undecided = RPL_VERDICT_IMPROVED; /* not a verdict an undecided change may take */
-    assert_int_equal(rpl_gate_compare_samples(&(rpl_runtime_cmp){0}, b, 20, c,
-                                              20, NULL, 0, &o),
+    assert_int_equal(rpl_gate_compare_samples(&(rpl_runtime_cmp){0}, b, 20, c, 20, NULL, 0, &o),
                      RPL_EUSAGE);
     gsl_rng_free(r);
 }

@@ -68,10 +68,10 @@ const char *rpl_change_name(rpl_change c);
 int rpl_change_parse(const char *name);
 
 typedef struct rpl_gate_stat_opts {
-    double delta;       /* minimum material change, 0.03 for 3 % */
-    double confidence;  /* one-sided, 0.95 */
-    unsigned bootstrap; /* B */
-    unsigned long seed; /* gsl_rng_mt19937 seed */
+    double delta;          /* minimum material change, 0.03 for 3 % */
+    double confidence;     /* one-sided, 0.95 */
+    unsigned bootstrap;    /* B */
+    unsigned long seed;    /* gsl_rng_mt19937 seed */
     rpl_verdict undecided; /* verdict of an undecided change: PASS, WARN (default) or FAIL */
 } rpl_gate_stat_opts;
 
@@ -127,11 +127,11 @@ typedef struct rpl_gate_result {
     rpl_gate_check *checks;
     size_t nchecks, capchecks;
     rpl_verdict verdict;
-    unsigned retries;   /* measurements added because a runtime change was undecided */
+    unsigned retries;           /* measurements added because a runtime change was undecided */
     rpl_gpu_state gpu;          /* while the candidate ran (invalid: not known) */
     rpl_gpu_state baseline_gpu; /* the baseline's latest recorded state */
-    bool confirmed;     /* a confirmation run was made */
-    char *confirmation; /* what happened about confirmation (text) */
+    bool confirmed;             /* a confirmation run was made */
+    char *confirmation;         /* what happened about confirmation (text) */
     double elapsed_s;
     char **attachments; /* report paths for JUnit [[ATTACHMENT|...]] lines */
     size_t nattachments;
@@ -146,7 +146,8 @@ int rpl_gate_result_add_attachment(rpl_gate_result *r, const char *path);
 /* Append a check (message printf-formatted; the worst verdict rises); NULL when out of memory. */
 rpl_gate_check *rpl_gate_result_add_check(rpl_gate_result *r, const char *kernel,
                                           const char *family, const char *metric, rpl_verdict v,
-                                          const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+                                          const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
 
 /*
  * What the baseline's history says about the runtime checks: a regression
@@ -210,8 +211,8 @@ typedef struct rpl_suite_opts {
     double alpha; /* family-wise false-alarm rate, 0.05 */
     const char *markdown;
     const char *junit;
-    const char *json;        /* the suite summary, docs/schemas/suite.schema.json */
-    const char *html;        /* the HTML report */
+    const char *json;         /* the suite summary, docs/schemas/suite.schema.json */
+    const char *html;         /* the HTML report */
     const char *baseline_dir; /* HTML: the baselines' histories; NULL: each result's baseline */
 } rpl_suite_opts;
 
@@ -232,7 +233,8 @@ typedef struct rpl_suite_geomean {
     unsigned bootstrap;
 } rpl_suite_geomean;
 
-int rpl_suite_geomean_compute(rpl_suite_geomean *out, const rpl_gate_result *const *results, size_t n);
+int rpl_suite_geomean_compute(rpl_suite_geomean *out, const rpl_gate_result *const *results,
+                              size_t n);
 
 /*
  * The HTML report (one self-contained file: inline CSS and SVG, no script,
@@ -275,7 +277,7 @@ typedef struct rpl_gate_measurement {
     size_t nstatics;
     rpl_runtime_kernel *kernels; /* trace and app modes */
     size_t nkernels;
-    unsigned runs; /* app mode: how often the program ran */
+    unsigned runs;     /* app mode: how often the program ran */
     rpl_gpu_state gpu; /* app mode: the GPU's state while the program ran (invalid: unknown) */
 } rpl_gate_measurement;
 

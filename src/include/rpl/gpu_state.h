@@ -15,28 +15,28 @@
 
 /* Throttle reasons, the same bits for both vendors (NVML's names, shortened). */
 enum rpl_throttle {
-    RPL_THROTTLE_SW_POWER = 1u << 0,   /* software power cap */
+    RPL_THROTTLE_SW_POWER = 1u << 0,    /* software power cap */
     RPL_THROTTLE_HW_SLOWDOWN = 1u << 1, /* hardware slowdown (thermal or power brake) */
-    RPL_THROTTLE_SW_THERMAL = 1u << 2, /* software thermal slowdown */
-    RPL_THROTTLE_HW_THERMAL = 1u << 3, /* hardware thermal slowdown */
-    RPL_THROTTLE_HW_POWER = 1u << 4,   /* hardware power brake */
-    RPL_THROTTLE_SYNC_BOOST = 1u << 5, /* held back to match another GPU */
-    RPL_THROTTLE_APP_CLOCKS = 1u << 6, /* application clocks set below the maximum */
-    RPL_THROTTLE_OTHER = 1u << 7       /* a reason this version does not name */
+    RPL_THROTTLE_SW_THERMAL = 1u << 2,  /* software thermal slowdown */
+    RPL_THROTTLE_HW_THERMAL = 1u << 3,  /* hardware thermal slowdown */
+    RPL_THROTTLE_HW_POWER = 1u << 4,    /* hardware power brake */
+    RPL_THROTTLE_SYNC_BOOST = 1u << 5,  /* held back to match another GPU */
+    RPL_THROTTLE_APP_CLOCKS = 1u << 6,  /* application clocks set below the maximum */
+    RPL_THROTTLE_OTHER = 1u << 7        /* a reason this version does not name */
 };
 #define RPL_THROTTLE_NAMES 8
 
 /* Field absent: a negative value. */
 typedef struct rpl_gpu_state {
-    bool valid;            /* something was read */
-    char source[16];       /* "nvml" or "rocm-smi" */
-    double sm_mhz;         /* SM (AMD: system) clock, the highest sampled */
-    double mem_mhz;        /* memory clock, the highest sampled */
-    double sm_max_mhz;     /* the SM clock's maximum, or -1 */
-    double temperature_c;  /* the highest sampled, or -1 */
-    double power_w;        /* the highest sampled, or -1 */
-    unsigned throttle;     /* rpl_throttle bits seen in any sample */
-    unsigned samples;      /* how many samples */
+    bool valid;           /* something was read */
+    char source[16];      /* "nvml" or "rocm-smi" */
+    double sm_mhz;        /* SM (AMD: system) clock, the highest sampled */
+    double mem_mhz;       /* memory clock, the highest sampled */
+    double sm_max_mhz;    /* the SM clock's maximum, or -1 */
+    double temperature_c; /* the highest sampled, or -1 */
+    double power_w;       /* the highest sampled, or -1 */
+    unsigned throttle;    /* rpl_throttle bits seen in any sample */
+    unsigned samples;     /* how many samples */
 } rpl_gpu_state;
 
 /* "sw_power_cap", ... for bit i; NULL beyond. */
@@ -44,7 +44,7 @@ const char *rpl_throttle_name(unsigned bit_index);
 
 /* Reasons that slow a kernel down (every bit but application clocks and sync boost). */
 #define RPL_THROTTLE_SLOWING                                                                       \
-    (RPL_THROTTLE_SW_POWER | RPL_THROTTLE_HW_SLOWDOWN | RPL_THROTTLE_SW_THERMAL |                 \
+    (RPL_THROTTLE_SW_POWER | RPL_THROTTLE_HW_SLOWDOWN | RPL_THROTTLE_SW_THERMAL |                  \
      RPL_THROTTLE_HW_THERMAL | RPL_THROTTLE_HW_POWER)
 
 /*
@@ -55,6 +55,8 @@ const char *rpl_throttle_name(unsigned bit_index);
  * way; "none" disables one).  RPL_ENODEV when neither library answers.
  */
 int rpl_gpu_state_read(rpl_gpu_state *out, unsigned index);
+/* The same without touching the error state (the sampler's): true when read. */
+bool rpl_gpu_state_poll(rpl_gpu_state *out, unsigned index);
 
 /* Fold a reading into the running state (highest clocks, worst of the rest). */
 void rpl_gpu_state_merge(rpl_gpu_state *acc, const rpl_gpu_state *sample);

@@ -87,7 +87,6 @@ typedef struct rpl_trend_opts {
  * move near one names it), and a drift.  Text for people into `text`
  * when not NULL.
  */
-int rpl_trend_report(cJSON **out, rpl_strbuf *text, const rpl_baseline *b,
-                     const rpl_trend_opts *o);
+int rpl_trend_report(cJSON **out, rpl_strbuf *text, const rpl_baseline *b, const rpl_trend_opts *o);
 
 #endif

@@ -80,11 +80,12 @@ static int kernel_trend(rpl_gate_result *r, const rpl_baseline *b, rpl_gate_chec
         const char *commit = at < b->nruns ? b->runs[at].commit : NULL;
         rpl_gate_check *t = rpl_gate_result_add_check(
             r, k->name, "trend", "drift", RPL_VERDICT_WARN,
-            "%s: slow drift of %+.2f%% over the history in %zu change point%s, none a "
-            "regression alone; it began around entry %zu (commit %.12s)",
+            "%s: slow drift of %+.2f%% over the history (%zu change point%s, a gradual move "
+            "rather than one step); it began around entry %zu (commit %.12s)",
             k->name, 100.0 * d.total, d.steps, d.steps == 1 ? "" : "s", d.start,
             commit ? commit : "not recorded");
-        if (!t) { /* c may have moved with the checks: not used from here on */
+        /* Adding a check may move r->checks: c is not used from here on. */
+        if (!t) {
             rc = rpl_error_oom();
             goto done;
         }

@@ -165,8 +165,6 @@ static void checks_table(rpl_strbuf *out, const rpl_gate_result *r)
 
 static void state_cells(rpl_strbuf *out, const rpl_gpu_state *s)
 {
-    char t[256];
-
     if (!s->valid) {
         rpl_strbuf_puts(out, "<td colspan=\"5\">not recorded</td>");
         return;
@@ -179,10 +177,7 @@ static void state_cells(rpl_strbuf *out, const rpl_gpu_state *s)
                       s->temperature_c);
     rpl_strbuf_printf(out, s->power_w >= 0 ? "<td class=\"num\">%.0f W</td>" : "<td>-</td>",
                       s->power_w);
-    rpl_gpu_state_describe(s, t, sizeof(t));
-    rpl_strbuf_puts(out, "<td>");
-    esc(out, strstr(t, "throttled") ? strstr(t, "not throttled") ? "no" : "yes" : "-");
-    rpl_strbuf_puts(out, "</td>");
+    rpl_strbuf_printf(out, "<td>%s</td>", s->throttle & RPL_THROTTLE_SLOWING ? "yes" : "no");
 }
 
 static void gpu_table(rpl_strbuf *out, const rpl_gate_result *r)

@@ -9,7 +9,7 @@ packages="
     build-essential cmake pkg-config git
     clang clang-format libclang-rt-14-dev
     libsqlite3-dev sqlite3
-    libxml2-dev libxml2-utils librsvg2-bin
+    libxml2-dev libxml2-utils librsvg2-bin tidy chromium
     libcjson-dev libcurl4-openssl-dev libgsl-dev libgit2-dev libcmocka-dev
     libssl-dev libclang-dev
     libelf-dev libmsgpack-dev libzstd-dev

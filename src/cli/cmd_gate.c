@@ -41,7 +41,11 @@ enum {
     OPT_STATIC,
     OPT_BLOCK,
     OPT_TRACE,
-    OPT_SKIP_EMPTY
+    OPT_SKIP_EMPTY,
+    OPT_UNDECIDED,
+    OPT_RETRY,
+    OPT_REASON,
+    OPT_STABLE
 };
 
 static void usage(FILE *out)
@@ -52,6 +56,8 @@ static void usage(FILE *out)
         "                      [--repetitions N] [--warmup W] [--kernel REGEX] [--seed S]\n"
         "                      [--confidence 0.95] [--junit F] [--json F] [--markdown F]\n"
         "                      [--allow-missing-baseline] [--skip-if-no-checks]\n"
+        "                      [--undecided pass|warn|fail] [--retry-undecided N]\n"
+        "                      [--require-stable-clocks]\n"
         "                      (--static FILE... [--block N] | --trace DB... | -- APP ARGS...)\n"
         "\n"
         "Compare a kernel test with its baseline DIR/<arch>/<test>.json.\n"
@@ -66,11 +72,13 @@ static void usage(FILE *out)
         "                     counters) until each kernel has N samples after warm-up\n"
         "                     or APP ran N times\n"
         "\n"
-        "Runtime rule: L = ln(median candidate / median baseline) with a one-sided\n"
-        "bootstrap bound (B 2000, percentile, GSL mt19937); with a history of >= 3\n"
-        "accepted medians the bound is widened by their run-to-run spread.  FAIL when\n"
-        "the lower bound exceeds ln(1+tolerance), WARN when only L does, IMPROVED when\n"
-        "the upper bound is below ln(1-tolerance).  Counters (FLOPs, DRAM bytes per\n"
+        "Runtime rule: L = ln(median candidate / median baseline) with one-sided\n"
+        "bootstrap bounds (B 2000, percentile, GSL mt19937); with a history of >= 3\n"
+        "accepted medians the bounds are widened by their run-to-run spread.  The\n"
+        "change is 'slower' (FAIL) when the lower bound exceeds ln(1+tolerance),\n"
+        "'faster' (IMPROVED) when the upper bound is below ln(1-tolerance), 'same'\n"
+        "(PASS) when both bounds lie within, and 'undecided' when the interval\n"
+        "straddles a threshold (--undecided says its verdict).  Counters (FLOPs, DRAM bytes per\n"
         "dispatch) may not grow beyond the tolerance; a changed bottleneck class warns.\n"
         "\n"
         "  --tolerance T      minimum material change, '3%%' or 0.03 (default 3%%)\n"
@@ -81,6 +89,12 @@ static void usage(FILE *out)
         "  --seed S           bootstrap seed (default %u)\n"
         "  --junit F, --json F, --markdown F   write the reports\n"
         "  --allow-missing-baseline            no baseline is a pass, not a failure\n"
+        "  --undecided V      verdict of an undecided change: pass, warn (default) or fail\n"
+        "  --retry-undecided N  APP mode: while a runtime change is undecided, measure\n"
+        "                     up to N more times, adding the samples, before answering\n"
+        "  --require-stable-clocks  a program run while the GPU throttled, or at an SM\n"
+        "                     clock more than 10%% from the baseline's, is an environment\n"
+        "                     error (exit 3) instead of a WARN check\n"
         "  --skip-if-no-checks  a gate that compares nothing (the baseline lists no\n"
         "                     kernels, or --kernel selects none of them) is skipped\n"
         "                     (exit 77, JUnit <skipped>) instead of failing\n"
@@ -90,7 +104,11 @@ static void usage(FILE *out)
         "times kernels in APP runs (default concurrent; see 'rocm-perf profile --help').\n"
         "ROCM_PERF_UPDATE_BASELINES=1 records the measured section into the baseline\n"
         "instead of comparing (as 'rocm-perf baseline update').  A runtime FAIL of an\n"
-        "APP run is measured once more before it stands (confirmation).\n"
+        "APP run is measured once more before it stands (confirmation).  With a\n"
+        "history of >= 10 entries (see 'baseline trend'), a regression names the\n"
+        "history entry and commit where its level began, and a slow drift warns.\n"
+        "The GPU's clocks, temperature, power and throttle reasons are sampled while\n"
+        "APP runs (NVML or ROCm SMI, when the library is there).\n"
         "\n"
         "Exit codes: 0 pass, warn or improved, 1 fail (or no baseline, or nothing\n"
         "checked), 2 bad usage or input (a corrupt baseline is left untouched),\n"
@@ -189,6 +207,10 @@ int gate_args_parse(gate_args *a, int argc, char **argv, bool update, void (*usa
         {"static", required_argument, NULL, OPT_STATIC},
         {"block", required_argument, NULL, OPT_BLOCK},
         {"trace", required_argument, NULL, OPT_TRACE},
+        {"undecided", required_argument, NULL, OPT_UNDECIDED},
+        {"retry-undecided", required_argument, NULL, OPT_RETRY},
+        {"reason", required_argument, NULL, OPT_REASON},
+        {"require-stable-clocks", no_argument, NULL, OPT_STABLE},
         RPL_CLI_COMMON_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
@@ -231,7 +253,8 @@ int gate_args_parse(gate_args *a, int argc, char **argv, bool update, void (*usa
         if (rpl_cli_common_option(opt))
             continue;
         if (update && (opt == OPT_JUNIT || opt == OPT_JSON || opt == OPT_MD || opt == OPT_ALLOW ||
-                       opt == OPT_SKIP_EMPTY || opt == OPT_SEED || opt == OPT_CONF))
+                       opt == OPT_SKIP_EMPTY || opt == OPT_SEED || opt == OPT_CONF ||
+                       opt == OPT_UNDECIDED || opt == OPT_RETRY || opt == OPT_STABLE))
             return rpl_cli_usage_error("'%s' is an option of 'rocm-perf gate', not of 'baseline "
                                        "update'",
                                        argv[optind - 1]);
@@ -293,6 +316,29 @@ int gate_args_parse(gate_args *a, int argc, char **argv, bool update, void (*usa
             break;
         case OPT_SKIP_EMPTY:
             a->skip_if_no_checks = true;
+            break;
+        case OPT_UNDECIDED: {
+            int u = rpl_verdict_parse(optarg);
+            if (u != RPL_VERDICT_PASS && u != RPL_VERDICT_WARN && u != RPL_VERDICT_FAIL)
+                return rpl_cli_usage_error("--undecided takes pass, warn or fail, not '%s'",
+                                           optarg);
+            a->stat.undecided = (rpl_verdict)u;
+            break;
+        }
+        case OPT_RETRY:
+            if (parse_uint("--retry-undecided", optarg, 0, 100, &v))
+                return RPL_EXIT_INPUT;
+            a->retry_undecided = (unsigned)v;
+            break;
+        case OPT_STABLE:
+            a->require_stable_clocks = true;
+            break;
+        case OPT_REASON:
+            if (!update)
+                return rpl_cli_usage_error("--reason is an option of 'rocm-perf baseline accept'");
+            if (!optarg[0])
+                return rpl_cli_usage_error("--reason needs a text");
+            a->reason = optarg;
             break;
         case OPT_STATIC:
             take_list(a->statics, &a->in.nstatic, argc, argv, dashes);
@@ -430,11 +476,16 @@ int gate_update_baseline(const gate_args *a, const char *path, rpl_gate_measurem
             m->nkernels = 0;
         }
     }
+    if (rc == RPL_OK && !a->in.nstatic)
+        rc = rpl_baseline_record_run(b, path, &m->gpu, a->reason);
     if (rc == RPL_OK)
         rc = rpl_baseline_write(b, path);
     if (rc == RPL_OK)
-        printf("updated baseline %s (%s section):\n%s", path, a->in.nstatic ? "static" : "runtime",
+        printf("%s baseline %s (%s section):\n%s", a->reason ? "accepted a move of" : "updated",
+               path, a->in.nstatic ? "static" : "runtime",
                changes.len ? rpl_strbuf_cstr(&changes) : "  no change\n");
+    if (rc == RPL_OK && a->reason)
+        printf("  reason: %s\n", a->reason);
     rpl_strbuf_release(&changes);
     rpl_baseline_free(b);
     rpl_dir_unlock(lock);
@@ -479,6 +530,43 @@ static int nothing_checked(gate_run *g, size_t nbase)
 }
 
 /*
+ * The GPU's clocks while the candidate ran, against the baseline's latest
+ * recorded state: throttling or an SM clock far from the baseline's is a
+ * WARN check (family "clocks"), or with --require-stable-clocks an
+ * environment error: the numbers are not comparable, which is no regression.
+ */
+static int clock_check(gate_run *g)
+{
+    const rpl_gpu_state *base = rpl_baseline_last_gpu_state(g->base);
+    char why[400], now[200], then[200];
+    rpl_gate_check *c;
+
+    g->res->gpu = g->m.gpu;
+    if (base)
+        g->res->baseline_gpu = *base;
+    if (!rpl_gpu_state_unstable(&g->m.gpu, base, why, sizeof(why)))
+        return RPL_OK;
+    rpl_gpu_state_describe(&g->m.gpu, now, sizeof(now));
+    rpl_gpu_state_describe(base ? base : &(rpl_gpu_state){0}, then, sizeof(then));
+    if (g->args.require_stable_clocks)
+        return rpl_error_set(RPL_EENV,
+                             "clocks not stable (--require-stable-clocks): %s; now %s, "
+                             "baseline %s",
+                             why, now, then);
+    c = rpl_gate_result_add_check(g->res, g->res->test, "clocks", "sm_clock_mhz", RPL_VERDICT_WARN,
+                                  "%s: the timings may not compare: %s (now %s; baseline %s)",
+                                  g->res->test, why, now, then);
+    if (!c)
+        return rpl_error_oom();
+    c->has_cand = true;
+    c->cand = g->m.gpu.sm_mhz;
+    c->has_base = base && base->sm_mhz > 0;
+    c->base = c->has_base ? base->sm_mhz : 0;
+    c->change = c->has_base ? c->cand / c->base - 1.0 : 0;
+    return RPL_OK;
+}
+
+/*
  * --kernel narrows the gate on both sides: baseline kernels it does not
  * select are not compared (shallow copies; the names stay owned by g).
  */
@@ -512,6 +600,10 @@ static int compare(gate_run *g)
     if (rc == RPL_OK)
         rc = is_static ? rpl_gate_compare_static(g->res, st, k, g->m.statics, g->m.nstatics)
                        : rpl_gate_compare_runtime(g->res, rt, k, g->m.kernels, g->m.nkernels);
+    if (rc == RPL_OK && !is_static)
+        rc = rpl_gate_trend_checks(g->res, b, g->m.kernels, g->m.nkernels);
+    if (rc == RPL_OK && !is_static)
+        rc = clock_check(g);
     if (rc == RPL_OK && k == 0)
         rc = nothing_checked(g, n);
     free(st);
@@ -526,6 +618,75 @@ static bool runtime_failed(const rpl_gate_result *r)
         if (r->checks[i].verdict == RPL_VERDICT_FAIL && strcmp(r->checks[i].family, "runtime") == 0)
             return true;
     return false;
+}
+
+static bool runtime_undecided(const rpl_gate_result *r)
+{
+    for (size_t i = 0; i < r->nchecks; i++)
+        if (r->checks[i].has_runtime && r->checks[i].rt.change == RPL_CHANGE_UNDECIDED)
+            return true;
+    return false;
+}
+
+/* Append the samples of `more` to the kernels of `m` of the same name, and redo their stats. */
+static int add_samples(rpl_gate_measurement *m, const rpl_gate_measurement *more)
+{
+    for (size_t i = 0; i < m->nkernels; i++) {
+        rpl_runtime_kernel *k = &m->kernels[i];
+        double *s, *tmp;
+        int rc;
+
+        for (size_t j = 0; j < more->nkernels; j++) {
+            const rpl_runtime_kernel *x = &more->kernels[j];
+            if (strcmp(x->name, k->name) != 0 || !x->nsamples)
+                continue;
+            if (!(s = realloc(k->samples, (k->nsamples + x->nsamples) * sizeof(*s))))
+                return rpl_error_oom();
+            memcpy(s + k->nsamples, x->samples, x->nsamples * sizeof(*s));
+            k->samples = s;
+            k->nsamples += x->nsamples;
+        }
+        if (!(tmp = malloc(k->nsamples * sizeof(*tmp))))
+            return rpl_error_oom();
+        memcpy(tmp, k->samples, k->nsamples * sizeof(*tmp));
+        rc = rpl_stats_compute(&k->stats, tmp, k->nsamples);
+        free(tmp);
+        if (rc != RPL_OK)
+            return rc;
+    }
+    return RPL_OK;
+}
+
+/*
+ * --retry-undecided N: an undecided runtime change of a program run is
+ * measured again (its samples added to the first ones, which narrows the
+ * interval) up to N times, until no change is undecided.
+ */
+static int retry_undecided(gate_run *g)
+{
+    int rc = RPL_OK;
+
+    if (!g->args.retry_undecided || !runtime_undecided(g->res) || g->args.in.nstatic)
+        return RPL_OK;
+    if (g->args.in.ntraces) {
+        rpl_log_warn("gate: --retry-undecided: --trace input is recorded and cannot be "
+                     "measured again");
+        return RPL_OK;
+    }
+    while (rc == RPL_OK && g->res->retries < g->args.retry_undecided && runtime_undecided(g->res)) {
+        rpl_gate_measurement more = {0};
+
+        rpl_log_warn("gate: undecided runtime change; measuring again (%u of %u)",
+                     g->res->retries + 1, g->args.retry_undecided);
+        if ((rc = rpl_gate_measure(&more, &g->args.in)) == RPL_OK &&
+            (rc = add_samples(&g->m, &more)) == RPL_OK) {
+            rpl_gate_result_clear_checks(g->res);
+            rc = compare(g);
+        }
+        rpl_gate_measurement_release(&more);
+        g->res->retries++;
+    }
+    return rc;
 }
 
 /* A runtime FAIL of a program run stands only when a second measurement fails too. */
@@ -665,6 +826,8 @@ static int run_gate(gate_run *g)
         if (rc == RPL_OK)
             rc = compare(g);
         if (rc == RPL_OK)
+            rc = retry_undecided(g);
+        if (rc == RPL_OK)
             rc = confirm(g);
     }
     if (rc != RPL_OK)
@@ -707,12 +870,19 @@ int cmd_gate(int argc, char **argv)
 static void suite_usage(FILE *out)
 {
     fprintf(out, "usage: rocm-perf report --suite DIR [--alpha A] [--markdown F] [--junit F]\n"
+                 "                         [--json F] [--html F [--baseline-dir BDIR]]\n"
                  "\n"
                  "Read every gate result JSON below DIR (e.g. a ctest run's --json files),\n"
                  "apply Holm's step-down correction at family-wise level A (default 0.05)\n"
                  "across their runtime comparisons, and print the suite summary.  A runtime\n"
                  "FAIL that is not significant across the suite becomes a WARN; deterministic\n"
-                 "failures stay.\n"
+                 "failures stay.  The summary gives the geometric mean of the runtime ratios\n"
+                 "over all tests and kernels with a 95%% bootstrap interval over tests (also\n"
+                 "in the Markdown, the JSON and as JUnit properties suite.geomean_*).\n"
+                 "--html writes one self-contained page (inline CSS and SVG): per test the\n"
+                 "verdicts, the GPU state and each kernel's baseline history with its\n"
+                 "change points and this run; histories come from BDIR/<arch>/<test>.json,\n"
+                 "else from each result's baseline file.\n"
                  "\n"
                  "Exit codes: 0 no test fails, 1 a test fails, 2 bad usage or input.\n");
 }
@@ -724,10 +894,13 @@ int cmd_report_suite(int argc, char **argv)
         {"alpha", required_argument, NULL, 'a'},
         {"markdown", required_argument, NULL, 'm'},
         {"junit", required_argument, NULL, 'j'},
+        {"json", required_argument, NULL, 'J'},
+        {"html", required_argument, NULL, 'H'},
+        {"baseline-dir", required_argument, NULL, 'B'},
         RPL_CLI_COMMON_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
-    rpl_suite_opts o = {NULL, 0.05, NULL, NULL};
+    rpl_suite_opts o = {.alpha = 0.05};
     rpl_strbuf out = RPL_STRBUF_INIT;
     bool failed = false;
     int opt, rc;
@@ -754,6 +927,15 @@ int cmd_report_suite(int argc, char **argv)
         case 'j':
             o.junit = optarg;
             break;
+        case 'J':
+            o.json = optarg;
+            break;
+        case 'H':
+            o.html = optarg;
+            break;
+        case 'B':
+            o.baseline_dir = optarg;
+            break;
         default:
             return rpl_cli_usage_error("report --suite: unknown option or missing value '%s'",
                                        argv[optind - 1]);
@@ -761,7 +943,7 @@ int cmd_report_suite(int argc, char **argv)
     }
     if (!o.dir || optind < argc)
         return rpl_cli_usage_error("usage: rocm-perf report --suite DIR [--alpha A] "
-                                   "[--markdown F] [--junit F]");
+                                   "[--markdown F] [--junit F] [--json F] [--html F]");
     rc = rpl_gate_suite_report(&out, &failed, &o);
     if (rc == RPL_OK)
         fputs(rpl_strbuf_cstr(&out), stdout);

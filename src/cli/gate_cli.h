@@ -13,8 +13,11 @@ typedef struct gate_args {
     rpl_gate_stat_opts stat;
     const char *junit, *json, *markdown;
     bool allow_missing;
-    bool skip_if_no_checks; /* a gate that compares nothing is a skip (77), not a FAIL */
-    const char **statics;   /* storage for in.static_files / in.traces */
+    bool skip_if_no_checks;     /* a gate that compares nothing is a skip (77), not a FAIL */
+    unsigned retry_undecided;   /* APP mode: measure again while a runtime change is undecided */
+    const char *reason;         /* baseline accept: why the baseline moves */
+    bool require_stable_clocks; /* unstable clocks are exit 3, not a WARN */
+    const char **statics;       /* storage for in.static_files / in.traces */
     const char **traces;
 } gate_args;
 

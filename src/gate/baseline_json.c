@@ -41,6 +41,9 @@ void rpl_baseline_free(rpl_baseline *b)
     free(b->toolkit);
     rpl_static_kernels_free(b->statics, b->nstatics);
     rpl_runtime_kernels_free(b->kernels, b->nkernels);
+    for (size_t i = 0; i < b->nruns; i++)
+        rpl_history_entry_release(&b->runs[i]);
+    free(b->runs);
     free(b);
 }
 
@@ -170,6 +173,31 @@ static int runtime_json(cJSON *doc, const rpl_baseline *b)
     return RPL_OK;
 }
 
+static int history_json(cJSON *doc, const rpl_baseline *b)
+{
+    cJSON *arr;
+
+    if (!b->nruns)
+        return RPL_OK; /* files without runs stay as they were */
+    if (!(arr = cJSON_AddArrayToObject(doc, "history")))
+        return rpl_error_oom();
+    for (size_t i = 0; i < b->nruns; i++) {
+        const rpl_history_entry *e = &b->runs[i];
+        cJSON *o = cJSON_CreateObject(), *m, *g;
+
+        if (!o || !cJSON_AddItemToArray(arr, o) || !str_or_null(o, "date", e->date) ||
+            !str_or_null(o, "commit", e->commit) || !str_or_null(o, "device", e->device) ||
+            !str_or_null(o, "driver", e->driver) || !str_or_null(o, "accepted", e->accepted) ||
+            !(g = rpl_gpu_state_json(&e->gpu)) || !cJSON_AddItemToObject(o, "gpu_state", g) ||
+            !(m = cJSON_AddObjectToObject(o, "medians_ns")))
+            return rpl_error_oom();
+        for (size_t j = 0; j < e->nmedians; j++)
+            if (!cJSON_AddNumberToObject(m, e->medians[j].name, e->medians[j].value))
+                return rpl_error_oom();
+    }
+    return RPL_OK;
+}
+
 static int to_json(cJSON **out, const rpl_baseline *b)
 {
     cJSON *doc = cJSON_CreateObject(), *tol;
@@ -190,6 +218,8 @@ static int to_json(cJSON **out, const rpl_baseline *b)
         rc = static_json(doc, b);
     if (rc == RPL_OK)
         rc = runtime_json(doc, b);
+    if (rc == RPL_OK)
+        rc = history_json(doc, b);
     if (rc != RPL_OK) {
         cJSON_Delete(doc);
         return rc;
@@ -496,6 +526,58 @@ static int read_runtime(reader *r, rpl_baseline *b, const cJSON *sec)
     return RPL_OK;
 }
 
+static int read_entry(reader *r, const cJSON *o, rpl_history_entry *e)
+{
+    const cJSON *m, *v;
+    int rc;
+
+    if (!cJSON_IsObject(o))
+        return bad(r, "not an object");
+    if ((rc = get_req_string(r, o, "date", &e->date)) ||
+        (rc = get_opt_string(r, o, "commit", &e->commit)) ||
+        (rc = get_opt_string(r, o, "device", &e->device)) ||
+        (rc = get_opt_string(r, o, "driver", &e->driver)) ||
+        (rc = get_opt_string(r, o, "accepted", &e->accepted)))
+        return rc;
+    if (rpl_gpu_state_from_json(&e->gpu, member(o, "gpu_state")) != RPL_OK)
+        return bad(r, "gpu_state");
+    m = member(o, "medians_ns");
+    if (!cJSON_IsObject(m))
+        return bad(r, "medians_ns");
+    if (!(e->medians = calloc((size_t)cJSON_GetArraySize(m) + 1, sizeof(*e->medians))))
+        return rpl_error_oom();
+    cJSON_ArrayForEach(v, m)
+    {
+        if ((rc = check_duration(r, v, "medians_ns")) != RPL_OK)
+            return rc;
+        if (!(e->medians[e->nmedians].name = strdup(v->string)))
+            return rpl_error_oom();
+        e->medians[e->nmedians++].value = v->valuedouble;
+    }
+    return RPL_OK;
+}
+
+static int read_history(reader *r, rpl_baseline *b, const cJSON *arr)
+{
+    const cJSON *o;
+    int rc;
+
+    if (!arr)
+        return RPL_OK;
+    snprintf(r->where, sizeof(r->where), "history");
+    if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) > RPL_BASELINE_RUNS_MAX)
+        return bad(r, "not an array of at most 1000 entries");
+    if (!(b->runs = calloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof(*b->runs))))
+        return rpl_error_oom();
+    cJSON_ArrayForEach(o, arr)
+    {
+        snprintf(r->where, sizeof(r->where), "history[%zu]", b->nruns);
+        if ((rc = read_entry(r, o, &b->runs[b->nruns++])) != RPL_OK)
+            return rc;
+    }
+    return RPL_OK;
+}
+
 static int from_json(rpl_baseline *b, reader *r, const cJSON *doc)
 {
     const cJSON *tol;
@@ -529,7 +611,8 @@ static int from_json(rpl_baseline *b, reader *r, const cJSON *doc)
     b->warmup = (unsigned)w;
     r->where[0] = '\0';
     if ((rc = read_static(r, b, member(doc, "static"))) ||
-        (rc = read_runtime(r, b, member(doc, "runtime"))))
+        (rc = read_runtime(r, b, member(doc, "runtime"))) ||
+        (rc = read_history(r, b, member(doc, "history"))))
         return rc;
     r->where[0] = '\0';
     if (!b->has_static && !b->has_runtime)

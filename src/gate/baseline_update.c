@@ -230,5 +230,12 @@ int rpl_baseline_describe(rpl_strbuf *out, const rpl_baseline *b)
                 rpl_strbuf_printf(out, "    bottleneck: %s\n", k->bottleneck);
         }
     }
+    if (b->nruns) {
+        const rpl_history_entry *e = &b->runs[b->nruns - 1];
+        rpl_strbuf_printf(out, "\nhistory: %zu run%s, the latest %s at commit %.12s%s%s\n",
+                          b->nruns, b->nruns == 1 ? "" : "s", e->date,
+                          e->commit ? e->commit : "not recorded", e->accepted ? ", accepted: " : "",
+                          e->accepted ? e->accepted : "");
+    }
     return rpl_strbuf_cstr(out)[0] ? RPL_OK : rpl_error_oom();
 }

@@ -21,6 +21,22 @@ void rpl_gate_stat_opts_init(rpl_gate_stat_opts *o)
     o->confidence = RPL_GATE_DEFAULT_CONFIDENCE;
     o->bootstrap = RPL_GATE_DEFAULT_BOOTSTRAP;
     o->seed = RPL_GATE_DEFAULT_SEED;
+    o->undecided = RPL_VERDICT_WARN;
+}
+
+static const char *const change_names[] = {"same", "faster", "slower", "undecided"};
+
+const char *rpl_change_name(rpl_change c)
+{
+    return (unsigned)c < 4 ? change_names[c] : "?";
+}
+
+int rpl_change_parse(const char *name)
+{
+    for (int i = 0; i < 4; i++)
+        if (strcmp(name, change_names[i]) == 0)
+            return i;
+    return -1;
 }
 
 static const char *const verdict_names[] = {"pass", "improved", "warn", "fail"};
@@ -63,15 +79,29 @@ static int check_inputs(const double *x, size_t n, const char *what)
     return RPL_OK;
 }
 
-static rpl_verdict decide(const rpl_runtime_cmp *c, double delta)
+static rpl_change classify(const rpl_runtime_cmp *c, double delta)
 {
     if (c->lower > log1p(delta))
-        return RPL_VERDICT_FAIL;
+        return RPL_CHANGE_SLOWER;
     if (c->upper < log1p(-delta))
+        return RPL_CHANGE_FASTER;
+    if (c->lower >= log1p(-delta) && c->upper <= log1p(delta))
+        return RPL_CHANGE_SAME;
+    return RPL_CHANGE_UNDECIDED;
+}
+
+static rpl_verdict decide(rpl_change change, const rpl_gate_stat_opts *o)
+{
+    switch (change) {
+    case RPL_CHANGE_SLOWER:
+        return RPL_VERDICT_FAIL;
+    case RPL_CHANGE_FASTER:
         return RPL_VERDICT_IMPROVED;
-    if (c->log_ratio > log1p(delta))
-        return RPL_VERDICT_WARN;
-    return RPL_VERDICT_PASS;
+    case RPL_CHANGE_UNDECIDED:
+        return o->undecided;
+    default:
+        return RPL_VERDICT_PASS;
+    }
 }
 
 /* Stored-baseline mode: mu_B and sigma_run from the history's ln-medians. */
@@ -102,7 +132,9 @@ int rpl_gate_compare_samples(rpl_runtime_cmp *out, const double *base, size_t nb
 
     memset(out, 0, sizeof(*out));
     if (!(o->delta > 0 && o->delta < 1) || !(o->confidence > 0.5 && o->confidence < 1) ||
-        o->bootstrap < 100)
+        o->bootstrap < 100 ||
+        (o->undecided != RPL_VERDICT_PASS && o->undecided != RPL_VERDICT_WARN &&
+         o->undecided != RPL_VERDICT_FAIL))
         return rpl_error_set(RPL_EUSAGE, "bad gate options: tolerance %g, confidence %g, B %u",
                              o->delta, o->confidence, o->bootstrap);
     if ((rc = check_inputs(base, nbase, "baseline")) ||
@@ -154,7 +186,8 @@ int rpl_gate_compare_samples(rpl_runtime_cmp *out, const double *base, size_t nb
             below += boot[k] <= thr;
         out->p_value = (double)(below + 1) / (double)(o->bootstrap + 1);
     }
-    out->verdict = decide(out, o->delta);
+    out->change = classify(out, o->delta);
+    out->verdict = decide(out->change, o);
     gsl_rng_free(rng);
     free(boot);
     free(scratch);

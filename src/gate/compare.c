@@ -92,13 +92,11 @@ int rpl_gate_result_add_attachment(rpl_gate_result *r, const char *path)
     return RPL_OK;
 }
 
-/* Append a check; its message is printf-formatted. */
-static rpl_gate_check *add_check(rpl_gate_result *r, const char *kernel, const char *family,
-                                 const char *metric, rpl_verdict v, const char *fmt, ...)
-    __attribute__((format(printf, 6, 7)));
+#define add_check rpl_gate_result_add_check
 
-static rpl_gate_check *add_check(rpl_gate_result *r, const char *kernel, const char *family,
-                                 const char *metric, rpl_verdict v, const char *fmt, ...)
+rpl_gate_check *rpl_gate_result_add_check(rpl_gate_result *r, const char *kernel,
+                                          const char *family, const char *metric, rpl_verdict v,
+                                          const char *fmt, ...)
 {
     rpl_gate_check *c;
     va_list ap;
@@ -238,6 +236,21 @@ int rpl_gate_compare_static(rpl_gate_result *r, const rpl_static_kernel *base, s
     return rc;
 }
 
+static const char *change_text(rpl_change c)
+{
+    switch (c) {
+    case RPL_CHANGE_SLOWER:
+        return "slower beyond the tolerance with confidence";
+    case RPL_CHANGE_FASTER:
+        return "confidently faster: consider updating the baseline";
+    case RPL_CHANGE_UNDECIDED:
+        return "the interval straddles the tolerance, the data cannot tell (measure more: "
+               "--retry-undecided N)";
+    default:
+        return "within the tolerance with confidence";
+    }
+}
+
 static int runtime_check(rpl_gate_result *r, const rpl_runtime_kernel *b,
                          const rpl_runtime_kernel *k)
 {
@@ -253,16 +266,11 @@ static int runtime_check(rpl_gate_result *r, const rpl_runtime_kernel *b,
     rpl_format_ns(mc, sizeof(mc), cmp.median_cand);
     c = add_check(r, k->name, "runtime", "median_ns", cmp.verdict,
                   "%s: median %s -> %s (%+.2f%%), %.0f%% one-sided bounds [%+.2f%%, %+.2f%%], "
-                  "tolerance %.2f%%%s; %s",
+                  "tolerance %.2f%%%s; %s: %s",
                   k->name, mb, mc, 100.0 * expm1(cmp.log_ratio), 100.0 * r->stat.confidence,
                   100.0 * expm1(cmp.lower), 100.0 * expm1(cmp.upper), 100.0 * r->stat.delta,
                   cmp.history ? ", widened by the run-to-run spread of the history" : "",
-                  cmp.verdict == RPL_VERDICT_FAIL   ? "slower beyond the tolerance with confidence"
-                  : cmp.verdict == RPL_VERDICT_WARN ? "slower, but not confidently beyond the "
-                                                      "tolerance"
-                  : cmp.verdict == RPL_VERDICT_IMPROVED ? "confidently faster: consider updating "
-                                                          "the baseline"
-                                                        : "within the tolerance");
+                  rpl_change_name(cmp.change), change_text(cmp.change));
     if (!c)
         return rpl_error_oom();
     set_values(c, true, cmp.median_base, true, cmp.median_cand);

@@ -15,6 +15,7 @@
 #include "rpl/codeobj.h"
 #include "rpl/error.h"
 #include "rpl/gate.h"
+#include "rpl/gpu_state.h"
 #include "rpl/kernel_filter.h"
 #include "rpl/log.h"
 #include "rpl/profile_backend.h"
@@ -229,17 +230,22 @@ static int measure_app(rpl_gate_measurement *m, const rpl_gate_input *in)
 {
     const char *tmpdir = getenv("TMPDIR");
     char dir[4096];
+    rpl_gpu_sampler *sampler = NULL;
     int rc = RPL_OK;
 
     snprintf(dir, sizeof(dir), "%s/rocm-perf-gate.XXXXXX", tmpdir && tmpdir[0] ? tmpdir : "/tmp");
     if (!mkdtemp(dir))
         return rpl_error_set(RPL_EENV, "cannot create a work folder in '%s'",
                              tmpdir && tmpdir[0] ? tmpdir : "/tmp");
+    /* The clocks while the program runs: GPU 0 as the program sees it (its first device). */
+    if (rpl_gpu_sampler_start(&sampler, 0, RPL_GATE_GPU_SAMPLE_MS) != RPL_OK)
+        rpl_error_clear();
     while (rc == RPL_OK && m->runs < in->repetitions && !enough(m, in->repetitions)) {
         rc = one_run(m, in, dir);
         rpl_log_info("gate: run %u of the program: %zu kernel%s", m->runs, m->nkernels,
                      m->nkernels == 1 ? "" : "s");
     }
+    rpl_gpu_sampler_stop(sampler, &m->gpu);
     nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
     return rc;
 }

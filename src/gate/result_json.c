@@ -25,7 +25,7 @@ static int runtime_json(cJSON *o, const rpl_runtime_cmp *c)
 {
     cJSON *rt = cJSON_AddObjectToObject(o, "runtime");
 
-    if (!rt ||
+    if (!rt || !cJSON_AddStringToObject(rt, "change", rpl_change_name(c->change)) ||
         !cJSON_AddStringToObject(rt, "method",
                                  c->history ? "stored-baseline" : "bootstrap-percentile") ||
         !cJSON_AddNumberToObject(rt, "log_ratio", c->log_ratio) ||
@@ -83,8 +83,12 @@ int rpl_gate_result_json(cJSON **out, const rpl_gate_result *r)
         !cJSON_AddNumberToObject(opt, "confidence", r->stat.confidence) ||
         !rpl_json_add_int64(opt, "bootstrap", r->stat.bootstrap) ||
         !rpl_json_add_int64(opt, "seed", (int64_t)r->stat.seed) ||
+        !cJSON_AddStringToObject(opt, "undecided", rpl_verdict_name(r->stat.undecided)) ||
         !rpl_json_add_int64(opt, "warmup", r->warmup) ||
         !rpl_json_add_int64(opt, "repetitions", r->repetitions) ||
+        !rpl_json_add_int64(doc, "undecided_retries", r->retries) ||
+        !cJSON_AddItemToObject(doc, "gpu_state", rpl_gpu_state_json(&r->gpu)) ||
+        !cJSON_AddItemToObject(doc, "baseline_gpu_state", rpl_gpu_state_json(&r->baseline_gpu)) ||
         !cJSON_AddBoolToObject(doc, "confirmed", r->confirmed) ||
         !str_or_null(doc, "confirmation", r->confirmation) ||
         !cJSON_AddNumberToObject(doc, "elapsed_s", r->elapsed_s) ||
@@ -153,11 +157,26 @@ static int read_check(rpl_gate_result *r, const cJSON *o, const char *path)
     rt = cJSON_GetObjectItemCaseSensitive(o, "runtime");
     if (cJSON_IsObject(rt)) {
         double lr, lo, hi, p, k;
+        const char *change;
+        int ch;
         if (rpl_json_get_number(rt, "log_ratio", &lr) || rpl_json_get_number(rt, "ci_low", &lo) ||
             rpl_json_get_number(rt, "ci_high", &hi) || rpl_json_get_number(rt, "p_value", &p) ||
             rpl_json_get_number(rt, "history", &k) || !(lo > 0) || !(hi > 0) || p < 0 || p > 1)
             return bad(path, "a runtime check lacks log_ratio, ci_low, ci_high, history or "
                              "p_value");
+        /* Results of versions before the three-way verdict have no change. */
+        if (rpl_json_get_string(rt, "change", &change) == RPL_OK) {
+            if ((ch = rpl_change_parse(change)) < 0)
+                return bad(path, "a runtime check's change is not same, faster, slower or "
+                                 "undecided");
+            c->rt.change = (rpl_change)ch;
+        } else {
+            rpl_error_clear();
+            c->rt.change = c->verdict == RPL_VERDICT_FAIL       ? RPL_CHANGE_SLOWER
+                           : c->verdict == RPL_VERDICT_IMPROVED ? RPL_CHANGE_FASTER
+                           : c->verdict == RPL_VERDICT_WARN     ? RPL_CHANGE_UNDECIDED
+                                                                : RPL_CHANGE_SAME;
+        }
         c->has_runtime = true;
         c->rt.log_ratio = lr;
         c->rt.lower = log(lo);
@@ -203,6 +222,14 @@ int rpl_gate_result_from_json(rpl_gate_result **out, const cJSON *doc, const cha
     if (rc == RPL_OK && rpl_verdict_parse(verdict) != (int)r->verdict)
         rc = bad(path, "its verdict disagrees with its checks");
     r->skipped = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(doc, "skipped"));
+    if (rc == RPL_OK &&
+        (rpl_gpu_state_from_json(&r->gpu, cJSON_GetObjectItemCaseSensitive(doc, "gpu_state")) ||
+         rpl_gpu_state_from_json(&r->baseline_gpu,
+                                 cJSON_GetObjectItemCaseSensitive(doc, "baseline_gpu_state"))))
+        rc = bad(path, "gpu_state is malformed");
+    o = cJSON_GetObjectItemCaseSensitive(doc, "device");
+    if (rc == RPL_OK && cJSON_IsString(o) && rpl_gate_result_set(&r->device, o->valuestring))
+        rc = rpl_error_oom();
     o = cJSON_GetObjectItemCaseSensitive(doc, "baseline");
     if (rc == RPL_OK && cJSON_IsString(o) && rpl_gate_result_set(&r->baseline_path, o->valuestring))
         rc = rpl_error_oom();

@@ -14,6 +14,7 @@
 #include "rpl/gate.h"
 #include "rpl/json.h"
 #include "rpl/log.h"
+#include "rpl/report.h"
 
 typedef struct suite {
     rpl_gate_result **results;
@@ -196,8 +197,66 @@ static void summary(rpl_strbuf *out, const suite *s, double alpha, size_t m, siz
     }
 }
 
+static void geomean_line(rpl_strbuf *out, const rpl_suite_geomean *g, const char *lead)
+{
+    if (!g->kernels) {
+        rpl_strbuf_printf(out, "%sno runtime comparison: no geometric mean\n", lead);
+        return;
+    }
+    rpl_strbuf_printf(out,
+                      "%sgeometric mean of the runtime ratios (candidate / baseline) over %zu "
+                      "kernel%s of %zu test%s: %.4f (%+.2f%%), %.0f%% bootstrap interval over "
+                      "tests [%.4f, %.4f]\n",
+                      lead, g->kernels, g->kernels == 1 ? "" : "s", g->tests,
+                      g->tests == 1 ? "" : "s", g->ratio, 100.0 * (g->ratio - 1.0),
+                      100.0 * g->confidence, g->ci_low, g->ci_high);
+}
+
+/* docs/schemas/suite.schema.json */
+static int suite_json(const char *path, const suite *s, const rpl_suite_geomean *g, double alpha,
+                      size_t m, size_t downgraded, size_t nfail)
+{
+    cJSON *doc = cJSON_CreateObject(), *gm = NULL, *arr = NULL;
+    int rc = RPL_OK;
+
+    if (!doc || !cJSON_AddStringToObject(doc, "schema_version", "1.0") ||
+        !rpl_json_add_int64(doc, "results", (int64_t)s->n) ||
+        !rpl_json_add_int64(doc, "failed", (int64_t)nfail) ||
+        !cJSON_AddNumberToObject(doc, "alpha", alpha) ||
+        !rpl_json_add_int64(doc, "runtime_comparisons", (int64_t)m) ||
+        !rpl_json_add_int64(doc, "holm_downgraded", (int64_t)downgraded) ||
+        !(gm = g->kernels ? cJSON_AddObjectToObject(doc, "geomean")
+                          : cJSON_AddNullToObject(doc, "geomean")) ||
+        !(arr = cJSON_AddArrayToObject(doc, "tests")))
+        rc = rpl_error_oom();
+    if (rc == RPL_OK && g->kernels &&
+        (!cJSON_AddNumberToObject(gm, "ratio", g->ratio) ||
+         !cJSON_AddNumberToObject(gm, "ci_low", g->ci_low) ||
+         !cJSON_AddNumberToObject(gm, "ci_high", g->ci_high) ||
+         !cJSON_AddNumberToObject(gm, "confidence", g->confidence) ||
+         !rpl_json_add_int64(gm, "bootstrap", g->bootstrap) ||
+         !rpl_json_add_int64(gm, "tests", (int64_t)g->tests) ||
+         !rpl_json_add_int64(gm, "kernels", (int64_t)g->kernels)))
+        rc = rpl_error_oom();
+    for (size_t i = 0; rc == RPL_OK && i < s->n; i++) {
+        const rpl_gate_result *r = s->results[i];
+        cJSON *o = cJSON_CreateObject();
+        if (!o || !cJSON_AddItemToArray(arr, o) || !cJSON_AddStringToObject(o, "test", r->test) ||
+            !cJSON_AddStringToObject(o, "arch", r->arch) ||
+            !cJSON_AddStringToObject(o, "verdict",
+                                     r->skipped ? "skipped" : rpl_verdict_name(r->verdict)) ||
+            !cJSON_AddStringToObject(o, "file", s->paths[i]))
+            rc = rpl_error_oom();
+    }
+    if (rc == RPL_OK)
+        rc = rpl_json_write_file(path, doc);
+    cJSON_Delete(doc);
+    return rc;
+}
+
 int rpl_gate_suite_report(rpl_strbuf *out, bool *failed, const rpl_suite_opts *o)
 {
+    rpl_suite_geomean g = {0};
     suite s = {0};
     size_t m = 0, downgraded = 0, nfail = 0;
     int rc;
@@ -221,14 +280,23 @@ int rpl_gate_suite_report(rpl_strbuf *out, bool *failed, const rpl_suite_opts *o
         rc = rpl_gate_result_add_attachment(s.results[i], s.paths[i]);
     if (rc == RPL_OK)
         rc = apply_holm(&s, o->alpha, &m, &downgraded);
+    if (rc == RPL_OK)
+        rc = rpl_suite_geomean_compute(&g, (const rpl_gate_result *const *)s.results, s.n);
     if (rc == RPL_OK) {
         summary(out, &s, o->alpha, m, downgraded, &nfail);
+        geomean_line(out, &g, "");
         *failed = nfail > 0;
     }
+    if (rc == RPL_OK && o->json)
+        rc = suite_json(o->json, &s, &g, o->alpha, m, downgraded, nfail);
+    if (rc == RPL_OK && o->html)
+        rc = rpl_suite_html(o->html, (const rpl_gate_result *const *)s.results, s.n, &g,
+                            o->baseline_dir);
     if (rc == RPL_OK && o->markdown) {
         rpl_strbuf md = RPL_STRBUF_INIT;
         rpl_strbuf_printf(&md, "# rocm-perf suite: %zu fail of %zu\n\n%s\n", nfail, s.n,
                           "Family-wise false-alarm control: Holm over the runtime comparisons.");
+        geomean_line(&md, &g, "\n**Suite:** ");
         for (size_t i = 0; rc == RPL_OK && i < s.n; i++)
             rc = rpl_gate_markdown(&md, s.results[i]);
         if (rc == RPL_OK)
@@ -236,7 +304,8 @@ int rpl_gate_suite_report(rpl_strbuf *out, bool *failed, const rpl_suite_opts *o
         rpl_strbuf_release(&md);
     }
     if (rc == RPL_OK && o->junit)
-        rc = rpl_gate_junit_write(o->junit, (const rpl_gate_result *const *)s.results, s.n);
+        rc = rpl_gate_junit_write_suite(o->junit, (const rpl_gate_result *const *)s.results, s.n,
+                                        &g);
     for (size_t i = 0; i < s.n; i++) {
         rpl_gate_result_free(s.results[i]);
         free(s.paths[i]);

@@ -41,6 +41,10 @@ static void check_properties(rpl_junit *j, const rpl_gate_check *c)
     if (c->has_base && c->has_cand)
         propertyf(j, c->metric, "change", c->change);
     if (c->has_runtime) {
+        char name[160];
+
+        snprintf(name, sizeof(name), "%s.change_class", c->metric);
+        rpl_junit_property(j, name, rpl_change_name(c->rt.change));
         propertyf(j, c->metric, "ci_low", exp(c->rt.lower));
         propertyf(j, c->metric, "ci_high", exp(c->rt.upper));
         propertyf(j, c->metric, "p_value", c->rt.p_value);
@@ -126,7 +130,8 @@ static void count_cases(const rpl_gate_result *r, bool *done, rpl_junit_counts *
     memset(done, 0, r->nchecks * sizeof(*done));
 }
 
-static int write_suite(rpl_junit *j, const rpl_gate_result *r, size_t index, bool *done)
+static int write_suite(rpl_junit *j, const rpl_gate_result *r, size_t index, bool *done,
+                       const rpl_suite_geomean *g)
 {
     rpl_junit_counts c;
     char name[320];
@@ -146,10 +151,17 @@ static int write_suite(rpl_junit *j, const rpl_gate_result *r, size_t index, boo
     rpl_junit_property(j, "verdict", rpl_verdict_name(r->verdict));
     rpl_junit_propertyf(j, "tolerance", "%.6g", r->stat.delta);
     rpl_junit_propertyf(j, "confidence", "%.6g", r->stat.confidence);
+    rpl_junit_property(j, "undecided", rpl_verdict_name(r->stat.undecided));
     if (r->baseline_path)
         rpl_junit_property(j, "baseline", r->baseline_path);
     if (r->confirmation)
         rpl_junit_property(j, "confirmation", r->confirmation);
+    if (g && g->kernels) {
+        rpl_junit_propertyf(j, "suite.geomean_ratio", "%.6g", g->ratio);
+        rpl_junit_propertyf(j, "suite.geomean_ci_low", "%.6g", g->ci_low);
+        rpl_junit_propertyf(j, "suite.geomean_ci_high", "%.6g", g->ci_high);
+        rpl_junit_propertyf(j, "suite.geomean_kernels", "%zu", g->kernels);
+    }
     rpl_junit_end(j);
     for (size_t i = 0; i < r->nchecks && rc == 0; i++)
         if (!done[i])
@@ -159,6 +171,12 @@ static int write_suite(rpl_junit *j, const rpl_gate_result *r, size_t index, boo
 }
 
 int rpl_gate_junit_write(const char *path, const rpl_gate_result *const *results, size_t n)
+{
+    return rpl_gate_junit_write_suite(path, results, n, NULL);
+}
+
+int rpl_gate_junit_write_suite(const char *path, const rpl_gate_result *const *results, size_t n,
+                               const rpl_suite_geomean *g)
 {
     rpl_junit_counts all = {.has_skipped = true};
     size_t maxchecks = 1;
@@ -184,7 +202,7 @@ int rpl_gate_junit_write(const char *path, const rpl_gate_result *const *results
     }
     rpl_junit_testsuites(j, "rocm-perf", &all);
     for (size_t i = 0; i < n && rc == 0; i++)
-        rc = write_suite(j, results[i], i, done);
+        rc = write_suite(j, results[i], i, done, g);
     rpl_junit_end(j);
     free(done);
     if (rc != 0) {

@@ -55,7 +55,7 @@ static const char *badge(rpl_verdict v)
 
 int rpl_gate_markdown(rpl_strbuf *out, const rpl_gate_result *r)
 {
-    char b[64], c[64], ch[32], ci[64];
+    char b[64], c[64], ch[32], ci[64], verdict[64];
 
     rpl_strbuf_printf(out, "\n## %s `%s` on %s%s%s%s: %s\n\n", r->mode, r->test, r->arch,
                       r->device ? " (" : "", r->device ? r->device : "", r->device ? ")" : "",
@@ -63,9 +63,11 @@ int rpl_gate_markdown(rpl_strbuf *out, const rpl_gate_result *r)
     if (r->baseline_missing)
         rpl_strbuf_printf(out, "No baseline. Create it with:\n\n```\n%s\n```\n\n",
                           r->create_command ? r->create_command : "");
-    rpl_strbuf_printf(out, "Tolerance %.2f%%, one-sided confidence %.0f%%%s.\n\n",
+    rpl_strbuf_printf(out,
+                      "Tolerance %.2f%%, one-sided confidence %.0f%%, an undecided change "
+                      "counts as %s%s.\n\n",
                       100.0 * r->stat.delta, 100.0 * r->stat.confidence,
-                      r->confirmation ? "; " : "");
+                      rpl_verdict_name(r->stat.undecided), r->confirmation ? "; " : "");
     if (r->confirmation)
         rpl_strbuf_printf(out, "%s\n\n", r->confirmation);
     rpl_strbuf_puts(out, "| kernel | metric | baseline | candidate | change | CI | verdict |\n"
@@ -91,7 +93,12 @@ int rpl_gate_markdown(rpl_strbuf *out, const rpl_gate_result *r)
         cell(out, c);
         cell(out, ch);
         cell(out, ci);
-        cell(out, badge(k->verdict));
+        if (k->has_runtime)
+            snprintf(verdict, sizeof(verdict), "%s (%s)", badge(k->verdict),
+                     rpl_change_name(k->rt.change));
+        else
+            snprintf(verdict, sizeof(verdict), "%s", badge(k->verdict));
+        cell(out, verdict);
         rpl_strbuf_puts(out, "\n");
     }
     for (size_t i = 0; i < r->nchecks; i++)

@@ -102,9 +102,20 @@ def case_traces():
     fails = [c for c in res["checks"] if c["verdict"] == "fail"]
     check(res["verdict"] == "fail" and len(fails) == 1 and fails[0]["family"] == "runtime" and
           fails[0]["runtime"]["ci_low"] > 1.03, "result JSON: one runtime fail, CI above 1+delta")
+    check(fails[0]["runtime"]["change"] == "slower" and res["options"]["undecided"] == "warn",
+          "result JSON: the change is 'slower', undecided counts as warn by default")
+    for c in json.load(open("a2.json"))["checks"]:
+        rt = c["runtime"]
+        if rt:
+            inside = rt["ci_low"] >= 0.97 and rt["ci_high"] <= 1.03
+            check(rt["change"] == ("same" if inside else "undecided"),
+                  f"A' {c['kernel']}: change {rt['change']} matches [{rt['ci_low']:.4f}, "
+                  f"{rt['ci_high']:.4f}]")
+    check('name="median_ns.change_class" value="slower"' in xml and
+          'name="undecided" value="warn"' in xml, "JUnit: change class and undecided policy")
     md = open("slow.md").read()
     check("| kernel | metric | baseline | candidate | change | CI | verdict |" in md and
-          "❌ fail" in md, "markdown table")
+          "❌ fail (slower)" in md, "markdown table with the change")
     # The relu kernel alone passes the slow trace.
     gate("--trace", db("trace_slow"), "--kernel", "relu", expect=0)
     # A trace of another architecture is refused, never compared.
@@ -498,6 +509,188 @@ def case_huge_end():
     check("more than a day" in p.stderr, "gate rejects it", p)
 
 
+def fake_commit(i):
+    return f"{i:04x}" + "c" * 36
+
+
+def fake_history(path, kernel, levels, noise=0.01, seed=7, accepted_at=None):
+    """Replace the history of baseline `path` with one entry per level (ns), fake commits."""
+    import random
+    rnd = random.Random(seed)
+    doc = json.load(open(path))
+    doc["history"] = [{"date": f"2026-01-{1 + i % 28:02d}T00:00:00Z", "commit": fake_commit(i),
+                       "device": "MI300X", "driver": "6.8", "gpu_state": None,
+                       "accepted": "new tiling" if i == accepted_at else None,
+                       "medians_ns": {kernel: v * (1 + rnd.gauss(0, noise))}}
+                      for i, v in enumerate(levels)]
+    with open(path, "w") as f:
+        json.dump(doc, f, indent=2)
+
+
+def case_trend():
+    """History entries record the commit (libgit2); trend finds where a step began; accept
+    records why; the gate names the commit where a regression began and warns of a drift."""
+    repo = os.path.abspath("repo")
+    os.makedirs(repo)
+    run("git", "init", "-q", repo, expect=0)
+    run("git", "-C", repo, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q",
+        "--allow-empty", "-m", "one", expect=0)
+    head = run("git", "-C", repo, "rev-parse", "HEAD", expect=0).stdout.strip()
+    bl = os.path.join(repo, "bl")
+    blf = os.path.join(bl, "gfx942", "gemm.json")
+    run(A.rocm_perf, "baseline", "update", "--test", "gemm", "--baseline-dir", bl, "--trace",
+        db("trace_a"), expect=0)
+    schema_valid("baseline.schema.json", blf)
+    entry = json.load(open(blf))["history"][0]
+    check(entry["commit"] == head and entry["date"].endswith("Z") and entry["accepted"] is None
+          and entry["gpu_state"] is None, "history entry: commit of the repository, date, no "
+          "GPU state for a trace")
+    gemm = "gemm(float*, float*, float*, int)"
+    fake_history(blf, gemm, [100440.0] * 25 + [109780.0] * 15)
+    p = run(A.rocm_perf, "baseline", "trend", "--test", "gemm", "--baseline-dir", bl, "--json",
+            expect=0)
+    with open("trend.json", "w") as f:
+        f.write(p.stdout)
+    schema_valid("trend.schema.json", "trend.json")
+    k = [k for k in json.load(open("trend.json"))["kernels"] if k["name"] == gemm][0]
+    cps = k["change_points"]
+    check(len(cps) == 1 and abs(cps[0]["index"] - 25) <= 2 and cps[0]["direction"] == "slower"
+          and cps[0]["material"] and cps[0]["commits"]["first_after"] == fake_commit(cps[0]["index"]),
+          f"trend: one slower change point at entry 25 with its commit ({cps})")
+    p = run(A.rocm_perf, "baseline", "trend", "--test", "gemm", "--baseline-dir", bl, "--kernel",
+            "gemm", expect=0)
+    check(f"entry {cps[0]['index']}: +" in p.stdout and fake_commit(cps[0]["index"])[:10] in p.stdout,
+          "trend text names the entry and the commit", p)
+    # The gate on the slower trace: the regression began at that change point.
+    p = run(A.rocm_perf, "gate", "--test", "gemm", "--baseline-dir", bl, "--trace",
+            db("trace_slow"), "--json", "g.json", expect=1)
+    check(f"began at history entry {cps[0]['index']} (commit {fake_commit(cps[0]['index'])[:12]}"
+          in p.stdout,
+          "gate: the regression names where it began", p)
+    schema_valid("gate-result.schema.json", "g.json")
+    # Five +1.5 % steps: each passes, together a drift (WARN, exit 0 on the last level).
+    levels = [100440.0 * 1.015 ** (i // 10) for i in range(50)]
+    fake_history(blf, gemm, levels, noise=0.005)
+    p = run(A.rocm_perf, "gate", "--test", "gemm", "--baseline-dir", bl, "--trace",
+            db("trace_a2"), "--kernel", "gemm", "--json", "d.json", expect=0)
+    drift = [c for c in json.load(open("d.json"))["checks"] if c["family"] == "trend"]
+    check(len(drift) == 1 and drift[0]["verdict"] == "warn" and "slow drift" in drift[0]["message"],
+          "gate: a slow drift is a trend WARN", p)
+    # accept: the reason is recorded, history_ns restarts, trend shows it.
+    run(A.rocm_perf, "baseline", "accept", "--test", "gemm", "--baseline-dir", bl, "--trace",
+        db("trace_a"), expect=2)
+    p = run(A.rocm_perf, "baseline", "accept", "--test", "gemm", "--baseline-dir", bl, "--trace",
+            db("trace_slow"), "--reason", "bigger tiles, slower by design", expect=0)
+    check("reason: bigger tiles, slower by design" in p.stdout, "accept says why", p)
+    doc = json.load(open(blf))
+    check(doc["history"][-1]["accepted"] == "bigger tiles, slower by design" and
+          all(len(k["history_ns"]) == 1 for k in doc["runtime"]["kernels"]),
+          "accept: the entry carries the reason, history_ns restarts")
+    fake_history(blf, gemm, [100440.0] * 20 + [109780.0] * 20, accepted_at=20)
+    p = run(A.rocm_perf, "baseline", "trend", "--test", "gemm", "--baseline-dir", bl, "--json",
+            expect=0)
+    k = [k for k in json.loads(p.stdout)["kernels"] if k["name"] == gemm][0]
+    check(k["change_points"] and k["change_points"][0]["accepted"] == "new tiling",
+          "trend: an accepted move explains its change point", p)
+    for bad in (["--test", "gemm"], ["--test", "nope", "--baseline-dir", bl],
+                ["--test", "gemm", "--baseline-dir", bl, "--permutations", "3"]):
+        p = run(A.rocm_perf, "baseline", "trend", *bad)
+        check(p.returncode == 2 and p.stderr.count("\n") == 1, f"trend {bad}: one line, exit 2", p)
+
+
+def png_pixels(path):
+    """(width, height, RGB tuples) of an 8-bit RGB/RGBA non-interlaced PNG (Chromium's)."""
+    import struct
+    import zlib
+    data = open(path, "rb").read()
+    check(data[:8] == b"\x89PNG\r\n\x1a\n", f"{path} is a PNG")
+    pos, idat, w = 8, b"", 0
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            w, h, depth, ctype, _, _, interlace = struct.unpack(">IIBBBBB", body)
+            check(depth == 8 and ctype in (2, 6) and not interlace, "PNG is 8-bit RGB(A)")
+            bpp = 3 if ctype == 2 else 4
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    raw, stride, prev, px = zlib.decompress(idat), w * bpp, bytearray(w * bpp), []
+    for y in range(h):
+        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b, c = prev[i], prev[i - bpp] if i >= bpp else 0
+            if f == 1:
+                line[i] = (line[i] + a) & 255
+            elif f == 2:
+                line[i] = (line[i] + b) & 255
+            elif f == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif f == 4:
+                p_ = a + b - c
+                pa, pb, pc = abs(p_ - a), abs(p_ - b), abs(p_ - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        px.extend(tuple(line[i:i + 3]) for i in range(0, stride, bpp))
+        prev = line
+    return w, h, px
+
+
+def case_html():
+    """report --suite --html: one self-contained file that tidy accepts and headless Chromium
+    renders (screenshot not blank, the DOM holds the charts and tables); the suite JSON and
+    JUnit carry the geometric mean."""
+    gemm = "gemm(float*, float*, float*, int)"
+    update("--trace", db("trace_a"), expect=0)
+    fake_history(BL, gemm, [100440.0] * 30 + [108480.0] * 30, noise=0.02, accepted_at=30)
+    os.makedirs("res")
+    gate("--trace", db("trace_slow"), "--json", "res/gemm.json", expect=1)
+    gate("--trace", db("trace_a2"), "--json", "res/gemm_a2.json", expect=0)
+    p = run(A.rocm_perf, "report", "--suite", "res", "--html", "r.html", "--json", "s.json",
+            "--junit", "s.xml", "--markdown", "s.md", expect=1)
+    check("geometric mean of the runtime ratios" in p.stdout, "suite text: geometric mean", p)
+    schema_valid("suite.schema.json", "s.json")
+    s = json.load(open("s.json"))
+    rs = [json.load(open(f"res/{f}")) for f in ("gemm.json", "gemm_a2.json")]
+    import math
+    logs = [c["runtime"]["log_ratio"] for r in rs for c in r["checks"] if c["runtime"]]
+    want = math.exp(sum(logs) / len(logs))
+    g = s["geomean"]
+    check(abs(g["ratio"] - want) < 1e-9 and g["kernels"] == len(logs) and g["tests"] == 2 and
+          g["ci_low"] <= g["ratio"] <= g["ci_high"], f"suite JSON: geometric mean {want:.4f} of "
+          f"{len(logs)} kernels within its interval")
+    xsd_valid("s.xml")
+    check('name="suite.geomean_ratio"' in open("s.xml").read(), "JUnit: suite.geomean_ratio")
+    check("**Suite:** geometric mean" in open("s.md").read(), "Markdown: geometric mean")
+    html = open("r.html").read()
+    check(not any(x in html for x in ("http://", "https://", "<script", "<link", "src=")) or
+          html.count("http://www.w3.org/2000/svg") == html.count("http://"),
+          "self-contained: no script, no link, no network address but the SVG namespace")
+    p = run(A.tidy, "-errors", "-q", "r.html")
+    check(p.returncode == 0 and not p.stderr.strip(), "tidy -errors -q passes", p)
+    shot = os.path.abspath("shot.png")
+    base = [A.chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+            f"--user-data-dir={os.path.abspath('chromium-profile')}"]
+    url = "file://" + os.path.abspath("r.html")
+    p = subprocess.run(base + [f"--screenshot={shot}", "--window-size=1200,1800", url],
+                       capture_output=True, text=True, timeout=120)
+    check(os.path.exists(shot), "Chromium wrote a screenshot", p)
+    w, h, px = png_pixels(shot)
+    colours = len(set(px))
+    nonwhite = sum(1 for c in px if min(c) < 235) / len(px)
+    check(w == 1200 and colours >= 50 and nonwhite > 0.05,
+          f"screenshot not blank: {colours} colours, {100 * nonwhite:.0f}% not white")
+    # A red pixel of the change point marker and a blue one of the history line were drawn.
+    check(any(c == (0xcf, 0x22, 0x2e) for c in px) and any(c == (0x09, 0x69, 0xda) for c in px),
+          "screenshot shows the chart's colours")
+    p = subprocess.run(base + ["--dump-dom", url], capture_output=True, text=True, timeout=120)
+    dom = p.stdout
+    check(dom.count('class="chart"') >= 2 and dom.count("<table") >= 4 and
+          "<th scope=\"col\">verdict</th>" in dom and "Change points (E-Divisive" in dom and
+          "this run" in dom and "new tiling" in dom and "<desc>" in dom,
+          "the DOM holds the charts (with text alternatives), the tables and the accepted move", p)
+
+
 def case_usage():
     """Bad usage exits 2 with one line; --help exits 0."""
     for args in (["--baseline-dir", "bl", "--trace", "x.db"],
@@ -507,7 +700,13 @@ def case_usage():
                   "x.co"],
                  ["--test", "t", "--baseline-dir", "bl", "--tolerance", "150%", "--trace", "x"],
                  ["--test", "../t", "--baseline-dir", "bl", "--trace", db("trace_a")],
-                 ["--test", "t", "--baseline-dir", "bl", "--trace", "missing.db"]):
+                 ["--test", "t", "--baseline-dir", "bl", "--trace", "missing.db"],
+                 ["--test", "t", "--baseline-dir", "bl", "--undecided", "maybe", "--trace",
+                  db("trace_a")],
+                 ["--test", "t", "--baseline-dir", "bl", "--retry-undecided", "x", "--trace",
+                  db("trace_a")],
+                 ["--test", "t", "--baseline-dir", "bl", "--reason", "r", "--trace",
+                  db("trace_a")]):
         p = run(A.rocm_perf, "gate", *args, expect=2)
         check(p.stderr.count("\n") == 1 and p.stderr.startswith("rocm-perf: "),
               f"usage error {args[:3]}: one line", p)
@@ -541,6 +740,32 @@ def case_app():
     p = run(A.rocm_perf, "gate", "--test", "gemm", "--baseline-dir", "bl", "--", "/bin/true",
             env=dict(env, ROCM_PERF_BACKEND="nvidia"), expect=2)
     check("ROCM_PERF_BACKEND is 'nvidia'" in p.stderr, "bad ROCM_PERF_BACKEND", p)
+    # GPU state through the NVML test double: recorded with the baseline entry and the result;
+    # a throttled run warns, or with --require-stable-clocks is an environment error (exit 3).
+    env["FAKE_ROCPROF_DIR"] = os.path.abspath("same")
+    env["ROCM_PERF_NVML_LIBRARY"] = A.fake_nvml
+    p = update("--repetitions", "30", "--", "/bin/true", env=env, expect=0)
+    st = json.load(open(BL))["history"][-1]["gpu_state"]
+    check(st and st["source"] == "nvml" and st["sm_clock_mhz"] == 1980 and not st["throttled"],
+          "baseline history entry holds the GPU state", p)
+    schema_valid("baseline.schema.json", BL)
+    env["FAKE_NVML_REASONS"] = "0x4"
+    p = gate("--repetitions", "30", "--json", "thr.json", "--", "/bin/true", env=env, expect=0)
+    r = json.load(open("thr.json"))
+    clocks = [c for c in r["checks"] if c["family"] == "clocks"]
+    check(r["gpu_state"]["throttle_reasons"] == ["sw_power_cap"] and len(clocks) == 1 and
+          clocks[0]["verdict"] == "warn" and "throttled" in clocks[0]["message"],
+          "a throttled measurement is flagged", p)
+    schema_valid("gate-result.schema.json", "thr.json")
+    p = gate("--repetitions", "30", "--require-stable-clocks", "--", "/bin/true", env=env,
+             expect=3)
+    check("clocks not stable" in p.stderr and p.stderr.count("\n") == 1,
+          "--require-stable-clocks: exit 3, one line", p)
+    env["FAKE_NVML_REASONS"] = "0"
+    env["FAKE_NVML_SM"] = "1400"
+    p = gate("--repetitions", "30", "--require-stable-clocks", "--", "/bin/true", env=env,
+             expect=3)
+    check("from the baseline's 1980 MHz" in p.stderr, "a clock far from the baseline's", p)
 
 
 def case_nogpu():
@@ -560,6 +785,9 @@ def main():
               "--workdir", "--kernels", "--double-bin"):
         ap.add_argument(o, required=True)
     ap.add_argument("--hipcc")
+    ap.add_argument("--fake-nvml")
+    ap.add_argument("--chromium")
+    ap.add_argument("--tidy")
     ap.add_argument("case")
     A = ap.parse_args()
     for k in ("rocm_perf", "fixture", "fixtures", "xsd", "schemas", "validate", "kernels",

@@ -179,6 +179,67 @@ static void verdicts(void **state)
     assert_int_equal(x.history, 0);
 }
 
+/*
+ * The three-way classification over a grid of shifts and noise levels:
+ * `undecided` exactly where the interval [LB, UB] straddles ln(1+delta) or
+ * ln(1-delta), and the verdict of an undecided change is the caller's.
+ */
+static void undecided_where_straddling(void **state)
+{
+    static const double shifts[] = {-0.3,  -0.06, -0.03, -0.01, 0,  0.01,
+                                    0.025, 0.03,  0.04,  0.06,  0.3};
+    static const double noise[] = {0.005, 0.02, 0.1, 0.5};
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    double b[20], c[20], hi = log1p(0.03), lo = log1p(-0.03);
+    int seen[4] = {0};
+    rpl_gate_stat_opts o;
+
+    (void)state;
+    rpl_gate_stat_opts_init(&o);
+    o.bootstrap = 500;
+    gsl_rng_set(r, 11);
+    for (size_t s = 0; s < sizeof(shifts) / sizeof(shifts[0]); s++)
+        for (size_t n = 0; n < sizeof(noise) / sizeof(noise[0]); n++) {
+            rpl_runtime_cmp x, y;
+            bool straddles;
+
+            for (int i = 0; i < 20; i++) {
+                b[i] = 1e5 * exp(gsl_ran_gaussian(r, noise[n]));
+                c[i] = 1e5 * (1 + shifts[s]) * exp(gsl_ran_gaussian(r, noise[n]));
+            }
+            o.undecided = RPL_VERDICT_WARN;
+            assert_int_equal(rpl_gate_compare_samples(&x, b, 20, c, 20, NULL, 0, &o), RPL_OK);
+            straddles = (x.lower <= hi && x.upper > hi) || (x.lower < lo && x.upper >= lo);
+            assert_int_equal(x.change == RPL_CHANGE_UNDECIDED, straddles);
+            seen[x.change]++;
+            if (x.change == RPL_CHANGE_SLOWER)
+                assert_true(x.lower > hi && x.verdict == RPL_VERDICT_FAIL);
+            if (x.change == RPL_CHANGE_FASTER)
+                assert_true(x.upper < lo && x.verdict == RPL_VERDICT_IMPROVED);
+            if (x.change == RPL_CHANGE_SAME)
+                assert_true(x.lower >= lo && x.upper <= hi && x.verdict == RPL_VERDICT_PASS);
+            if (x.change != RPL_CHANGE_UNDECIDED)
+                continue;
+            assert_int_equal(x.verdict, RPL_VERDICT_WARN);
+            o.undecided = RPL_VERDICT_FAIL;
+            assert_int_equal(rpl_gate_compare_samples(&y, b, 20, c, 20, NULL, 0, &o), RPL_OK);
+            assert_int_equal(y.verdict, RPL_VERDICT_FAIL);
+            o.undecided = RPL_VERDICT_PASS;
+            assert_int_equal(rpl_gate_compare_samples(&y, b, 20, c, 20, NULL, 0, &o), RPL_OK);
+            assert_int_equal(y.verdict, RPL_VERDICT_PASS);
+        }
+    /* The grid reaches all four answers. */
+    for (int k = 0; k < 4; k++)
+        assert_true(seen[k] > 0);
+    assert_string_equal(rpl_change_name(RPL_CHANGE_UNDECIDED), "undecided");
+    assert_int_equal(rpl_change_parse("faster"), RPL_CHANGE_FASTER);
+    assert_int_equal(rpl_change_parse("up"), -1);
+    o.undecided = RPL_VERDICT_IMPROVED; /* not a verdict an undecided change may take */
+    assert_int_equal(rpl_gate_compare_samples(&(rpl_runtime_cmp){0}, b, 20, c, 20, NULL, 0, &o),
+                     RPL_EUSAGE);
+    gsl_rng_free(r);
+}
+
 static void bad_input(void **state)
 {
     double b[3] = {1, 2, 3}, z[3] = {1, 0, 3};
@@ -215,6 +276,7 @@ int main(void)
         cmocka_unit_test(aa_two_sample),
         cmocka_unit_test(seeded),
         cmocka_unit_test(verdicts),
+        cmocka_unit_test(undecided_where_straddling),
         cmocka_unit_test(bad_input),
         cmocka_unit_test(holm),
     };

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "rpl/codeobj.h"
+#include "rpl/gpu_state.h"
 #include "rpl/stats.h"
 #include "rpl/strbuf.h"
 #include "rpl/trace.h"
@@ -22,6 +23,7 @@
 #define RPL_BASELINE_SCHEMA_VERSION "1.0"
 #define RPL_BASELINE_HISTORY_MAX    10 /* K: accepted medians kept per kernel */
 #define RPL_BASELINE_MAX_BYTES      (64u << 20)
+#define RPL_BASELINE_RUNS_MAX       1000 /* history entries kept (for trends) */
 /* The longest duration a baseline may hold, 1 day in ns: beyond it a value is no timing. */
 #define RPL_BASELINE_MAX_NS 86400e9
 
@@ -56,6 +58,24 @@ typedef struct rpl_runtime_kernel {
     char *bottleneck; /* bottleneck class, or NULL */
 } rpl_runtime_kernel;
 
+/*
+ * One recorded run of the runtime section (`baseline update` or `accept`):
+ * when, on which commit and GPU, in which clock state, each kernel's
+ * median, and for an accepted move the reason.
+ */
+typedef struct rpl_history_entry {
+    char *date;     /* UTC, ISO 8601 */
+    char *commit;   /* full id of HEAD of the repository holding the baseline, or NULL */
+    char *device;   /* or NULL */
+    char *driver;   /* or NULL */
+    char *accepted; /* `baseline accept --reason`, or NULL */
+    rpl_gpu_state gpu;
+    rpl_counter_figure *medians; /* kernel name -> median ns */
+    size_t nmedians;
+} rpl_history_entry;
+
+void rpl_history_entry_release(rpl_history_entry *e);
+
 typedef struct rpl_baseline {
     char *test, *arch;
     char *device;  /* product name, or NULL */
@@ -71,6 +91,8 @@ typedef struct rpl_baseline {
     bool has_runtime;
     rpl_runtime_kernel *kernels;
     size_t nkernels;
+    rpl_history_entry *runs; /* oldest first, at most RPL_BASELINE_RUNS_MAX */
+    size_t nruns;
 } rpl_baseline;
 
 int rpl_baseline_new(rpl_baseline **out, const char *test, const char *arch);
@@ -147,6 +169,20 @@ void rpl_runtime_kernels_free(rpl_runtime_kernel *k, size_t n);
 int rpl_baseline_set_static(rpl_baseline *b, rpl_static_kernel *k, size_t n, unsigned block,
                             rpl_strbuf *changes);
 int rpl_baseline_set_runtime(rpl_baseline *b, rpl_runtime_kernel *k, size_t n, rpl_strbuf *changes);
+
+/*
+ * Append a history entry for the runtime section just set: date now, the
+ * commit of the repository that holds `baseline_path` (libgit2; none when
+ * it is in no repository), device, driver and GPU state, each kernel's
+ * median, and `reason` for an accepted move.  An accepted move also
+ * restarts each kernel's history_ns at the new median, so that the gate's
+ * run-to-run spread does not mix the old level with the new.
+ */
+int rpl_baseline_record_run(rpl_baseline *b, const char *baseline_path, const rpl_gpu_state *gpu,
+                            const char *reason);
+
+/* The latest entry with a valid GPU state, or NULL. */
+const rpl_gpu_state *rpl_baseline_last_gpu_state(const rpl_baseline *b);
 
 /* Differences between two baselines, one line each; nothing when equal. */
 int rpl_baseline_diff(rpl_strbuf *out, const rpl_baseline *a, const rpl_baseline *b);

@@ -14,8 +14,11 @@
  *    s_tot^2 = se_boot^2 + sigma_run^2 (1 + 1/K), se_boot the bootstrap
  *    standard deviation of ln median(candidate);
  *    LB, UB = L -/+ t_{K-1, confidence} s_tot.
- * FAIL when LB > ln(1+delta); WARN when only L > ln(1+delta);
- * IMPROVED when UB < ln(1-delta); else PASS.
+ * The change is `slower` when LB > ln(1+delta), `faster` when UB < ln(1-delta),
+ * `same` when [LB, UB] lies within [ln(1-delta), ln(1+delta)], and
+ * `undecided` when the interval straddles either threshold (nvbench's
+ * "ambiguous").  Verdicts: slower FAIL, faster IMPROVED, same PASS,
+ * undecided the caller's choice (`undecided` option, WARN by default).
  */
 #ifndef RPL_GATE_H
 #define RPL_GATE_H
@@ -26,6 +29,7 @@
 #include <cjson/cJSON.h>
 
 #include "rpl/baseline.h"
+#include "rpl/gpu_state.h"
 #include "rpl/strbuf.h"
 
 #define RPL_GATE_RESULT_SCHEMA_VERSION "1.0"
@@ -35,6 +39,7 @@
 #define RPL_GATE_DEFAULT_TOLERANCE     0.03
 #define RPL_GATE_MIN_HISTORY           3
 #define RPL_GATE_SIGMA_FLOOR           0.005
+#define RPL_GATE_GPU_SAMPLE_MS         50 /* GPU state polling period while a program runs */
 
 /* Ordered by severity: the verdict of a result is its worst check's. */
 typedef enum rpl_verdict {
@@ -49,11 +54,25 @@ const char *rpl_verdict_name(rpl_verdict v);
 /* The inverse; -1 for an unknown name. */
 int rpl_verdict_parse(const char *name);
 
+/* What the runtime interval says about the change. */
+typedef enum rpl_change {
+    RPL_CHANGE_SAME = 0,
+    RPL_CHANGE_FASTER,
+    RPL_CHANGE_SLOWER,
+    RPL_CHANGE_UNDECIDED
+} rpl_change;
+
+/* "same", "faster", "slower", "undecided". */
+const char *rpl_change_name(rpl_change c);
+/* The inverse; -1 for an unknown name. */
+int rpl_change_parse(const char *name);
+
 typedef struct rpl_gate_stat_opts {
-    double delta;       /* minimum material change, 0.03 for 3 % */
-    double confidence;  /* one-sided, 0.95 */
-    unsigned bootstrap; /* B */
-    unsigned long seed; /* gsl_rng_mt19937 seed */
+    double delta;          /* minimum material change, 0.03 for 3 % */
+    double confidence;     /* one-sided, 0.95 */
+    unsigned bootstrap;    /* B */
+    unsigned long seed;    /* gsl_rng_mt19937 seed */
+    rpl_verdict undecided; /* verdict of an undecided change: PASS, WARN (default) or FAIL */
 } rpl_gate_stat_opts;
 
 void rpl_gate_stat_opts_init(rpl_gate_stat_opts *o);
@@ -67,6 +86,7 @@ typedef struct rpl_runtime_cmp {
     size_t history;                  /* K used (0 in two-sample mode) */
     double p_value; /* P(no regression beyond delta): bootstrap tail fraction, or the
                        t tail in stored mode; Holm works on it */
+    rpl_change change;
     rpl_verdict verdict;
 } rpl_runtime_cmp;
 
@@ -107,8 +127,11 @@ typedef struct rpl_gate_result {
     rpl_gate_check *checks;
     size_t nchecks, capchecks;
     rpl_verdict verdict;
-    bool confirmed;     /* a confirmation run was made */
-    char *confirmation; /* what happened about confirmation (text) */
+    unsigned retries;           /* measurements added because a runtime change was undecided */
+    rpl_gpu_state gpu;          /* while the candidate ran (invalid: not known) */
+    rpl_gpu_state baseline_gpu; /* the baseline's latest recorded state */
+    bool confirmed;             /* a confirmation run was made */
+    char *confirmation;         /* what happened about confirmation (text) */
     double elapsed_s;
     char **attachments; /* report paths for JUnit [[ATTACHMENT|...]] lines */
     size_t nattachments;
@@ -120,6 +143,23 @@ void rpl_gate_result_free(rpl_gate_result *r);
 /* Set a string field (copying). */
 int rpl_gate_result_set(char **field, const char *value);
 int rpl_gate_result_add_attachment(rpl_gate_result *r, const char *path);
+/* Append a check (message printf-formatted; the worst verdict rises); NULL when out of memory. */
+rpl_gate_check *rpl_gate_result_add_check(rpl_gate_result *r, const char *kernel,
+                                          const char *family, const char *metric, rpl_verdict v,
+                                          const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+
+/*
+ * What the baseline's history says about the runtime checks: a regression
+ * (a slower or undecided change) whose level began at a change point of
+ * the history with this run appended gets "began at entry i (commit ...)"
+ * in its message; a slow drift of the history and this run (rpl/trend.h)
+ * is a WARN check of family "trend".  Histories shorter than two segments
+ * are not looked at.
+ */
+int rpl_gate_trend_checks(rpl_gate_result *r, const rpl_baseline *b, const rpl_runtime_kernel *cand,
+                          size_t ncand);
+
 /* Drop every check (before a confirmation run replaces them). */
 void rpl_gate_result_clear_checks(rpl_gate_result *r);
 
@@ -171,9 +211,44 @@ typedef struct rpl_suite_opts {
     double alpha; /* family-wise false-alarm rate, 0.05 */
     const char *markdown;
     const char *junit;
+    const char *json;         /* the suite summary, docs/schemas/suite.schema.json */
+    const char *html;         /* the HTML report */
+    const char *baseline_dir; /* HTML: the baselines' histories; NULL: each result's baseline */
 } rpl_suite_opts;
 
 int rpl_gate_suite_report(rpl_strbuf *out, bool *failed, const rpl_suite_opts *opts);
+
+/*
+ * The geometric mean of the runtime ratios (candidate / baseline median)
+ * over every test and kernel, and a two-sided percentile bootstrap interval
+ * at RPL_SUITE_GEOMEAN_CONFIDENCE that resamples tests (B
+ * RPL_GATE_DEFAULT_BOOTSTRAP, gsl_rng_mt19937 seeded RPL_GATE_DEFAULT_SEED).
+ * kernels == 0 when no result has a runtime check.
+ */
+#define RPL_SUITE_GEOMEAN_CONFIDENCE 0.95
+typedef struct rpl_suite_geomean {
+    size_t tests, kernels;
+    double ratio, ci_low, ci_high;
+    double confidence;
+    unsigned bootstrap;
+} rpl_suite_geomean;
+
+int rpl_suite_geomean_compute(rpl_suite_geomean *out, const rpl_gate_result *const *results,
+                              size_t n);
+
+/*
+ * The HTML report (one self-contained file: inline CSS and SVG, no script,
+ * no network): the suite's summary, and per result its verdict table, GPU
+ * state and per runtime kernel the baseline's history chart with its
+ * change points, accepted moves and this run marked.  Histories come from
+ * `baseline_dir`/<arch>/<test>.json, or each result's baseline file.
+ */
+int rpl_suite_html(const char *path, const rpl_gate_result *const *results, size_t n,
+                   const rpl_suite_geomean *g, const char *baseline_dir);
+
+/* JUnit of several results; with `g`, each suite also carries suite.geomean_* properties. */
+int rpl_gate_junit_write_suite(const char *path, const rpl_gate_result *const *results, size_t n,
+                               const rpl_suite_geomean *g);
 
 /* What a gate measures: code objects, recorded traces or a program run under a profiler. */
 typedef struct rpl_gate_input {
@@ -202,7 +277,8 @@ typedef struct rpl_gate_measurement {
     size_t nstatics;
     rpl_runtime_kernel *kernels; /* trace and app modes */
     size_t nkernels;
-    unsigned runs; /* app mode: how often the program ran */
+    unsigned runs;     /* app mode: how often the program ran */
+    rpl_gpu_state gpu; /* app mode: the GPU's state while the program ran (invalid: unknown) */
 } rpl_gate_measurement;
 
 /*

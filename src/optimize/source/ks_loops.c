@@ -265,29 +265,18 @@ static void dependent_callee(const walk *w, CXCursor call, CXCursor *callee, cha
 }
 
 /*
- * A call in a template whose callee depends on a template parameter.  An
- * operator or a construction on a dependent type is no call until the
- * template is instantiated (`acc += a[i][k] * b[k][j]` over T); a named
- * callee is judged by its name, and the candidates name lookup found are
- * followed where their bodies are visible.
+ * A named call in a template whose callee depends on a template parameter
+ * (`twice(v[i])` over T): judged by its name, and the candidates name
+ * lookup found (`ref`, an overload set) are followed where their bodies are
+ * visible.
  */
 static void on_dependent_call(walk *w, CXCursor call, CXCursor ref, const char *name)
 {
     const rpl_libclang *lc = w->lc;
     bool followed = false, library = false;
-    char text[300], callee[200];
+    char text[300];
     int cat;
 
-    if (!name[0]) {
-        CXCursor first;
-        dependent_callee(w, call, &first, callee, sizeof(callee));
-        name = callee;
-        /* The unresolved name `f` of `f(x)` refers to the candidates lookup found. */
-        if (!lc->clang_Cursor_isNull(first) && lc->clang_Cursor_isNull(ref))
-            ref = lc->clang_getCursorReferenced(first);
-    }
-    if (!name[0] || strncmp(name, "operator", 8) == 0)
-        return;
     if ((cat = classify_by_name(lc, ref, false, name)) >= 0) {
         snprintf(text, sizeof(text), "calls %s", name);
         mark_at(w, cat, text, call);
@@ -326,31 +315,41 @@ static void on_call(walk *w, CXCursor call)
         return;
     }
     if (!is_function_kind(kind)) {
+        /* A variable, parameter or member called: a function pointer, or a value of a
+           dependent type.  An operator on a dependent type is no call; a callee the parser
+           could not resolve because of an error is said to be unknown; a named call that
+           depends on a template parameter is judged by its name and its candidates. */
         bool dependent = lc->clang_getCursorType(call).kind == CXType_Dependent;
+        bool pointer =
+            kind == CXCursor_VarDecl || kind == CXCursor_ParmDecl || kind == CXCursor_FieldDecl;
         const rpl_ks_diag *e = w->u->first_error;
-        /* A variable, parameter or member called: a function pointer.  A callee the
-           parser could not resolve because of an error is said to be unknown; one that
-           depends on a template parameter is judged as such. */
         char callee[200] = "";
-        CXCursor first;
-        if (dependent && !name[0])
+        const char *called = name;
+        if (dependent && !name[0]) {
+            CXCursor first;
             dependent_callee(w, call, &first, callee, sizeof(callee));
-        if ((kind == CXCursor_VarDecl || kind == CXCursor_ParmDecl || kind == CXCursor_FieldDecl) &&
-            dependent) {
+            called = callee;
+            if (!have_ref && !lc->clang_Cursor_isNull(first))
+                ref = lc->clang_getCursorReferenced(first);
+        }
+        bool resolved = !lc->clang_Cursor_isNull(ref) &&
+                        (lc->clang_getCursorKind(ref) != CXCursor_OverloadedDeclRef ||
+                         lc->clang_getNumOverloadedDecls(ref) > 0);
+        if (pointer && dependent) {
             snprintf(text, sizeof(text), "calls %s, whose type depends on a template parameter",
                      name);
             mark_at(w, CAT_UNKNOWN, text, call);
-        } else if (kind == CXCursor_VarDecl || kind == CXCursor_ParmDecl ||
-                   kind == CXCursor_FieldDecl)
+        } else if (pointer)
             mark_at(w, CAT_UNKNOWN, "calls through a function pointer", call);
-        else if (e && !(dependent && !name[0] && !callee[0]) &&
-                 strncmp(name[0] ? name : callee, "operator", 8) != 0) {
+        else if (dependent && (!called[0] || strncmp(called, "operator", 8) == 0))
+            ; /* no call until the template is instantiated */
+        else if (e && !resolved) {
             snprintf(text, sizeof(text), "unknown callee%s%s: parse error in %s:%u",
-                     name[0] || callee[0] ? " " : "", name[0] ? name : callee,
-                     e->file[0] ? e->file : "(command line)", e->line);
+                     called[0] ? " " : "", called, e->file[0] ? e->file : "(command line)",
+                     e->line);
             mark_at(w, CAT_UNKNOWN, text, call);
         } else if (dependent)
-            on_dependent_call(w, call, ref, name);
+            on_dependent_call(w, call, ref, called);
         else if (!name[0])
             mark_at(w, CAT_UNKNOWN, "calls through a function pointer", call);
         else if ((cat = classify_by_name(lc, ref, false, name)) >= 0) {

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "busy_time.h"
+#include "rpl/bigmem.h"
 #include "rpl/error.h"
 
 #define RADIX_BITS   11
@@ -86,8 +87,8 @@ static int sweep_unsorted(const rpl_trace *t, const uint8_t *flags, uint8_t mask
         return rpl_error_set(RPL_EINPUT, "dispatch start times span more than 2^62 ns");
     while (bits < 62 && ((uint64_t)max - (uint64_t)min) >> bits)
         bits++;
-    a = malloc(n * sizeof(*a));
-    tmp = malloc(n * sizeof(*tmp));
+    a = rpl_bigmem_malloc(n * sizeof(*a));
+    tmp = rpl_bigmem_malloc(n * sizeof(*tmp));
     if (!a || !tmp) {
         free(a);
         free(tmp);
@@ -152,7 +153,7 @@ static int sweep_queues(const rpl_trace *t, const uint8_t *flags, uint8_t mask, 
     const rpl_dispatch *d = t->dispatches.items;
     uint32_t n = t->dispatches.count, nq = t->queues.count + 1, nh = 0; /* last: no queue */
     uint32_t *first = calloc((size_t)nq + 1, sizeof(*first));
-    uint32_t *order = malloc((size_t)n * sizeof(*order));
+    uint32_t *order = rpl_bigmem_malloc((size_t)n * sizeof(*order));
     run_head *heap = malloc((size_t)nq * sizeof(*heap));
 
     *merged = false;

@@ -8,6 +8,7 @@
 
 #include "dag_internal.h"
 #include "radix_sort.h"
+#include "rpl/bigmem.h"
 #include "rpl/error.h"
 #include "rpl/roofline.h"
 
@@ -578,6 +579,9 @@ static int sort_nodes(rpl_dag_builder *b, op_rec **opsp, uint32_t nops)
         rc = rpl_error_oom();
         goto done;
     }
+    rpl_bigmem_advise(lops, (size_t)nops * sizeof(*lops));
+    rpl_bigmem_advise(proc, (size_t)nops * sizeof(*proc));
+    rpl_bigmem_advise(b->node_of_op, (size_t)nops * sizeof(*b->node_of_op));
     for (uint32_t i = 0; i < nops; i++) {
         t0 = ops[i].start < t0 ? ops[i].start : t0;
         tmax = ops[i].end > tmax ? ops[i].end : tmax;
@@ -602,6 +606,7 @@ static int sort_nodes(rpl_dag_builder *b, op_rec **opsp, uint32_t nops)
         rc = rpl_error_oom();
         goto done;
     }
+    rpl_bigmem_advise(dag->nodes, (size_t)nops * sizeof(*dag->nodes));
     *opsp = NULL;
     ops = NULL;
     for (uint32_t l = 0; l < nl && !rc; l++) {
@@ -663,6 +668,7 @@ static int group_lanes(rpl_dag *dag)
         free(pos);
         return rpl_error_oom();
     }
+    rpl_bigmem_advise(dag->lane_nodes, (size_t)dag->node_count * sizeof(*dag->lane_nodes));
     for (uint32_t i = 0; i < dag->node_count; i++)
         dag->lanes[dag->nodes[i].lane].count++;
     for (uint32_t l = 0, sum = 0; l < dag->lane_count; l++) {
@@ -689,6 +695,7 @@ int rpl_dag_nodes_build(rpl_dag_builder *b)
     ops = malloc(((size_t)nops + 1) * sizeof(*ops));
     if (!ops)
         return rpl_error_oom();
+    rpl_bigmem_advise(ops, (size_t)nops * sizeof(*ops));
     rc = read_ops(t, ops, nops);
     if (rc == 0)
         rc = build_processes(b, ops, nops);
@@ -754,6 +761,7 @@ int rpl_dag_edges_finish(rpl_dag_builder *b)
     first = calloc((size_t)n + 2, sizeof(*first));
     if (!first)
         return rpl_error_oom();
+    rpl_bigmem_advise(first, (size_t)n * sizeof(*first));
     /* Counting sort by source, then each source's edges by (dst, kind). */
     nprogram = program_order(dag, first, NULL);
     for (uint32_t i = 0; i < b->edge_count; i++)
@@ -762,6 +770,7 @@ int rpl_dag_edges_finish(rpl_dag_builder *b)
         free(first);
         return rpl_error_oom();
     }
+    rpl_bigmem_advise(sorted, ((size_t)nprogram + b->edge_count) * sizeof(*sorted));
     for (uint32_t v = 0; v < n; v++)
         first[v + 1] += first[v];
     program_order(dag, first, sorted);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "dag_internal.h"
+#include "rpl/bigmem.h"
 #include "rpl/error.h"
 
 /* A topological order in *out (NULL: the identity), or RPL_EINPUT on a cycle. */
@@ -25,8 +26,8 @@ static int topo_order(const rpl_dag *dag, const rpl_trace *t, uint32_t **out)
         forward = dag->edges[e].src < dag->edges[e].dst;
     if (forward)
         return 0;
-    indeg = calloc((size_t)n + 1, sizeof(*indeg));
-    queue = malloc(((size_t)n + 1) * sizeof(*queue));
+    indeg = rpl_bigmem_calloc((size_t)n + 1, sizeof(*indeg));
+    queue = rpl_bigmem_malloc(((size_t)n + 1) * sizeof(*queue));
     if (!indeg || !queue) {
         free(indeg);
         free(queue);
@@ -207,7 +208,7 @@ int rpl_dag_solve(rpl_dag *dag, const rpl_trace *t)
     rc = topo_order(dag, t, &topo);
     if (rc)
         return rc;
-    pred = malloc(((size_t)dag->node_count + 1) * sizeof(*pred));
+    pred = rpl_bigmem_malloc(((size_t)dag->node_count + 1) * sizeof(*pred));
     if (!pred) {
         free(topo);
         return rpl_error_oom();

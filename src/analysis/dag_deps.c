@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "dag_internal.h"
+#include "rpl/bigmem.h"
 #include "rpl/error.h"
 
 /* Every name passed to rpl_dag_region_arg below and in dag_host.c and dag_launch_info.c. */
@@ -237,7 +238,7 @@ static int index_launches(rpl_dag_deps *d)
     rpl_dag *dag = b->dag;
     int rc;
 
-    d->enq = malloc(((size_t)dag->node_count + 1) * sizeof(*d->enq));
+    d->enq = rpl_bigmem_malloc(((size_t)dag->node_count + 1) * sizeof(*d->enq));
     d->lane_role = calloc((size_t)dag->lane_count + 1, 1);
     if (!d->enq || !d->lane_role)
         return rpl_error_oom();

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "dag_internal.h"
+#include "rpl/bigmem.h"
 #include "rpl/error.h"
 
 /* Interned names repeat: remember the last classification of each (a small direct-mapped cache). */
@@ -41,7 +42,7 @@ static int classify_regions(rpl_dag_builder *b, api_cache *cache)
 {
     const rpl_trace *t = b->trace;
 
-    if (!(b->api_kind = malloc((size_t)t->regions.count + 1)))
+    if (!(b->api_kind = rpl_bigmem_malloc((size_t)t->regions.count + 1)))
         return rpl_error_oom();
     for (uint32_t r = 0; r < t->regions.count; r++) {
         rpl_dag_api a;
@@ -110,7 +111,7 @@ static bool corr_table_build(corr_index *ci, const rpl_dag_builder *b)
         hi = reg->correlation_id > hi ? reg->correlation_id : hi;
     }
     if (n == 0 || (uint64_t)hi - (uint64_t)lo >= CORR_TABLE_SPREAD * (uint64_t)n ||
-        !(ci->table = malloc(((uint64_t)hi - (uint64_t)lo + 1) * sizeof(*ci->table))))
+        !(ci->table = rpl_bigmem_malloc(((uint64_t)hi - (uint64_t)lo + 1) * sizeof(*ci->table))))
         return false;
     ci->base = lo;
     ci->span = (uint64_t)hi - (uint64_t)lo + 1;
@@ -134,7 +135,7 @@ static int corr_index_build(corr_index *ci, const rpl_dag_builder *b)
     *ci = (corr_index){0};
     if (corr_table_build(ci, b))
         return 0;
-    if (!(ci->sorted = malloc(((size_t)t->regions.count + 1) * sizeof(*ci->sorted))))
+    if (!(ci->sorted = rpl_bigmem_malloc(((size_t)t->regions.count + 1) * sizeof(*ci->sorted))))
         return rpl_error_oom();
     for (uint32_t r = 0; r < t->regions.count; r++)
         if (may_launch(b, r))
@@ -319,8 +320,8 @@ static int find_launches(rpl_dag_builder *b, launch_keys *k, api_cache *cache)
         corr_index_free(&ci);
         return 0;
     }
-    b->launches = malloc(((size_t)nops + 1) * sizeof(*b->launches));
-    b->launch_flags = calloc((size_t)nops + 1, 1);
+    b->launches = rpl_bigmem_malloc(((size_t)nops + 1) * sizeof(*b->launches));
+    b->launch_flags = rpl_bigmem_calloc((size_t)nops + 1, 1);
     if (!b->launches || !b->launch_flags)
         rc = rpl_error_oom();
     for (uint32_t op = 0; rc == 0 && op < nops; op++) {
@@ -374,7 +375,7 @@ static int release_launch_regions(rpl_dag_builder *b)
 {
     rpl_trace *t = b->release;
     uint32_t n = t->regions.count, kept = 0, j = 0;
-    uint8_t *keep = malloc((size_t)n + 1);
+    uint8_t *keep = rpl_bigmem_malloc((size_t)n + 1);
     int rc;
 
     if (!keep)

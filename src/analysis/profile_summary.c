@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "busy_time.h"
+#include "rpl/bigmem.h"
 #include "rpl/error.h"
 #include "rpl/profile.h"
 
@@ -225,7 +226,7 @@ static int summarise_kernels(builder *b)
     p->top_helper = top_helper ? top_helper->display : NULL;
     p->totals.selected_kernels = p->nkernels;
     p->kernels = calloc(p->nkernels ? p->nkernels : 1, sizeof(*p->kernels));
-    b->durations = malloc((offset ? offset : 1) * sizeof(*b->durations));
+    b->durations = rpl_bigmem_malloc((offset ? offset : 1) * sizeof(*b->durations));
     if (!p->kernels || !b->durations)
         return rpl_error_oom();
     for (uint32_t i = 0; i < t->dispatches.count; i++) {

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "radix_sort.h"
+#include "rpl/bigmem.h"
 #include "rpl/error.h"
 
 #define RADIX_BITS 11
@@ -21,8 +22,8 @@ int rpl_radix_sort_u64(uint64_t *keys, uint32_t *vals, uint32_t n)
         bits++;
     if (n < 2 || bits == 0)
         return 0;
-    k2 = malloc((size_t)n * sizeof(*k2));
-    v2 = malloc((size_t)n * sizeof(*v2));
+    k2 = rpl_bigmem_malloc((size_t)n * sizeof(*k2));
+    v2 = rpl_bigmem_malloc((size_t)n * sizeof(*v2));
     count = malloc(RADIX_SIZE * sizeof(*count));
     if (!k2 || !v2 || !count) {
         free(k2);

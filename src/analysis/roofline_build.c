@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rpl/bigmem.h"
 #include "rpl/classify.h"
 #include "rpl/error.h"
 #include "rpl/kernel_filter.h"
@@ -45,8 +46,8 @@ typedef struct build {
 static int by_start(const rpl_trace *t, uint32_t **out)
 {
     uint32_t n = t->dispatches.count;
-    uint64_t *keys = malloc(((size_t)n + 1) * sizeof(*keys));
-    uint32_t *order = malloc(((size_t)n + 1) * sizeof(*order));
+    uint64_t *keys = rpl_bigmem_malloc(((size_t)n + 1) * sizeof(*keys));
+    uint32_t *order = rpl_bigmem_malloc(((size_t)n + 1) * sizeof(*order));
     uint64_t min = UINT64_MAX;
     int rc;
 

@@ -25,6 +25,7 @@
 #include "tune_int.h"
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
+#include "rpl/json.h"
 #include "rpl/strbuf.h"
 
 #define APPLICATION_ID  0x52504c54 /* "RPLT" */
@@ -321,8 +322,11 @@ static char *column_dup(sqlite3_stmt *st, int col)
 /* The samples column: a JSON array of positive numbers. */
 static int parse_samples(rpl_tune_entry *e, const char *text)
 {
-    cJSON *doc = text ? cJSON_Parse(text) : NULL, *v;
+    cJSON *doc = NULL, *v;
     size_t n = 0;
+
+    if (text && rpl_json_parse(&doc, text, strlen(text), "the cache's samples") != RPL_OK)
+        return RPL_EINPUT;
 
     if (!cJSON_IsArray(doc) || cJSON_GetArraySize(doc) == 0 ||
         (size_t)cJSON_GetArraySize(doc) > MAX_SAMPLES) {

@@ -26,6 +26,7 @@
 
 #define MAX_DEPTH 64   /* nesting, so hostile input cannot exhaust the stack */
 #define MAX_TEXT  4096 /* characters; bounds the tree's depth in evaluation too */
+#define SHOWN     48   /* characters of the expression quoted in a message */
 
 typedef enum node_kind {
     N_NUM,
@@ -93,13 +94,32 @@ static void describe_here(char *buf, size_t size, const parser *p)
     snprintf(buf, size, "'%.*s'", (int)n, c);
 }
 
+/*
+ * The expression as messages quote it: cut after SHOWN characters, so that
+ * a long one leaves room for the position and the reason.
+ */
+static const char *shown(char *buf, size_t size, const char *text)
+{
+    if (strlen(text) <= SHOWN)
+        return text;
+    snprintf(buf, size, "%.*s…", SHOWN, text);
+    return buf;
+}
+
+void rpl_expr_describe(char *buf, size_t size, const rpl_expr *e)
+{
+    char cut[SHOWN + 8];
+
+    snprintf(buf, size, "%s", shown(cut, sizeof(cut), e->text));
+}
+
 static int syntax_error(parser *p, const char *expected)
 {
-    char found[32];
+    char found[32], cut[SHOWN + 8];
 
     describe_here(found, sizeof(found), p);
     return rpl_error_set(RPL_EINPUT, "expression '%s': at position %zu: expected %s, found %s",
-                         p->e->text, p->pos + 1, expected, found);
+                         shown(cut, sizeof(cut), p->e->text), p->pos + 1, expected, found);
 }
 
 static int add_node(parser *p, node_kind kind, int a, int b, size_t where)
@@ -158,6 +178,7 @@ static int parse_number(parser *p)
 static int parse_name(parser *p)
 {
     size_t start = p->pos, len;
+    char cut[SHOWN + 8];
     int id;
 
     while (isalnum((unsigned char)p->s[p->pos]) || p->s[p->pos] == '_')
@@ -171,8 +192,9 @@ static int parse_name(parser *p)
             return id;
         }
     }
-    return rpl_error_set(RPL_EINPUT, "expression '%s': at position %zu: unknown parameter '%.*s'",
-                         p->e->text, start + 1, (int)len, p->s + start);
+    return rpl_error_set(RPL_EINPUT, "expression '%s': at position %zu: unknown parameter '%.*s%s'",
+                         shown(cut, sizeof(cut), p->e->text), start + 1,
+                         (int)(len > SHOWN ? SHOWN : len), p->s + start, len > SHOWN ? "…" : "");
 }
 
 static int parse_primary(parser *p)
@@ -391,6 +413,11 @@ const char *rpl_expr_text(const rpl_expr *e)
     return e->text;
 }
 
+size_t rpl_expr_size(const rpl_expr *e)
+{
+    return e->count;
+}
+
 static int eval(const rpl_expr *e, int id, const double *v, double *out)
 {
     const node *n = &e->nodes[id];
@@ -442,10 +469,12 @@ static int eval(const rpl_expr *e, int id, const double *v, double *out)
         break;
     case N_DIV:
     case N_MOD:
-        if (b == 0)
+        if (b == 0) {
+            char cut[SHOWN + 8];
             return rpl_error_set(RPL_EINPUT, "expression '%s': at position %zu: %s by zero",
-                                 e->text, n->where + 1,
+                                 shown(cut, sizeof(cut), e->text), n->where + 1,
                                  n->kind == N_DIV ? "division" : "remainder");
+        }
         *out = n->kind == N_DIV ? a / b : fmod(a, b);
         break;
     case N_LT:
@@ -467,7 +496,7 @@ static int eval(const rpl_expr *e, int id, const double *v, double *out)
         *out = a != b;
         break;
     default:
-        return rpl_error_set(RPL_ERROR, "expression '%s': bad node", e->text);
+        return rpl_error_set(RPL_ERROR, "expression: bad node %d", id);
     }
     return RPL_OK;
 }

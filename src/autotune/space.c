@@ -9,11 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "rpl/autotune.h"
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
 #include "rpl/json.h"
+#include "rpl/log.h"
 
 #define MAX_SPACE_BYTES (1u << 20)
 
@@ -54,6 +56,21 @@ static bool only_keys(const cJSON *obj, const char *const *keys, const char **un
     return true;
 }
 
+/* Does `obj` hold a number that cJSON read as infinity (1e400)?  *key names it. */
+static bool out_of_range(const cJSON *obj, const char **key)
+{
+    const cJSON *it;
+
+    cJSON_ArrayForEach(it, obj)
+    {
+        if (cJSON_IsNumber(it) && !isfinite(it->valuedouble)) {
+            *key = it->string;
+            return true;
+        }
+    }
+    return false;
+}
+
 static int add_value(rpl_tune_param *p, double v)
 {
     if (p->nvalues >= RPL_TUNE_MAX_VALUES)
@@ -70,8 +87,11 @@ static int read_values(rpl_tune_param *p, const cJSON *list, const char *what, s
         return bad(what, "'values' must be a non-empty array of numbers", NULL, idx, p->name);
     cJSON_ArrayForEach(v, list)
     {
-        if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
+        if (!cJSON_IsNumber(v))
             return bad(what, "'values' must hold numbers only", NULL, idx, p->name);
+        if (!isfinite(v->valuedouble)) /* cJSON reads 1e400 as infinity */
+            return bad(what, "'values' holds a number out of range (beyond ±1.8e308)", NULL, idx,
+                       p->name);
         for (size_t i = 0; i < p->nvalues; i++)
             if (p->values[i] == v->valuedouble)
                 return bad(what, "'values' lists a value twice", NULL, idx, p->name);
@@ -91,6 +111,9 @@ static int read_range(rpl_tune_param *p, const cJSON *r, const char *what, size_
         return bad(what, "'range' must be an object {start, stop, step}", NULL, idx, p->name);
     if (!only_keys(r, keys, &unknown))
         return bad(what, "unknown key in 'range': ", unknown, idx, p->name);
+    if (out_of_range(r, &unknown))
+        return bad(what, "a number out of range (beyond ±1.8e308) in 'range': ", unknown, idx,
+                   p->name);
     if (rpl_json_get_number(r, "start", &start) != RPL_OK ||
         rpl_json_get_number(r, "stop", &stop) != RPL_OK)
         return bad(what, "'range' needs numbers 'start' and 'stop'", NULL, idx, p->name);
@@ -129,6 +152,9 @@ static int read_pow2(rpl_tune_param *p, const cJSON *r, const char *what, size_t
         return bad(what, "'powers_of_two' must be an object {min, max}", NULL, idx, p->name);
     if (!only_keys(r, keys, &unknown))
         return bad(what, "unknown key in 'powers_of_two': ", unknown, idx, p->name);
+    if (out_of_range(r, &unknown))
+        return bad(what, "a number out of range (beyond ±1.8e308) in 'powers_of_two': ", unknown,
+                   idx, p->name);
     if (rpl_json_get_number(r, "min", &lo) != RPL_OK ||
         rpl_json_get_number(r, "max", &hi) != RPL_OK || !is_pow2(lo) || !is_pow2(hi) || lo > hi ||
         hi > 0x1p62)
@@ -219,12 +245,44 @@ static int read_constraints(rpl_tune_space *s, const cJSON *list, const char *wh
     return rc;
 }
 
+/*
+ * One evaluation of the constraints visits at most all their operations; a
+ * space whose combinations times those exceed RPL_TUNE_MAX_EXPAND_OPS is
+ * refused before it is expanded, so a mistaken space fails at once instead
+ * of after minutes of CPU.
+ */
+static int check_cost(const rpl_tune_space *s, const char *what)
+{
+    double ops = 0;
+
+    for (size_t c = 0; c < s->nconstraints; c++)
+        ops += (double)rpl_expr_size(s->constraints[c]);
+    if ((double)s->total * ops <= RPL_TUNE_MAX_EXPAND_OPS)
+        return RPL_OK;
+    return rpl_error_set(RPL_EINPUT,
+                         "%s: checking the constraints would take up to %.3g operations (%zu "
+                         "combinations × %.0f operations of the constraints), more than the "
+                         "limit of %.0e: use fewer values or shorter constraints",
+                         what, (double)s->total * ops, s->total, ops,
+                         (double)RPL_TUNE_MAX_EXPAND_OPS);
+}
+
+static double seconds_now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 /* Every combination in odometer order (the last parameter fastest); keep those that pass. */
 static int expand(rpl_tune_space *s, const char *what)
 {
     size_t np = s->nparams, cap = 1024, n = 0;
     uint16_t *lv = calloc(np, sizeof(*lv));
     double *vals = calloc(np, sizeof(*vals));
+    double start = seconds_now();
+    rpl_progress *progress = NULL;
     int rc = RPL_OK;
 
     s->levels = malloc(cap * np * sizeof(*s->levels));
@@ -235,6 +293,12 @@ static int expand(rpl_tune_space *s, const char *what)
     }
     for (size_t done = 0; done < s->total && rc == RPL_OK; done++) {
         bool ok = true;
+        /* A progress line once the expansion has taken a second (on a terminal). */
+        if (done % 4096 == 4095) {
+            if (!progress && seconds_now() - start >= 1.0)
+                progress = rpl_progress_start("checking the constraints", s->total);
+            rpl_progress_update(progress, done);
+        }
         for (size_t j = 0; j < np; j++)
             vals[j] = s->params[j].values[lv[j]];
         for (size_t c = 0; c < s->nconstraints && ok && rc == RPL_OK; c++) {
@@ -267,6 +331,7 @@ static int expand(rpl_tune_space *s, const char *what)
             lv[j] = 0;
         }
     }
+    rpl_progress_finish(progress);
     free(lv);
     free(vals);
     s->nconfigs = n;
@@ -326,7 +391,8 @@ static int parse_doc(rpl_tune_space *s, const cJSON *doc, const char *what)
                              what, total, RPL_TUNE_MAX_CONFIGS);
     s->total = (size_t)total;
     cons = cJSON_GetObjectItemCaseSensitive(doc, "constraints");
-    if (cons && (rc = read_constraints(s, cons, what)) != RPL_OK)
+    if (cons &&
+        ((rc = read_constraints(s, cons, what)) != RPL_OK || (rc = check_cost(s, what)) != RPL_OK))
         return rc;
     return expand(s, what);
 }

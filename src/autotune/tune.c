@@ -17,6 +17,7 @@
 
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
+#include "rpl/kernel_filter.h"
 #include "rpl/profile_backend.h"
 #include "rpl/strbuf.h"
 #include "tune_int.h"
@@ -260,6 +261,38 @@ static int make_work_dir(tuner *t)
     return (t->work_dir = strdup(buf)) ? RPL_OK : rpl_error_oom();
 }
 
+/* --kernel (and the helper pattern) compile, before anything is built or measured. */
+static int check_kernel_regex(const rpl_tune_opts *o)
+{
+    rpl_kernel_filter f;
+    int rc = rpl_kernel_filter_init(&f, o->kernel_regex, NULL, false);
+
+    if (rc == RPL_OK)
+        rpl_kernel_filter_release(&f);
+    return rc;
+}
+
+/* --block gives every config a block size (no division by zero), checked up front. */
+static int check_block(const tuner *t)
+{
+    size_t n = t->s->nconfigs;
+    unsigned block;
+
+    if (!t->block)
+        return RPL_OK;
+    if ((double)n * (double)rpl_expr_size(t->block) > RPL_TUNE_MAX_EXPAND_OPS)
+        return rpl_error_set(RPL_EINPUT,
+                             "--block: checking it over the %zu configs would take more than "
+                             "%.0e operations: use a shorter expression or a smaller space",
+                             n, (double)RPL_TUNE_MAX_EXPAND_OPS);
+    for (size_t c = 0; c < n; c++) {
+        int rc = tune_block_of(t, c, &block);
+        if (rc != RPL_OK)
+            return rc;
+    }
+    return RPL_OK;
+}
+
 static int setup(tuner *t)
 {
     const rpl_tune_opts *o = t->o;
@@ -294,6 +327,8 @@ static int setup(tuner *t)
         rpl_error_prefix("--block");
         return rc;
     }
+    if ((rc = check_kernel_regex(o)) != RPL_OK || (rc = check_block(t)) != RPL_OK)
+        return rc;
     if ((rc = resolve_backend(t)) != RPL_OK || (rc = identify(t)) != RPL_OK ||
         (rc = make_slots(t)) != RPL_OK)
         return rc;

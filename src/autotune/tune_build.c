@@ -76,8 +76,7 @@ static int join_words(char **out, char *const *words)
     return rc;
 }
 
-/* Threads per block of config c from --block, 0 without. */
-static int block_of(tuner *t, size_t c, unsigned *out)
+int tune_block_of(const tuner *t, size_t c, unsigned *out)
 {
     double vals[RPL_TUNE_MAX_PARAMS], v;
     tune_text text[RPL_TUNE_MAX_PARAMS];
@@ -88,15 +87,19 @@ static int block_of(tuner *t, size_t c, unsigned *out)
     if (!t->block)
         return RPL_OK;
     tune_values(t, c, vals, text, vp, "");
-    if ((rc = rpl_expr_eval(t->block, vals, &v)) != RPL_OK)
-        return rc;
-    if (!(v >= 1 && v <= MAX_BLOCK && v == floor(v))) {
-        char cfg[512];
+    rc = rpl_expr_eval(t->block, vals, &v);
+    if (rc != RPL_OK || !(v >= 1 && v <= MAX_BLOCK && v == floor(v))) {
+        char cfg[512], shown[64];
         rpl_tune_space_describe(cfg, sizeof(cfg), t->s, vals);
+        if (rc != RPL_OK) {
+            rpl_error_prefix("--block at %s", cfg);
+            return rc;
+        }
+        rpl_expr_describe(shown, sizeof(shown), t->block);
         return rpl_error_set(RPL_EINPUT,
                              "--block '%s' is %g at %s, not a whole number of "
                              "threads from 1 to %u",
-                             rpl_expr_text(t->block), v, cfg, MAX_BLOCK);
+                             shown, v, cfg, MAX_BLOCK);
     }
     *out = (unsigned)v;
     return RPL_OK;
@@ -115,7 +118,7 @@ static int group_features(tuner *t, group *g)
     for (size_t i = 0; i < g->n; i++) {
         rpl_tune_config *c = &t->r->configs[g->cfgs[i]];
         unsigned block;
-        int rc = block_of(t, g->cfgs[i], &block);
+        int rc = tune_block_of(t, g->cfgs[i], &block);
         if (rc == RPL_OK)
             rc =
                 rpl_tune_features_read(&c->features, g->out, t->o->kernel_regex, t->o->arch, block);

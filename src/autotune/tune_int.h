@@ -51,6 +51,9 @@ typedef char tune_text[32];
 void tune_values(const tuner *t, size_t c, double *vals, tune_text *text, const char **vp,
                  const char *out);
 
+/* Threads per block of config c from --block, 0 without. */
+int tune_block_of(const tuner *t, size_t c, unsigned *out);
+
 /*
  * The builds (identical ones once) and static features of every config,
  * run in the background: tune_build_start starts them, the groups of

@@ -41,6 +41,13 @@ int rpl_cli_fail(int status);
 int rpl_cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
+ * An output file named by option `opt` can be written later: its folder
+ * exists and it is not itself a folder.  Else a usage error (exit 2), so
+ * that a long run does not end on a path that never worked.
+ */
+int rpl_cli_check_output(const char *opt, const char *path);
+
+/*
  * Handle the options every subcommand takes: -v/--verbose, -q/--quiet.
  * Returns 1 when `opt` was one of them (and applied it), else 0.
  */

@@ -384,6 +384,9 @@ static int parse_args(tune_args *a, int argc, char **argv)
         return rpl_cli_usage_error("autotune: unexpected argument '%s'", argv[optind]);
     if (!a->o.space_path || !a->o.cmd_template)
         return rpl_cli_usage_error("autotune needs --space FILE and --cmd-template T");
+    if ((a->json && (rc = rpl_cli_check_output("--json", a->json)) != 0) ||
+        (a->plot && (rc = rpl_cli_check_output("--plot", a->plot)) != 0))
+        return rc;
     if (ndev) {
         if (a->jobs_given && a->o.jobs != ndev)
             return rpl_cli_usage_error("--jobs %u but --devices lists %u GPUs", a->o.jobs, ndev);

@@ -25,6 +25,8 @@ enum { OPT_CANDIDATE = 256, OPT_MAX_KERNELS };
 typedef struct optimize_args {
     rpl_optimize_cli cli;
     const char *candidate;
+    char *candidate_text; /* read before the original is built */
+    size_t candidate_len;
     unsigned max_kernels;
 } optimize_args;
 
@@ -147,19 +149,30 @@ static int changed_kernel(const optimize_args *a, const rpl_kernel_source *orig,
                          n);
 }
 
-static int run_candidate_file(optimize_args *a, rpl_pipe *p, rpl_optimize_session *s,
-                              bool *accepted)
+/* --candidate FILE: a source text, read before anything is built or profiled. */
+static int read_candidate(optimize_args *a)
 {
-    rpl_pipe_candidate c = {.strategy = "hand-written candidate", .origin = RPL_PIPE_ORIGIN_FILE};
-    rpl_pipe_outcome *oc = NULL;
-    char *text = NULL;
-    size_t len = 0;
-    int rc = rpl_file_read_all(a->candidate, 16u << 20, &text, &len);
+    int rc = rpl_file_read_all(a->candidate, 16u << 20, &a->candidate_text, &a->candidate_len);
 
     if (rc) {
         rpl_error_prefix("--candidate");
         return rc == RPL_ENOTFOUND ? RPL_EINPUT : rc;
     }
+    if (memchr(a->candidate_text, '\0', a->candidate_len))
+        return rpl_error_set(
+            RPL_EINPUT, "--candidate '%s' is not a source file (it holds NUL bytes)", a->candidate);
+    return 0;
+}
+
+static int run_candidate_file(optimize_args *a, rpl_pipe *p, rpl_optimize_session *s,
+                              bool *accepted)
+{
+    rpl_pipe_candidate c = {.strategy = "hand-written candidate", .origin = RPL_PIPE_ORIGIN_FILE};
+    rpl_pipe_outcome *oc = NULL;
+    const char *text = a->candidate_text;
+    size_t len = a->candidate_len;
+    int rc = 0;
+
     c.text = text;
     c.len = len;
     c.kernel = a->cli.kernel;
@@ -171,7 +184,6 @@ static int run_candidate_file(optimize_args *a, rpl_pipe *p, rpl_optimize_sessio
     }
     if (rc == 0)
         rc = rpl_pipe_write_reports(p);
-    free(text);
     return rc;
 }
 
@@ -253,6 +265,10 @@ int cmd_optimize(int argc, char **argv)
         return rc == 1 ? RPL_EXIT_OK : rc;
     if (a.cli.check_args)
         return RPL_EXIT_OK;
+    if (a.candidate && (rc = read_candidate(&a)) != 0) {
+        free(a.candidate_text);
+        return rpl_cli_fail(rc);
+    }
     rpl_cleanup_install_signals();
     if ((rc = rpl_optimize_cli_target(&t, &a.cli)) == 0 &&
         (rc = rpl_pipe_open(&p, t, &a.cli.pipe)) == 0 &&
@@ -269,6 +285,7 @@ int cmd_optimize(int argc, char **argv)
     rpl_optimize_session_abort(s);
     rpl_pipe_close(p);
     rpl_pipe_target_free(t);
+    free(a.candidate_text);
     rpl_cleanup_exit_if_interrupted();
     if (rc)
         return rpl_cli_fail(rc);

@@ -117,7 +117,7 @@ int rpl_optimize_cli_option(rpl_optimize_cli *o, int opt, const char *arg)
     case RPL_OPTCLI_RTOL:
     case RPL_OPTCLI_ATOL:
         rc = number(arg, opt == RPL_OPTCLI_RTOL ? "--rtol" : "--atol", 0, 1e6, &d);
-        o->pipe.have_tolerance = true;
+        *(opt == RPL_OPTCLI_RTOL ? &o->have_rtol : &o->have_atol) = true;
         *(opt == RPL_OPTCLI_RTOL ? &o->pipe.rtol : &o->pipe.atol) = d;
         break;
     case RPL_OPTCLI_SEED:
@@ -157,6 +157,15 @@ static int check_command(const char *text, const char *option, unsigned needs)
     return 0;
 }
 
+/* What rocm_perf_add_kernel_test accepts as a test name (cmake/RocmPerfLab.cmake). */
+static bool is_test_name(const char *s)
+{
+    size_t n = strlen(s);
+
+    return n > 0 && n <= 200 && s[0] != '.' && s[0] != '+' && s[0] != '-' &&
+           strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.+-") == n;
+}
+
 int rpl_optimize_cli_finish(rpl_optimize_cli *o, const char *cmd, int nargs, char **args)
 {
     int rc;
@@ -164,6 +173,13 @@ int rpl_optimize_cli_finish(rpl_optimize_cli *o, const char *cmd, int nargs, cha
     if ((rc = check_command(o->build_cmd, "--build", RPL_PIPE_NEEDS_SRC | RPL_PIPE_NEEDS_OUT)) ||
         (rc = check_command(o->run_cmd, "--run", RPL_PIPE_NEEDS_OUT)))
         return rc;
+    if (o->have_rtol != o->have_atol)
+        return rpl_cli_usage_error("--rtol and --atol go together");
+    o->pipe.have_tolerance = o->have_rtol;
+    if (o->test && !is_test_name(o->test))
+        return rpl_cli_usage_error("--test '%.200s' is not a test name (letters, digits and _ . + "
+                                   "-, not starting with . + or -)",
+                                   o->test);
     if (o->test) {
         if (!o->build_dir)
             return rpl_cli_usage_error("--test needs --build-dir DIR; see 'rocm-perf %s --help'",

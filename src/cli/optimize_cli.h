@@ -29,6 +29,7 @@ typedef struct rpl_optimize_cli {
     const char *run_cmd;          /* --run "CMD" */
     const char *compile_commands; /* --compile-commands FILE */
     bool auto_approve, allow_dirty, check_args;
+    bool have_rtol, have_atol; /* given only together */
     rpl_pipe_opts pipe;
     const char *cflags[RPL_OPTIMIZE_CLI_MAX_FLAGS + 1];
     size_t ncflags;

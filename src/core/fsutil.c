@@ -84,6 +84,7 @@ int rpl_file_read_all(const char *path, size_t max, char **out, size_t *len)
     FILE *f = fopen(path, "rb");
     rpl_strbuf sb = RPL_STRBUF_INIT;
     char chunk[65536];
+    struct stat st;
     size_t n;
     int rc = 0;
 
@@ -93,9 +94,17 @@ int rpl_file_read_all(const char *path, size_t max, char **out, size_t *len)
     if (!f)
         return rpl_error_set(errno == ENOENT ? RPL_ENOTFOUND : RPL_EIO, "cannot open '%s': %s",
                              path, strerror(errno));
+    /* fopen() opens a directory; reading it fails as if the disk did (EISDIR). */
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(f);
+        return rpl_error_set(RPL_EINPUT, "'%s' is a directory, not a file", path);
+    }
     while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
         if (sb.len + n > max) {
-            rc = rpl_error_set(RPL_EINPUT, "'%s' is larger than %zu bytes", path, max);
+            if (max >= (1u << 20) && max % (1u << 20) == 0)
+                rc = rpl_error_set(RPL_EINPUT, "'%s' is larger than %zu MiB", path, max >> 20);
+            else
+                rc = rpl_error_set(RPL_EINPUT, "'%s' is larger than %zu bytes", path, max);
             break;
         }
         if ((rc = rpl_strbuf_put(&sb, chunk, n)) != 0)

@@ -3,13 +3,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_strict.h"
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
 #include "rpl/json.h"
 
 int rpl_json_parse(cJSON **out, const char *text, size_t len, const char *what)
 {
-    const char *end = NULL;
+    const char *end = NULL, *value_end = NULL;
     cJSON *doc;
 
     *out = NULL;
@@ -20,6 +21,7 @@ int rpl_json_parse(cJSON **out, const char *text, size_t len, const char *what)
     doc = cJSON_ParseWithLengthOpts(text, len, &end, 0);
     if (doc && end) {
         const char *stop = text + len;
+        value_end = end;
         while (end < stop && (*end == ' ' || *end == '\t' || *end == '\n' || *end == '\r'))
             end++;
         if (end < stop && *end != '\0') {
@@ -32,6 +34,10 @@ int rpl_json_parse(cJSON **out, const char *text, size_t len, const char *what)
         if (!len)
             return rpl_error_set(RPL_EINPUT, "%s: empty JSON document", what);
         return rpl_error_set(RPL_EINPUT, "%s: malformed JSON near byte %zu", what, off);
+    }
+    if (rpl_json_check_strict(doc, text, value_end ? value_end : text + len, what) != 0) {
+        cJSON_Delete(doc);
+        return rpl_error_last()->code;
     }
     *out = doc;
     return 0;
@@ -57,8 +63,11 @@ int rpl_json_get_number(const cJSON *obj, const char *key, double *out)
 
     if (!item)
         return RPL_ENOTFOUND;
-    if (!cJSON_IsNumber(item) || !isfinite(item->valuedouble))
+    if (!cJSON_IsNumber(item))
         return rpl_error_set(RPL_EINPUT, "'%s' must be a number", key);
+    /* cJSON reads 1e400 as infinity. */
+    if (!isfinite(item->valuedouble))
+        return rpl_error_set(RPL_EINPUT, "'%s' is a number out of range (beyond ±1.8e308)", key);
     *out = item->valuedouble;
     return 0;
 }

@@ -567,7 +567,7 @@ int rpl_baseline_read(rpl_baseline **out, const char *path)
     if (rc == RPL_ENOTFOUND || (rc == RPL_EIO && errno == ENOENT))
         return rpl_error_set(RPL_ENOTFOUND, "no baseline '%s'", path);
     if (rc == RPL_EINPUT)
-        return rpl_error_set(RPL_EINPUT, "corrupt baseline '%s': not valid JSON", path);
+        rpl_error_prefix("corrupt baseline"); /* the reason names the file */
     if (rc != RPL_OK)
         return rc;
     return from_doc(out, doc, path);
@@ -576,9 +576,16 @@ int rpl_baseline_read(rpl_baseline **out, const char *path)
 int rpl_baseline_parse(rpl_baseline **out, const char *text, size_t len, const char *name)
 {
     cJSON *doc = NULL;
+    int rc;
 
     *out = NULL;
-    if (len > RPL_BASELINE_MAX_BYTES || rpl_json_parse(&doc, text, len, name) != RPL_OK)
-        return rpl_error_set(RPL_EINPUT, "corrupt baseline '%s': not valid JSON", name);
+    if (len > RPL_BASELINE_MAX_BYTES)
+        return rpl_error_set(RPL_EINPUT, "corrupt baseline '%s': larger than %u bytes", name,
+                             (unsigned)RPL_BASELINE_MAX_BYTES);
+    if ((rc = rpl_json_parse(&doc, text, len, name)) != RPL_OK) {
+        if (rc == RPL_EINPUT)
+            rpl_error_prefix("corrupt baseline");
+        return rc;
+    }
     return from_doc(out, doc, name);
 }

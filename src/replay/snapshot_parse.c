@@ -255,11 +255,8 @@ static int parse_doc(const char *dir, const char *name, char **path, cJSON **doc
         return rpl_error_set(RPL_EINPUT, "'%s' is not a snapshot: it has no %s", dir, name);
     if (rc == RPL_ENOTFOUND)
         return rpl_error_set(RPL_EINPUT, "'%s' is missing", *path);
-    if (rc == RPL_EINPUT)
-        return rpl_error_set(RPL_EINPUT, "'%s' is larger than %u MiB", *path,
-                             RPL_SNAPSHOT_MAX_JSON >> 20);
     if (rc)
-        return rc;
+        return rc; /* a directory, larger than RPL_SNAPSHOT_MAX_JSON, unreadable */
     if ((rc = rpl_strbuf_printf(&quoted, "'%s'", *path)) == 0)
         rc = rpl_json_parse(doc, text, len, quoted.ptr);
     rpl_strbuf_release(&quoted);

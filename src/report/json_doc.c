@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "json_doc.h"
+#include "rpl/error.h"
 
 cJSON *rpl_json_doc_check(rpl_json_doc *d, cJSON *item)
 {
@@ -34,6 +35,28 @@ static cJSON *number_item(double v, bool known)
      * time of writing the per-dispatch lists of roofline.json. */
     snprintf(digits, sizeof(digits), "%lld", (long long)v);
     return cJSON_CreateRaw(digits);
+}
+
+int rpl_json_doc_number_text(rpl_strbuf *sb, double v, bool known)
+{
+    cJSON *item;
+    char *text;
+    int rc;
+
+    if (!known || !isfinite(v))
+        return rpl_strbuf_puts(sb, "null");
+    if (plain_integer(v))
+        return rpl_strbuf_printf(sb, "%lld", (long long)v);
+    /* Anything else as cJSON itself prints it (rare: counters with fractions). */
+    if (!(item = cJSON_CreateNumber(v)))
+        return rpl_error_oom();
+    text = cJSON_PrintUnformatted(item);
+    cJSON_Delete(item);
+    if (!text)
+        return rpl_error_oom();
+    rc = rpl_strbuf_puts(sb, text);
+    cJSON_free(text);
+    return rc;
 }
 
 /* item as o's member `key`, which is not copied (see json_doc.h). */

@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <cjson/cJSON.h>
 
+#include "rpl/strbuf.h"
+
 typedef struct rpl_json_doc {
     bool oom;
 } rpl_json_doc;
@@ -24,6 +26,12 @@ cJSON *rpl_json_doc_check(rpl_json_doc *d, cJSON *item);
 void rpl_json_doc_number(rpl_json_doc *d, cJSON *o, const char *key, double v, bool known);
 /* The same for o's existing member `key`, which keeps its place. */
 void rpl_json_doc_set_number(rpl_json_doc *d, cJSON *o, const char *key, double v, bool known);
+/*
+ * Append to sb the text cJSON prints for what rpl_json_doc_number adds, for
+ * lists written as one raw item (cJSON_CreateRaw) instead of a node per
+ * value.  Returns 0 or RPL_ENOMEM.
+ */
+int rpl_json_doc_number_text(rpl_strbuf *sb, double v, bool known);
 /* `s`, or null for NULL. */
 void rpl_json_doc_string(rpl_json_doc *d, cJSON *o, const char *key, const char *s);
 

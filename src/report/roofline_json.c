@@ -99,29 +99,59 @@ static cJSON *roofline_detail(rpl_json_doc *d, const rpl_analysis_kernel *k)
     return o;
 }
 
-/* The first dispatches one by one: time, FLOPs and bytes (null without counters). */
-static void per_dispatch(rpl_json_doc *d, cJSON *o, const rpl_analysis_kernel *k)
-{
-    cJSON *arr = rpl_json_doc_check(d, cJSON_AddArrayToObject(o, "per_dispatch"));
+/* Where per_dispatch's entries are printed: root, "kernels", a kernel, the list. */
+#define PER_DISPATCH_DEPTH 5
 
-    rpl_json_doc_check(
-        d, cJSON_AddBoolToObject(o, "per_dispatch_truncated", k->nper_dispatch < k->dispatches));
-    for (uint32_t i = 0; arr && i < k->nper_dispatch; i++) {
+/*
+ * The first dispatches one by one: time, FLOPs and bytes (null without
+ * counters).  Up to 1000 entries per kernel: written as the text cJSON
+ * prints for them, one raw item per kernel, instead of seven nodes per
+ * entry (on a million dispatches over 64 kernels most of the document's
+ * memory and of the time to make and print it).
+ */
+static int per_dispatch_text(rpl_strbuf *sb, const rpl_analysis_kernel *k)
+{
+    static const char *const keys[] = {"dispatch_id",    "time_ns",         "flops",
+                                       "hbm_read_bytes", "hbm_write_bytes", "clamps"};
+    char indent[PER_DISPATCH_DEPTH + 1];
+    int rc = rpl_strbuf_putc(sb, '[');
+
+    memset(indent, '\t', PER_DISPATCH_DEPTH);
+    indent[PER_DISPATCH_DEPTH] = '\0';
+    for (uint32_t i = 0; !rc && i < k->nper_dispatch; i++) {
         const rpl_dispatch_roof *r = &k->per_dispatch[i];
-        cJSON *e = rpl_json_doc_check(d, cJSON_CreateObject());
-        if (!e)
-            return;
-        rpl_json_doc_number(d, e, "dispatch_id", (double)r->dispatch_id, true);
-        rpl_json_doc_number(d, e, "time_ns", r->time_ns, true);
-        rpl_json_doc_number(d, e, "flops", r->flops, r->flops >= 0);
-        rpl_json_doc_number(d, e, "hbm_read_bytes", r->hbm_read, r->hbm_read >= 0);
-        rpl_json_doc_number(d, e, "hbm_write_bytes", r->hbm_write, r->hbm_write >= 0);
-        rpl_json_doc_number(d, e, "clamps", r->clamps, true);
-        cJSON_AddItemToArray(arr, e);
+        const double v[] = {(double)r->dispatch_id, r->time_ns, r->flops, r->hbm_read,
+                            r->hbm_write,           r->clamps};
+        const bool known[] = {true, true, r->flops >= 0, r->hbm_read >= 0, r->hbm_write >= 0, true};
+
+        rc = rpl_strbuf_puts(sb, i ? ", {\n" : "{\n");
+        for (int f = 0; !rc && f < 6; f++) {
+            rc = rpl_strbuf_printf(sb, "%s\"%s\":\t", indent, keys[f]);
+            if (!rc)
+                rc = rpl_json_doc_number_text(sb, v[f], known[f]);
+            if (!rc)
+                rc = rpl_strbuf_puts(sb, f < 5 ? ",\n" : "\n");
+        }
+        if (!rc)
+            rc = rpl_strbuf_printf(sb, "%.*s}", PER_DISPATCH_DEPTH - 1, indent);
     }
+    return rc ? rc : rpl_strbuf_putc(sb, ']');
 }
 
-static cJSON *kernel_entry(rpl_json_doc *d, const rpl_analysis_kernel *k)
+/* scratch: a buffer reused from kernel to kernel (fresh pages for each would cost more). */
+static void per_dispatch(rpl_json_doc *d, cJSON *o, const rpl_analysis_kernel *k,
+                         rpl_strbuf *scratch)
+{
+    rpl_strbuf_reset(scratch);
+    if (per_dispatch_text(scratch, k) == 0)
+        rpl_json_doc_check(d, cJSON_AddRawToObject(o, "per_dispatch", rpl_strbuf_cstr(scratch)));
+    else
+        d->oom = true;
+    rpl_json_doc_check(
+        d, cJSON_AddBoolToObject(o, "per_dispatch_truncated", k->nper_dispatch < k->dispatches));
+}
+
+static cJSON *kernel_entry(rpl_json_doc *d, const rpl_analysis_kernel *k, rpl_strbuf *scratch)
 {
     cJSON *o = rpl_json_doc_check(d, cJSON_CreateObject());
 
@@ -140,13 +170,14 @@ static cJSON *kernel_entry(rpl_json_doc *d, const rpl_analysis_kernel *k)
     else
         rpl_json_doc_check(d, cJSON_AddNullToObject(o, "roofline"));
     rpl_json_doc_string(d, o, "reason", k->point.valid ? NULL : k->point.reason);
-    per_dispatch(d, o, k);
+    per_dispatch(d, o, k, scratch);
     return o;
 }
 
 int rpl_roofline_json(cJSON **out, const rpl_analysis *a)
 {
     rpl_json_doc d = {false};
+    rpl_strbuf scratch = RPL_STRBUF_INIT;
     cJSON *root = cJSON_CreateObject(), *kernels, *ceils;
 
     *out = NULL;
@@ -166,7 +197,8 @@ int rpl_roofline_json(cJSON **out, const rpl_analysis *a)
     }
     kernels = rpl_json_doc_check(&d, cJSON_AddArrayToObject(root, "kernels"));
     for (size_t i = 0; kernels && i < a->count; i++)
-        cJSON_AddItemToArray(kernels, kernel_entry(&d, &a->kernels[i]));
+        cJSON_AddItemToArray(kernels, kernel_entry(&d, &a->kernels[i], &scratch));
+    rpl_strbuf_release(&scratch);
     if (d.oom) {
         cJSON_Delete(root);
         return rpl_error_oom();

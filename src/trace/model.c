@@ -5,6 +5,7 @@
 #endif
 #include <string.h>
 
+#include "rpl/bigmem.h"
 #include "rpl/error.h"
 #include "model_int.h"
 #include "rpl/trace.h"
@@ -27,6 +28,7 @@ static int array_reserve(void **items, uint32_t *cap, uint32_t count, size_t siz
     p = realloc(*items, (size_t)ncap * size);
     if (!p)
         return rpl_error_oom();
+    rpl_bigmem_advise(p, (size_t)ncap * size);
     *items = p;
     *cap = ncap;
     return 0;
@@ -48,6 +50,7 @@ int rpl_trace_array_room(void **items, uint32_t *cap, uint32_t count, uint64_t m
     p = realloc(*items, (size_t)ncap * size);
     if (!p)
         return rpl_error_oom();
+    rpl_bigmem_advise(p, (size_t)ncap * size);
     *items = p;
     *cap = (uint32_t)ncap;
     return 0;

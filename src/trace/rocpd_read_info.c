@@ -10,6 +10,7 @@
 
 #include "rocpd_reader_int.h"
 #include "rpl/error.h"
+#include "rpl/json.h"
 #include "rpl/log.h"
 
 /* Record id -> index; a second row with the same id is an error. */
@@ -253,7 +254,11 @@ static int agent_extdata(const rd_row *row, cJSON **out)
     }
     if ((rc = rd_text(row, A_EXTDATA, false, RD_EXTDATA_MAX, &text, &len)) != 0)
         return rc;
-    *out = cJSON_ParseWithLength(text, len);
+    if (rpl_json_parse(out, text, len, "extdata") != 0) {
+        rpl_log_warn("'%s': %s row %lld: %s; ignored", row->r->label, row->r->table[row->table],
+                     (long long)row->id, rpl_error_last()->message);
+        return 0;
+    }
     if (!cJSON_IsObject(*out)) {
         rpl_log_warn("'%s': %s row %lld: extdata is not a JSON object; ignored", row->r->label,
                      row->r->table[row->table], (long long)row->id);

@@ -19,6 +19,7 @@
 
 #include "model_int.h"
 #include "rocpd_reader_int.h"
+#include "rpl/bigmem.h"
 #include "rpl/error.h"
 
 /* --- rocpd_arg ------------------------------------------------------------ */
@@ -109,7 +110,7 @@ static int read_args(rd_reader *r)
     r->first_arg = t->args.count;
     if ((rc = RPL_TRACE_ROOM(t->args, room)) != 0)
         return rc;
-    if (room && !(r->arg_keys = malloc((size_t)room * sizeof(*r->arg_keys))))
+    if (room && !(r->arg_keys = rpl_bigmem_malloc((size_t)room * sizeof(*r->arg_keys))))
         return rpl_error_oom();
     r->arg_key_cap = room;
     /* Of the event, only whether it exists. */
@@ -149,9 +150,9 @@ static int sort_args(rd_reader *r)
 {
     rpl_arg *args = r->trace->args.items + r->first_arg, *sorted;
     uint32_t n = r->narg_keys;
-    arg_key *keys = malloc((size_t)n * sizeof(*keys));
+    arg_key *keys = rpl_bigmem_malloc((size_t)n * sizeof(*keys));
 
-    if (!keys || !(sorted = malloc((size_t)n * sizeof(*sorted)))) {
+    if (!keys || !(sorted = rpl_bigmem_malloc((size_t)n * sizeof(*sorted)))) {
         free(keys);
         return rpl_error_oom();
     }

@@ -132,6 +132,13 @@ static void malformed_replies_fail_with_a_reason(void **state)
         {RPL_LLM_ANTHROPIC, "{\"type\":\"message\"}", "no 'content' array"},
         {RPL_LLM_ANTHROPIC, "{\"content\":[{\"type\":\"text\"}]}", "has no 'text'"},
         {RPL_LLM_ANTHROPIC, "{\"content\":[]} trailing", "malformed JSON"},
+        /* A reply that other JSON readers would read otherwise is refused. */
+        {RPL_LLM_ANTHROPIC, "{\"content\":[{\"type\":\"text\",\"text\":\"a\",\"text\":\"b\"}]}",
+         "key 'text' appears twice in content[0]"},
+        {RPL_LLM_OPENAI,
+         "{\"choices\":[{\"message\":{\"content\":\"x\\u0000y\"},\"finish_reason\":"
+         "\"stop\"}]}",
+         "holds a NUL character"},
     };
 
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

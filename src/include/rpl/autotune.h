@@ -35,6 +35,7 @@
 #define RPL_TUNE_MAX_PARAMS            16
 #define RPL_TUNE_MAX_VALUES            1024    /* per parameter */
 #define RPL_TUNE_MAX_CONFIGS           1000000 /* combinations before constraints */
+#define RPL_TUNE_MAX_EXPAND_OPS        1e9     /* combinations x constraint operations, ~5 s */
 #define RPL_TUNE_CV_UNSTABLE           0.10    /* the seed tool's "unstable" threshold */
 #define RPL_TUNE_DEFAULT_MIN_R2        0.75
 #define RPL_TUNE_DEFAULT_BUDGET        0.30
@@ -58,6 +59,10 @@ int rpl_expr_parse(rpl_expr **out, const char *text, const char *const *names, s
 /* Evaluate with values[i] for names[i]; division or remainder by zero is RPL_EINPUT. */
 int rpl_expr_eval(const rpl_expr *e, const double *values, double *out);
 const char *rpl_expr_text(const rpl_expr *e);
+/* The text as messages quote it: its first characters and "…" when long. */
+void rpl_expr_describe(char *buf, size_t size, const rpl_expr *e);
+/* Operations (numbers, names, operators): the most one evaluation visits. */
+size_t rpl_expr_size(const rpl_expr *e);
 void rpl_expr_free(rpl_expr *e);
 
 /* ---- command templates (template.c) ---- */

@@ -259,7 +259,9 @@ int rpl_llm_error_parse(rpl_llm_api_error *out, const char *body, size_t len)
     int rc;
 
     memset(out, 0, sizeof(*out));
-    doc = len ? cJSON_ParseWithLength(body, len) : NULL;
+    /* A body that is no strict JSON object carries no details. */
+    if (!len || rpl_json_parse(&doc, body, len, "the error reply") != 0)
+        doc = NULL;
     if (!cJSON_IsObject(doc)) {
         cJSON_Delete(doc);
         return 0;

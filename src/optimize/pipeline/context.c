@@ -324,13 +324,34 @@ static int build_original(rpl_pipe *p)
     return rc;
 }
 
+/* The source is a regular file: a folder or a FIFO would reach libgit2 and puzzle the user. */
+static int check_source_file(const char *path)
+{
+    struct stat st;
+
+    if (stat(path, &st) != 0)
+        return errno == ENOENT
+                   ? rpl_error_set(RPL_EINPUT, "the kernel source '%s' does not exist", path)
+                   : rpl_error_set(RPL_EIO, "cannot read the kernel source '%s': %s", path,
+                                   strerror(errno));
+    if (S_ISDIR(st.st_mode))
+        return rpl_error_set(RPL_EINPUT, "the kernel source '%s' is a directory, not a file", path);
+    if (!S_ISREG(st.st_mode))
+        return rpl_error_set(RPL_EINPUT, "the kernel source '%s' is not a regular file (%s)", path,
+                             S_ISFIFO(st.st_mode)   ? "a FIFO"
+                             : S_ISSOCK(st.st_mode) ? "a socket"
+                                                    : "a device");
+    return 0;
+}
+
 static int open_steps(rpl_pipe *p)
 {
     rpl_git_commit_id head;
     char *real;
     int rc;
 
-    if ((rc = rpl_git_repo_open(&p->repo, p->target->source)) != 0 ||
+    if ((rc = check_source_file(p->target->source)) != 0 ||
+        (rc = rpl_git_repo_open(&p->repo, p->target->source)) != 0 ||
         (rc = rpl_git_relpath(p->repo, p->target->source, &p->relpath)) != 0 ||
         (rc = check_source_state(p)) != 0 || (rc = rpl_git_commit_resolve(p->repo, NULL, &head)))
         return rc;

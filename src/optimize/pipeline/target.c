@@ -203,6 +203,9 @@ int rpl_pipe_target_from_test(rpl_pipe_target **out, const char *build_dir, cons
     int rc;
 
     *out = NULL;
+    /* The name becomes a path component: it must not climb out of the build directory. */
+    if (!name[0] || name[0] == '.' || strchr(name, '/'))
+        return rpl_error_set(RPL_EINPUT, "'%s' is not a test name", name);
     if ((rc = rpl_strbuf_printf(&path, "%s/rocm-perf/%s/target.json", build_dir, name)) != 0)
         return rc;
     if ((rc = rpl_file_read_all(path.ptr, 1u << 20, &text, &len)) == 0) {

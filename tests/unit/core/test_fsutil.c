@@ -150,7 +150,16 @@ static void read_all_honours_size_limit(void **state)
     assert_int_equal(len, 0);
     free(text);
 
-    assert_int_equal(rpl_file_read_all(TMP, 10, &text, &len), RPL_EIO);
+    /* Limits of whole MiB are said in MiB. */
+    write_text(TMP "/big", "x");
+    assert_int_equal(truncate(TMP "/big", (1 << 20) + 1), 0);
+    assert_int_equal(rpl_file_read_all(TMP "/big", 1u << 20, &text, &len), RPL_EINPUT);
+    assert_non_null(strstr(rpl_error_last()->message, "big' is larger than 1 MiB"));
+
+    /* A directory where a file is expected is bad input (exit 2), not the environment. */
+    assert_int_equal(rpl_file_read_all(TMP, 10, &text, &len), RPL_EINPUT);
+    assert_null(text);
+    assert_non_null(strstr(rpl_error_last()->message, "is a directory, not a file"));
 }
 
 static void write_atomic_replaces(void **state)

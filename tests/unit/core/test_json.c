@@ -79,6 +79,61 @@ static void parse_within_length(void **state)
     cJSON_Delete(doc);
 }
 
+/* Parse `text` (`len` bytes), expect RPL_EINPUT and a message holding `want`. */
+static void refused(const char *text, size_t len, const char *want)
+{
+    cJSON *doc = (cJSON *)1;
+
+    rpl_error_clear();
+    assert_int_equal(rpl_json_parse(&doc, text, len, "'in.json'"), RPL_EINPUT);
+    assert_null(doc);
+    if (!strstr(rpl_error_last()->message, want))
+        fail_msg("'%s' lacks '%s'", rpl_error_last()->message, want);
+}
+
+static void duplicate_keys_are_refused(void **state)
+{
+    const char top[] = "{\"arch\": \"sm_90\", \"arch\": \"gfx942\"}";
+    const char nested[] = "{\"regions\": [{\"size\": 1}, {\"size\": 100, \"b\": 0, \"size\": 9}]}";
+    const char deep[] = "[{\"a\": {\"k\": {\"x\": 1, \"y\": 2, \"z\": 3, \"x\": 4}}}]";
+
+    refused(top, strlen(top), "'in.json': key 'arch' appears twice in the top-level object");
+    refused(nested, strlen(nested), "key 'size' appears twice in regions[1] (");
+    refused(deep, strlen(deep), "key 'x' appears twice in [0].a.k (");
+    /* The same key in different objects, and differing case, are fine. */
+    assert_int_equal(parse_text("{\"a\": {\"a\": 1}, \"b\": [{\"a\": 1}, {\"a\": 2}], \"A\": 0}"),
+                     0);
+}
+
+static void many_keys_one_duplicate(void **state)
+{
+    char text[20000];
+    size_t n = 0;
+
+    n += (size_t)snprintf(text + n, sizeof(text) - n, "{");
+    for (int i = 0; i < 1000; i++)
+        n += (size_t)snprintf(text + n, sizeof(text) - n, "\"k%d\": %d, ", i, i);
+    n += (size_t)snprintf(text + n, sizeof(text) - n, "\"k517\": 0}");
+    refused(text, n, "key 'k517' appears twice in the top-level object");
+}
+
+static void nul_in_strings_is_refused(void **state)
+{
+    const char value[] = "{\"symbol\": \"scale\\u0000evil\"}";
+    const char key[] = "{\"a\\u0000b\": 1}";
+    const char raw[] = "{\"s\": \"a\0b\"}";
+    const char lines[] = "{\n\"a\": 1,\n\"s\": \"x\\u0000\"}";
+
+    refused(value, strlen(value),
+            "'in.json': the string at line 1 (byte 11) holds a NUL character");
+    refused(key, strlen(key), "the string at line 1 (byte 1) holds a NUL");
+    refused(raw, sizeof(raw) - 1, "(byte 6) holds a NUL");
+    refused(lines, strlen(lines), "the string at line 3 (byte 15) holds a NUL");
+    /* An escaped backslash before "u0000" is no NUL; an escaped NUL followed by "0" is. */
+    assert_int_equal(parse_text("{\"s\": \"\\\\u0000 \\u0001 \\\" \\u00000\"}"), RPL_EINPUT);
+    assert_int_equal(parse_text("{\"s\": \"\\\\u0000 \\u0001 \\\"\"}"), 0);
+}
+
 static void missing_key_is_not_found_without_error(void **state)
 {
     const cJSON *doc = *state;
@@ -153,6 +208,7 @@ static void non_finite_number_is_rejected(void **state)
     assert_int_equal(parse_text("{\"x\": 1e999}"), 0);
     assert_int_equal(rpl_json_parse(&doc, "{\"x\": 1e999}", 12, "inf"), 0);
     assert_int_equal(rpl_json_get_number(doc, "x", &d), RPL_EINPUT);
+    assert_non_null(strstr(rpl_error_last()->message, "'x' is a number out of range"));
     cJSON_Delete(doc);
 }
 
@@ -220,6 +276,9 @@ int main(void)
         cmocka_unit_test(parse_accepts_documents),
         cmocka_unit_test(parse_rejects_malformed),
         cmocka_unit_test(parse_within_length),
+        cmocka_unit_test(duplicate_keys_are_refused),
+        cmocka_unit_test(many_keys_one_duplicate),
+        cmocka_unit_test(nul_in_strings_is_refused),
         cmocka_unit_test(missing_key_is_not_found_without_error),
         cmocka_unit_test(getters_read_values),
         cmocka_unit_test(wrong_type_is_input_error),

@@ -14,11 +14,14 @@
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
 #include "rpl/json.h"
+#include "rpl/autotune.h"
+#include "rpl/codeobj.h"
 #include "rpl/kernel_source.h"
+#include "rpl/profile_backend.h"
 #include "rpl/strbuf.h"
 #include "rpl/version.h"
 
-#define KERNELS_SCHEMA_VERSION "1.0"
+#define KERNELS_SCHEMA_VERSION "1.1"
 #define MAX_LIST               64
 
 typedef struct kernels_opts {
@@ -30,16 +33,34 @@ typedef struct kernels_opts {
     unsigned wave; /* 0: the architecture's */
     bool json;
     const char *out;
+    const char *build;            /* --build "CMD" */
+    const char *compile_commands; /* --compile-commands FILE */
+    char **compile_words;         /* from either; owned */
+    char *compile_dir;
+    char gpu_arch[16];
+    const char *code_object; /* --code-object FILE */
+    rpl_codeobj_set *symbols;
 } kernels_opts;
 
-enum { OPT_LANG = 256, OPT_ARCH, OPT_WAVE, OPT_JSON, OPT_NO_VENDOR };
+enum {
+    OPT_LANG = 256,
+    OPT_ARCH,
+    OPT_WAVE,
+    OPT_JSON,
+    OPT_NO_VENDOR,
+    OPT_BUILD,
+    OPT_COMPILE_DB,
+    OPT_CODE_OBJECT
+};
 
 static void usage(FILE *out)
 {
     fprintf(out,
             "usage: rocm-perf kernels SOURCE [--lang hip|cuda] [--arch A] [-I DIR]...\n"
-            "                         [-D NAME[=VALUE]]... [--wave 32|64] [--no-vendor-headers]\n"
-            "                         [--json] [-o FILE] [-v|-q]\n"
+            "                         [-D NAME[=VALUE]]... [--build \"CMD\"]\n"
+            "                         [--compile-commands FILE] [--code-object FILE]\n"
+            "                         [--wave 32|64]\n"
+            "                         [--no-vendor-headers] [--json] [-o FILE] [-v|-q]\n"
             "\n"
             "Parse a HIP or CUDA source with libclang, as the optimizer does, and print its\n"
             "__global__ kernels: qualified name, device symbol, signature, extent, launch\n"
@@ -48,8 +69,18 @@ static void usage(FILE *out)
             "dynamic shared memory, break/return/goto or calls whose body is not visible).\n"
             "\n"
             "  --lang L             hip or cuda (default: .cu/.cuh are CUDA, the rest HIP)\n"
-            "  --arch A             gfx90a (HIP default), sm_80 (CUDA default), ...\n"
+            "  --arch A             gfx942, sm_90, ... (default: the build's, else this\n"
+            "                       machine's GPU, else gfx90a for HIP and the newest NVIDIA\n"
+            "                       architecture libclang knows for CUDA)\n"
             "  -I DIR, -D NAME[=V]  include directories and macros, as for the compiler\n"
+            "  --build \"CMD\"        the real compile command (nvcc, hipcc or clang words; no\n"
+            "                       shell): its -I, -isystem, -D, -U, -include, -std and\n"
+            "                       architecture words are used\n"
+            "  --compile-commands FILE\n"
+            "                       take SOURCE's compile command from a compilation\n"
+            "                       database (compile_commands.json of CMake or Bear)\n"
+            "  --code-object FILE   a code object, cubin or program built from SOURCE: list\n"
+            "                       the instantiations of each template kernel it holds\n"
             "  --wave N             wavefront size for the unroll factor (default: the arch's)\n"
             "  --no-vendor-headers  parse with rocm-perf's CUDA prelude instead of the ROCm or\n"
             "                       CUDA headers\n"
@@ -70,6 +101,9 @@ static int parse_args(kernels_opts *o, int argc, char **argv)
         {"wave", required_argument, NULL, OPT_WAVE},
         {"json", no_argument, NULL, OPT_JSON},
         {"no-vendor-headers", no_argument, NULL, OPT_NO_VENDOR},
+        {"build", required_argument, NULL, OPT_BUILD},
+        {"compile-commands", required_argument, NULL, OPT_COMPILE_DB},
+        {"code-object", required_argument, NULL, OPT_CODE_OBJECT},
         {"out", required_argument, NULL, 'o'},
         RPL_CLI_COMMON_LONGOPTS,
         {NULL, 0, NULL, 0}};
@@ -107,6 +141,15 @@ static int parse_args(kernels_opts *o, int argc, char **argv)
         case OPT_NO_VENDOR:
             o->ks.no_vendor_headers = true;
             break;
+        case OPT_BUILD:
+            o->build = optarg;
+            break;
+        case OPT_COMPILE_DB:
+            o->compile_commands = optarg;
+            break;
+        case OPT_CODE_OBJECT:
+            o->code_object = optarg;
+            break;
         case 'I':
         case 'D':
             if ((opt == 'I' ? o->n_includes : o->n_defines) == MAX_LIST)
@@ -127,9 +170,37 @@ static int parse_args(kernels_opts *o, int argc, char **argv)
     }
     if (optind != argc - 1)
         return rpl_cli_usage_error("kernels takes one SOURCE; see 'rocm-perf kernels --help'");
+    if (o->build && o->compile_commands)
+        return rpl_cli_usage_error("--build and --compile-commands both give the compile "
+                                   "command: pass one");
     o->source = argv[optind];
     o->ks.include_dirs = o->includes;
     o->ks.defines = o->defines;
+    return 0;
+}
+
+/* The compile command's words, and the architecture of this machine's GPU. */
+static int compile_context(kernels_opts *o)
+{
+    rpl_gpu_probe probe;
+    size_t n = 0;
+    int rc = 0;
+
+    if (o->build && (rc = rpl_words_split(&o->compile_words, &n, o->build, "--build")) != 0)
+        return rpl_cli_usage_error("%s", rpl_error_last()->message);
+    if (o->compile_commands && (rc = rpl_compile_db_find(o->compile_commands, o->source,
+                                                         &o->compile_words, &o->compile_dir)) != 0)
+        return rpl_cli_fail(rc == RPL_ENOTFOUND ? RPL_EINPUT : rc);
+    if (o->code_object && ((rc = rpl_codeobj_set_new(&o->symbols)) != 0 ||
+                           (rc = rpl_codeobj_read_file(o->symbols, o->code_object)) != 0))
+        return rpl_cli_fail(rc);
+    o->ks.compile_words = (const char *const *)o->compile_words;
+    o->ks.compile_dir = o->compile_dir;
+    if (o->ks.arch || rpl_gpu_probe_run(&probe, NULL) != 0)
+        return 0;
+    snprintf(o->gpu_arch, sizeof(o->gpu_arch), "%s",
+             probe.nvidia_arch[0] ? probe.nvidia_arch : probe.amd_arch);
+    o->ks.gpu_arch = o->gpu_arch[0] ? o->gpu_arch : NULL;
     return 0;
 }
 
@@ -178,13 +249,25 @@ static int text_loop(rpl_strbuf *sb, const rpl_ks_loop *l, unsigned wave)
                              l->blocker ? l->blocker : rpl_error_last()->message);
 }
 
+/* `symbol` (from the code object) is an instantiation of the template kernel k. */
+static bool is_instance(const rpl_kernel_source *src, const rpl_ks_kernel *k, const char *symbol)
+{
+    const rpl_ks_kernel *found = NULL;
+    bool yes = rpl_kernel_source_find(src, symbol, &found) == 0 && found == k;
+
+    rpl_error_clear();
+    return yes;
+}
+
 static int text_output(rpl_strbuf *sb, const kernels_opts *o, const rpl_kernel_source *src)
 {
     unsigned wave = wave_size(o, src);
-    int rc = rpl_strbuf_printf(sb, "%s: parsed as %s for %s with %s; %zu error%s, %zu warning%s\n",
-                               src->name, rpl_ks_mode_name(src->mode), src->arch,
-                               src->clang_version, src->n_errors, src->n_errors == 1 ? "" : "s",
-                               src->n_warnings, src->n_warnings == 1 ? "" : "s");
+    int rc = rpl_strbuf_printf(
+        sb, "%s: parsed as %s for %s%s%s%s with %s; %zu error%s, %zu warning%s\n", src->name,
+        rpl_ks_mode_name(src->mode), src->arch, src->wanted_arch ? " (asked for " : "",
+        src->wanted_arch ? src->wanted_arch : "", src->wanted_arch ? ")" : "", src->clang_version,
+        src->n_errors, src->n_errors == 1 ? "" : "s", src->n_warnings,
+        src->n_warnings == 1 ? "" : "s");
 
     for (size_t i = 0; !rc && i < src->n_diags && i < 3; i++)
         rc = rpl_strbuf_printf(sb, "  %s:%u:%u: %s: %s\n", src->diags[i].file, src->diags[i].line,
@@ -203,6 +286,15 @@ static int text_output(rpl_strbuf *sb, const kernels_opts *o, const rpl_kernel_s
         free(sig);
         if (!rc && k->launch_bounds)
             rc = rpl_strbuf_printf(sb, "  launch bounds: %s\n", k->launch_bounds);
+        for (size_t j = 0; !rc && k->is_template && o->symbols && j < o->symbols->count; j++)
+            if (is_instance(src, k, o->symbols->kernels[j].name))
+                rc = rpl_strbuf_printf(sb, "  instantiation: %s\n", o->symbols->kernels[j].name);
+        const rpl_ks_diag *e = rpl_ks_kernel_error(src, k);
+        if (!rc && e)
+            rc = rpl_strbuf_printf(sb,
+                                   "  parse error in the kernel: %s:%u: %s (its loops may be "
+                                   "missing)\n",
+                                   e->file, e->line, e->message);
         for (size_t j = 0; !rc && j < k->n_loops; j++)
             rc = text_loop(sb, &k->loops[j], wave);
     }
@@ -274,9 +366,22 @@ static cJSON *json_loop(const rpl_ks_loop *l, unsigned wave)
     return o;
 }
 
-static cJSON *json_kernel(const rpl_ks_kernel *k, unsigned wave)
+/* "error": the first error inside the kernel, or null. */
+static bool add_error(cJSON *o, const rpl_ks_diag *d)
 {
-    cJSON *o = cJSON_CreateObject(), *params, *tparams, *loops;
+    cJSON *e;
+
+    if (!d)
+        return cJSON_AddNullToObject(o, "error") != NULL;
+    return (e = cJSON_AddObjectToObject(o, "error")) &&
+           cJSON_AddStringToObject(e, "file", d->file) && rpl_json_add_int64(e, "line", d->line) &&
+           cJSON_AddStringToObject(e, "message", d->message);
+}
+
+static cJSON *json_kernel(const rpl_kernel_source *src, const rpl_ks_kernel *k, unsigned wave,
+                          const rpl_codeobj_set *symbols)
+{
+    cJSON *o = cJSON_CreateObject(), *params, *tparams, *loops, *inst = NULL;
     char *sig = NULL;
     bool ok = o != NULL && rpl_ks_kernel_signature(k, &sig) == 0;
 
@@ -284,6 +389,7 @@ static cJSON *json_kernel(const rpl_ks_kernel *k, unsigned wave)
          cJSON_AddStringToObject(o, "qualified_name", k->qualified_name) &&
          add_string_or_null(o, "mangled", k->mangled) &&
          cJSON_AddStringToObject(o, "signature", sig) &&
+         add_error(o, rpl_ks_kernel_error(src, k)) &&
          cJSON_AddBoolToObject(o, "extern_c", k->extern_c) &&
          cJSON_AddBoolToObject(o, "is_template", k->is_template) &&
          cJSON_AddBoolToObject(o, "in_macro", k->in_macro) &&
@@ -311,6 +417,11 @@ static cJSON *json_kernel(const rpl_ks_kernel *k, unsigned wave)
     }
     for (size_t i = 0; ok && i < k->n_loops; i++)
         ok = cJSON_AddItemToArray(loops, json_loop(&k->loops[i], wave));
+    if (ok && symbols && (inst = cJSON_AddArrayToObject(o, "instantiations")) == NULL)
+        ok = false;
+    for (size_t i = 0; ok && symbols && k->is_template && i < symbols->count; i++)
+        if (is_instance(src, k, symbols->kernels[i].name))
+            ok = cJSON_AddItemToArray(inst, cJSON_CreateString(symbols->kernels[i].name));
     if (!ok) {
         cJSON_Delete(o);
         return NULL;
@@ -331,6 +442,7 @@ static cJSON *json_output(const kernels_opts *o, const rpl_kernel_source *src)
          cJSON_AddStringToObject(doc, "source", src->name) &&
          cJSON_AddStringToObject(doc, "mode", rpl_ks_mode_name(src->mode)) &&
          cJSON_AddStringToObject(doc, "arch", src->arch) &&
+         add_string_or_null(doc, "asked_arch", src->wanted_arch) &&
          cJSON_AddStringToObject(doc, "clang_version", src->clang_version) &&
          rpl_json_add_int64(doc, "wave_size", wave) &&
          (diags = cJSON_AddObjectToObject(doc, "diagnostics")) &&
@@ -348,7 +460,7 @@ static cJSON *json_output(const kernels_opts *o, const rpl_kernel_source *src)
              cJSON_AddStringToObject(j, "message", d->message);
     }
     for (size_t i = 0; ok && i < src->n_kernels; i++)
-        ok = cJSON_AddItemToArray(kernels, json_kernel(&src->kernels[i], wave));
+        ok = cJSON_AddItemToArray(kernels, json_kernel(src, &src->kernels[i], wave, o->symbols));
     if (!ok) {
         cJSON_Delete(doc);
         return NULL;
@@ -376,8 +488,16 @@ int cmd_kernels(int argc, char **argv)
     memset(&o, 0, sizeof(o));
     if ((rc = parse_args(&o, argc, argv)) != 0)
         return rc < 0 ? RPL_EXIT_OK : rc;
-    if ((rc = rpl_kernel_source_parse_file(&src, o.source, &o.ks)) != 0)
-        return rpl_cli_fail(rc);
+    if ((rc = compile_context(&o)) != 0 ||
+        ((rc = rpl_kernel_source_parse_file(&src, o.source, &o.ks)) != 0 &&
+         (rc = rpl_cli_fail(rc)) != 0)) {
+        rpl_argv_free(o.compile_words);
+        free(o.compile_dir);
+        rpl_codeobj_set_free(o.symbols);
+        return rc;
+    }
+    rpl_argv_free(o.compile_words);
+    free(o.compile_dir);
     if (o.json) {
         cJSON *doc = json_output(&o, src);
         rc = doc ? rpl_json_print(&json, doc) : rpl_error_oom();
@@ -392,5 +512,6 @@ int cmd_kernels(int argc, char **argv)
         rpl_strbuf_release(&sb);
     }
     rpl_kernel_source_free(src);
+    rpl_codeobj_set_free(o.symbols);
     return rc ? rpl_cli_fail(rc) : RPL_EXIT_OK;
 }

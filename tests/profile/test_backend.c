@@ -75,15 +75,19 @@ static void probe_nvidia_and_none(void **state)
     put_file(root, "dev/kfd", "");
     put_file(root, "sys/class/kfd/kfd/topology/nodes/0/properties", "simd_count 0\n");
     put_file(root, "proc/driver/nvidia/gpus/0000:65:00.0/information", "Model: H100\n");
+    put_file(root, "proc/driver/nvidia/gpus/0000:c1:00.0/information",
+             "Model: NVIDIA A100-SXM4-80GB\n");
     assert_int_equal(rpl_gpu_probe_run(&p, root), 0);
     assert_false(p.amd);
     assert_true(p.nvidia);
+    assert_string_equal(p.nvidia_arch, "sm_90"); /* the lowest bus id's, from its model */
     assert_int_equal(rpl_backend_select(&b, RPL_BACKEND_AUTO, &p), 0);
     assert_int_equal(b, RPL_BACKEND_CUPTI);
 
     root = fake_root("none");
     assert_int_equal(rpl_gpu_probe_run(&p, root), 0);
     assert_false(p.amd || p.nvidia);
+    assert_string_equal(p.nvidia_arch, "");
     assert_int_equal(rpl_backend_select(&b, RPL_BACKEND_AUTO, &p), RPL_ENODEV);
     assert_non_null(strstr(rpl_error_last()->message, "no AMD or NVIDIA GPU found"));
     assert_non_null(strstr(rpl_error_last()->message, "/dev/kfd not found"));

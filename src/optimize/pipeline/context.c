@@ -18,6 +18,7 @@
 #include "rpl/fsutil.h"
 #include "rpl/json.h"
 #include "rpl/log.h"
+#include "rpl/profile_backend.h"
 
 /* Whether `prog` is an executable file in a PATH directory. */
 static bool in_path(const char *prog)
@@ -49,33 +50,119 @@ static const char *pick_compiler(const char *source)
     return in_path("nvcc") ? "nvcc" : "hipcc";
 }
 
+/*
+ * <build dir or .>/rocm-perf-optimize/<target>-<UTC>.  The folder holds a
+ * .gitignore of "*", as pytest and ruff do with their caches, so that a run
+ * in a work tree does not show in `git status`.
+ */
 static int default_artifacts(char **out, const rpl_pipe_target *t)
 {
-    char stamp[32];
+    static const char ignore_all[] = "# rocm-perf optimize artifacts: not for git\n*\n";
+    char stamp[32], *dir = NULL, *ignore = NULL;
     time_t now = time(NULL);
     struct tm tm;
+    int rc;
 
     gmtime_r(&now, &tm);
     strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-    return pipe_set(out, "%s/rocm-perf-optimize/%s-%s", t->build_dir ? t->build_dir : ".", t->name,
-                    stamp);
+    if ((rc = pipe_set(&dir, "%s/rocm-perf-optimize", t->build_dir ? t->build_dir : ".")) ||
+        (rc = pipe_set(&ignore, "%s/.gitignore", dir)) || (rc = rpl_mkdir_p(dir)))
+        goto done;
+    if (access(ignore, F_OK) != 0 &&
+        (rc = rpl_file_write_atomic(ignore, ignore_all, sizeof(ignore_all) - 1)) != 0)
+        goto done;
+    rc = pipe_set(out, "%s/%s-%s", dir, t->name, stamp);
+done:
+    free(dir);
+    free(ignore);
+    return rc;
 }
 
-/* The -I directories of the compiler words, for libclang. */
-static int includes(rpl_pipe *p)
+/*
+ * How libclang parses the source: as the build compiles it (the database's
+ * command, the build command, or the default compiler's extra words), for
+ * --arch, else the build's architecture, else the GPU's.
+ */
+static int parse_options(rpl_pipe *p)
 {
-    char **cf = p->target->cflags;
-    size_t n = 0;
+    const rpl_pipe_target *t = p->target;
+    size_t root_len = strlen(t->source) - strlen(p->relpath);
+    rpl_gpu_probe probe;
+    char *slash, *root;
     int rc = 0;
 
-    for (size_t i = 0; rc == 0 && cf && cf[i]; i++) {
-        if (strcmp(cf[i], "-I") == 0 && cf[i + 1])
-            rc = pipe_argv_push(&p->ks_includes, &n, cf[++i]);
-        else if (strncmp(cf[i], "-I", 2) == 0 && cf[i][2])
-            rc = pipe_argv_push(&p->ks_includes, &n, cf[i] + 2);
+    if (rpl_gpu_probe_run(&probe, NULL) == 0) {
+        snprintf(p->gpu_arch, sizeof(p->gpu_arch), "%s",
+                 probe.nvidia_arch[0] ? probe.nvidia_arch : probe.amd_arch);
+        p->ks.gpu_arch = p->gpu_arch[0] ? p->gpu_arch : NULL;
     }
-    p->ks.include_dirs = (const char *const *)p->ks_includes;
-    return rc;
+    p->ks.arch = p->opts.arch;
+    /* The build command as it would run on the original: {dir} is the work tree's root. */
+    if (!(root = strndup(t->source, root_len > 0 ? root_len - 1 : 0)))
+        return rpl_error_oom();
+    const char *vars[4] = {t->source, NULL, root, pipe_arch(p)};
+    if (t->build_argv)
+        rc = pipe_argv_expand(&p->ks_words, (const char *const *)t->build_argv, vars);
+    free(root);
+    if (rc)
+        return rc;
+    p->ks.compile_words = (const char *const *)(t->compile_words ? t->compile_words
+                                                : p->ks_words    ? p->ks_words
+                                                                 : t->cflags);
+    if (t->compile_words)
+        p->ks.compile_dir = t->compile_dir;
+    else {
+        if (!(p->ks_dir = strdup(t->source)))
+            return rpl_error_oom();
+        if ((slash = strrchr(p->ks_dir, '/')) != NULL)
+            *slash = '\0';
+        p->ks.compile_dir = p->ks_dir;
+    }
+    return 0;
+}
+
+const char *pipe_arch(const rpl_pipe *p)
+{
+    return p->opts.arch ? p->opts.arch : p->gpu_arch[0] ? p->gpu_arch : NULL;
+}
+
+/* A build command with {arch} needs an architecture before anything is built. */
+static int check_build_arch(const rpl_pipe *p)
+{
+    for (size_t i = 0; p->target->build_argv && p->target->build_argv[i]; i++)
+        if (strstr(p->target->build_argv[i], "{arch}") && !pipe_arch(p))
+            return rpl_error_set(RPL_EINPUT, "the build command uses {arch}, but no --arch was "
+                                             "given and no GPU was found to take it from");
+    return 0;
+}
+
+int pipe_kernel_parsed(const rpl_pipe *p, const rpl_ks_kernel *k)
+{
+    const rpl_ks_diag *d = rpl_ks_kernel_error(p->orig_ks, k);
+
+    if (!d)
+        return 0;
+    return rpl_error_set(RPL_EINPUT,
+                         "%s:%u: %s (in kernel %s: its loops and signature are not "
+                         "known for certain)",
+                         d->file, d->line, d->message, k->qualified_name);
+}
+
+/*
+ * The name the pipeline knows a kernel by: its qualified name, or for an
+ * instantiation of a template kernel the instantiation as `name` gives it,
+ * a symbol ("_Z8tiled_mmILj16EEvPKfS1_Pfj") or demangled without return type
+ * and parameters ("tiled_mm<16u>").
+ */
+static int kernel_display(char **out, const rpl_ks_kernel *ks, const char *name)
+{
+    const char *at = ks->is_template ? strstr(name, ks->qualified_name) : NULL;
+
+    if (ks->is_template && strncmp(name, "_Z", 2) == 0)
+        return pipe_set(out, "%s", name);
+    if (!at || at[strlen(ks->qualified_name)] != '<')
+        return pipe_set(out, "%s", ks->qualified_name);
+    return pipe_set(out, "%.*s", (int)strcspn(at, "("), at);
 }
 
 static int check_source_state(rpl_pipe *p)
@@ -139,8 +226,14 @@ static int rank_by(rpl_pipe *p, const cJSON *syms, double gpu_ns)
         if (!k)
             continue;
         at = p->nranked;
-        if ((rc = pipe_argv_push(&p->ranked, &p->nranked, k->qualified_name)) != 0)
-            return rc;
+        {
+            char *display = NULL;
+            if ((rc = kernel_display(&display, k, name)) == 0)
+                rc = pipe_argv_push(&p->ranked, &p->nranked, display);
+            free(display);
+            if (rc)
+                return rc;
+        }
         double *grown = realloc(p->ceilings, p->nranked * sizeof(double));
         if (!grown)
             return rpl_error_oom();
@@ -265,7 +358,7 @@ static int open_steps(rpl_pipe *p)
     memcpy(p->baseline, head.hex, sizeof(p->baseline));
     if ((rc = rpl_file_read_all(p->target->source, 16u << 20, &p->orig_text, &p->orig_len)) != 0)
         return rc;
-    if ((rc = includes(p)) != 0 ||
+    if ((rc = parse_options(p)) != 0 || (rc = check_build_arch(p)) != 0 ||
         (rc = rpl_kernel_source_parse_buffer(&p->orig_ks, p->target->source, p->orig_text,
                                              p->orig_len, &p->ks)) != 0)
         return rc;
@@ -284,13 +377,17 @@ static int open_steps(rpl_pipe *p)
         }
         rpl_error_clear();
     }
-    if (p->orig_ks->n_errors)
-        return rpl_error_set(RPL_EINPUT, "%s:%u: %s", p->target->source, p->orig_ks->diags[0].line,
-                             p->orig_ks->diags[0].message);
     if (p->target->kernel) {
         const rpl_ks_kernel *k;
-        if ((rc = rpl_kernel_source_find(p->orig_ks, p->target->kernel, &k)) != 0)
+        if ((rc = rpl_kernel_source_find(p->orig_ks, p->target->kernel, &k)) != 0 ||
+            (rc = pipe_kernel_parsed(p, k)) != 0)
             return rc;
+    }
+    if (p->orig_ks->n_errors) {
+        const rpl_ks_diag *d = &p->orig_ks->diags[0];
+        rpl_log_warn("%s: %zu parse error%s outside the kernel%s ignored (the first: %s:%u: %s)",
+                     p->target->source, p->orig_ks->n_errors, p->orig_ks->n_errors == 1 ? "" : "s",
+                     p->target->kernel ? "" : "s", d->file, d->line, d->message);
     }
     if (p->opts.artifacts)
         rc = pipe_set(&p->artifacts, "%s", p->opts.artifacts);
@@ -376,27 +473,37 @@ int pipe_kernel_get(rpl_pipe *p, const char *name, pipe_kernel **out)
 {
     const rpl_ks_kernel *ks;
     pipe_kernel *k = kernel_entry(p, name), *grown;
-    char *safe = NULL;
+    char *safe = NULL, *display = NULL;
     bool failed = false;
     int rc;
 
     if ((*out = k) != NULL)
         return 0;
-    if ((rc = rpl_kernel_source_find(p->orig_ks, name, &ks)) != 0)
+    if ((rc = rpl_kernel_source_find(p->orig_ks, name, &ks)) != 0 ||
+        (rc = pipe_kernel_parsed(p, ks)) != 0)
         return rc;
-    if ((k = kernel_entry(p, ks->qualified_name)) != NULL) {
+    if ((rc = kernel_display(&display, ks, name)) != 0)
+        return rc;
+    if ((k = kernel_entry(p, display)) != NULL) {
+        free(display);
         *out = k;
         return 0;
     }
-    if (!(grown = realloc(p->kernels, (p->nkernels + 1) * sizeof(*grown))))
+    if (!(grown = realloc(p->kernels, (p->nkernels + 1) * sizeof(*grown)))) {
+        free(display);
         return rpl_error_oom();
+    }
     p->kernels = grown;
     k = &p->kernels[p->nkernels++];
     memset(k, 0, sizeof(*k));
+    k->display = display;
+    display = NULL;
     if ((rc = pipe_set(&k->name, "%s", name)) ||
-        (rc = pipe_set(&k->display, "%s", ks->qualified_name)) ||
-        (rc = pipe_set(&k->mangled, "%s", ks->mangled ? ks->mangled : "")) ||
-        (rc = safe_name(&safe, ks->qualified_name)) ||
+        (rc = pipe_set(&k->mangled, "%s",
+                       ks->mangled                         ? ks->mangled
+                       : strncmp(k->display, "_Z", 2) == 0 ? k->display
+                                                           : "")) ||
+        (rc = safe_name(&safe, k->display)) ||
         (rc = pipe_set(&k->snapshot, "%s/snapshots/%s", p->artifacts, safe)))
         goto fail;
     if ((rc = pipe_capture(p, k)) != 0)
@@ -534,7 +641,8 @@ void rpl_pipe_close(rpl_pipe *p)
     free(p->kernels);
     pipe_build_release(&p->orig);
     rpl_kernel_source_free(p->orig_ks);
-    pipe_argv_free(p->ks_includes);
+    free(p->ks_dir);
+    pipe_argv_free(p->ks_words);
     pipe_argv_free(p->ranked);
     free(p->ceilings);
     rpl_git_repo_free(p->repo);

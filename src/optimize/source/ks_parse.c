@@ -34,6 +34,7 @@ void rpl_kernel_source_free(rpl_kernel_source *src)
     free(src->name);
     free(src->text);
     free(src->arch);
+    free(src->wanted_arch);
     free(src->clang_version);
     ks_ctx_free(src->ctx);
     free(src);
@@ -118,6 +119,11 @@ static int new_source(rpl_kernel_source **out, const rpl_libclang *lc, const rpl
     src->mode = ctx->mode;
     src->arch = strdup(ctx->arch);
     src->clang_version = strdup(lc->version);
+    if (ctx->wanted_arch && strcmp(ctx->wanted_arch, ctx->arch) != 0 &&
+        !(src->wanted_arch = strdup(ctx->wanted_arch))) {
+        rpl_kernel_source_free(src);
+        return rpl_error_oom();
+    }
     if (!src->name || !src->text || !src->arch || !src->clang_version) {
         rpl_kernel_source_free(src);
         return rpl_error_oom();
@@ -170,8 +176,11 @@ int ks_parse(rpl_kernel_source **out, const rpl_ks_parse_ctx *ctx, const char *n
         rc = rpl_error_set(RPL_EINPUT, "%s: libclang lost the main file", name);
         goto done;
     }
-    if ((rc = read_diags(&u, src)) != 0 || (rc = ks_unit_tokenize(&u)) != 0 ||
-        (rc = ks_collect_kernels(&u, src)) != 0)
+    if ((rc = read_diags(&u, src)) != 0)
+        goto done;
+    if (src->n_diags && src->diags[0].severity >= CXDiagnostic_Error)
+        u.first_error = &src->diags[0];
+    if ((rc = ks_unit_tokenize(&u)) != 0 || (rc = ks_collect_kernels(&u, src)) != 0)
         goto done;
     *out = src;
     src = NULL;
@@ -236,6 +245,76 @@ static void list_matches(const rpl_kernel_source *src, const char *name, bool by
     }
 }
 
+/*
+ * The qualified name an Itanium symbol of a template instantiation spells
+ * ("_ZN2ns8tiled_mmILj16EEvPKf" -> "ns::tiled_mm"): its <number><name>
+ * components up to the template arguments.  false for anything else.
+ */
+static bool symbol_template_name(const char *sym, char *out, size_t size)
+{
+    const char *p = sym + 2;
+    size_t used = 0;
+    bool nested;
+
+    if (strncmp(sym, "_Z", 2) != 0)
+        return false;
+    nested = *p == 'N';
+    p += nested;
+    out[0] = '\0';
+    while (*p >= '1' && *p <= '9') {
+        char *end;
+        unsigned long n = strtoul(p, &end, 10);
+        if (n == 0 || strnlen(end, n) < n)
+            return false;
+        int w = snprintf(out + used, size - used, "%s%.*s", used ? "::" : "", (int)n, end);
+        if (w < 0 || (size_t)w >= size - used)
+            return false;
+        used += (size_t)w;
+        p = end + n;
+        if (!nested)
+            break;
+    }
+    return used > 0 && *p == 'I';
+}
+
+/*
+ * The qualified name a demangled instantiation spells: "void
+ * ns::tiled_mm<16u>(float const*, ...)" or "tiled_mm<16>" -> "ns::tiled_mm".
+ */
+static bool demangled_template_name(const char *name, char *out, size_t size)
+{
+    const char *lt = strchr(name, '<'), *begin = lt;
+
+    if (!lt || lt == name)
+        return false;
+    while (begin > name && begin[-1] != ' ' && begin[-1] != '*' && begin[-1] != '&')
+        begin--;
+    if (lt - begin <= 0 || (size_t)(lt - begin) >= size)
+        return false;
+    snprintf(out, size, "%.*s", (int)(lt - begin), begin);
+    return true;
+}
+
+/* The one template kernel an instantiation's symbol or demangled name belongs to. */
+static const rpl_ks_kernel *find_template(const rpl_kernel_source *src, const char *name)
+{
+    char qualified[512];
+    const rpl_ks_kernel *found = NULL;
+
+    if (!symbol_template_name(name, qualified, sizeof(qualified)) &&
+        !demangled_template_name(name, qualified, sizeof(qualified)))
+        return NULL;
+    for (size_t i = 0; i < src->n_kernels; i++) {
+        const rpl_ks_kernel *k = &src->kernels[i];
+        if (!k->is_template || strcmp(k->qualified_name, qualified) != 0)
+            continue;
+        if (found)
+            return NULL; /* overloaded templates: the signature would have to decide */
+        found = k;
+    }
+    return found;
+}
+
 int rpl_kernel_source_find(const rpl_kernel_source *src, const char *name,
                            const rpl_ks_kernel **out)
 {
@@ -264,5 +343,18 @@ int rpl_kernel_source_find(const rpl_kernel_source *src, const char *name,
                                  src->name, list);
         }
     }
+    if ((*out = find_template(src, name)) != NULL)
+        return 0;
     return rpl_error_set(RPL_ENOTFOUND, "%s defines no kernel '%s'", src->name, name);
+}
+
+const rpl_ks_diag *rpl_ks_kernel_error(const rpl_kernel_source *src, const rpl_ks_kernel *k)
+{
+    for (size_t i = 0; i < src->n_diags; i++) {
+        const rpl_ks_diag *d = &src->diags[i];
+        if (d->severity >= CXDiagnostic_Error && d->in_main_file &&
+            d->offset >= k->definition.begin && d->offset < k->definition.end)
+            return d;
+    }
+    return NULL;
 }

@@ -1,0 +1,136 @@
+#!/bin/bash
+# gpu/corpus/check.sh: every step of rocm-perf on the third-party corpus (issue 23,
+# docs/validation/real-world-gpu.md), on an NVIDIA GPU, with no network.
+#
+# The bundle (gpu/corpus/bundle.sh, by default .gpu-23b/, RPL_BUNDLE) holds bin/rocm-perf,
+# lib/, corpus/bin (the programs, built on the build machine by gpu/corpus/build.sh),
+# corpus/src (their sources as fetched by scripts/fetch-corpus.sh), answers/ (stand-in
+# LLM answers), standin_server.py, lib.sh and this script.
+# On the GPU machine, from the repository root:  OUT=DIR bash .gpu-23b/check.sh
+#
+# For each program: its own run time; profile --counters none; profile (counters, the
+# default sample); analyze on the output folder; kernels; capture + replay --check;
+# optimize; llm-optimize with the stand-in answers where the program has them.  Each
+# step has a time limit (STEP_LIMIT, default 150 s; the whole check stops starting
+# steps after CHECK_BUDGET s, default 500).  $OUT/steps.tsv: program, step, exit
+# status, seconds, note; $OUT/summary.txt the same as a table; logs.tar.gz the output
+# of every step.  Exit 0 when it ran (the table says what passed), 77 without a GPU.
+set -u
+gpu_lib=$(dirname "$0")/lib.sh
+[ -f "$gpu_lib" ] || gpu_lib=$(dirname "$0")/../lib.sh
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
+. "$gpu_lib"
+check_start corpus
+limit=${STEP_LIMIT:-150}
+budget=${CHECK_BUDGET:-500}
+key=rpl-SENTINEL-corpus-51c0
+export ROCM_PERF_TEMPLATES=$bundle/templates
+check_machine "python3: $(python3 --version 2>&1)"
+check_need_gpu
+bin=$bundle/corpus/bin
+src=$bundle/corpus/src
+tsv=$out/steps.tsv
+printf 'program\tstep\texit\tseconds\tnote\n' >"$tsv"
+has_build=no
+"$rp" optimize --help 2>&1 | grep -q -- '--build' && has_build=yes
+
+# step PROGRAM STEP LIMIT CMD...: run CMD in $work/run, time it, one row of steps.tsv
+step() {
+    local prog=$1 name=$2 lim=$3
+    shift 3
+    local t0 rc secs note
+    if [ "$SECONDS" -ge "$budget" ]; then
+        printf '%s\t%s\t-\t-\tnot run: the check budget (%s s) was spent\n' "$prog" "$name" \
+            "$budget" >>"$tsv"
+        return 0
+    fi
+    t0=$(date +%s.%N)
+    (cd "$work/run" && timeout -k 5 "$lim" "$@") >"$work/logs/$prog.$name.out" \
+        2>"$work/logs/$prog.$name.err"
+    rc=$?
+    secs=$(echo "$(date +%s.%N) - $t0" | bc)
+    note=$(grep -v '^\s*$' "$work/logs/$prog.$name.err" | tail -1 | cut -c1-160 | tr '\t' ' ')
+    [ "$rc" = 124 ] && note="timed out after $lim s; $note"
+    printf '%s\t%s\t%s\t%.2f\t%s\n' "$prog" "$name" "$rc" "$secs" "$note" >>"$tsv"
+    log "$prog $name: exit $rc, $secs s"
+    return 0
+}
+
+serve() {
+    rm -f "$work/port"
+    STANDIN_EXPECTED_KEY=$key python3 "$bundle/standin_server.py" \
+        --scripts "$bundle/answers/$1" --port-file "$work/port" \
+        --log "$work/logs/$1.requests.jsonl" --time-limit 400 &
+    server_pid=$!
+    for _ in $(seq 100); do [ -s "$work/port" ] && break; sleep 0.1; done
+    url=http://127.0.0.1:$(cat "$work/port")/v1
+}
+
+# program NAME SOURCE KERNEL_REGEX BUILD_CMD -- APP ARGS...
+program() {
+    local name=$1 source=$2 kre=$3 build=$4
+    shift 5
+    local app=("$@") repo=$work/repo-$name
+    mkdir -p "$work/run"
+    cp "$bin/${app[0]}" "$work/run/"
+    step "$name" run "$limit" "./${app[0]}" "${app[@]:1}"
+    step "$name" profile-none "$limit" "$rp" profile --counters none -q -o "$work/p-$name-none" \
+        -- "./${app[0]}" "${app[@]:1}"
+    step "$name" profile "$limit" "$rp" profile -q -o "$work/p-$name" -- "./${app[0]}" "${app[@]:1}"
+    cp "$work/p-$name/profile.json" "$work/logs/$name.profile.json" 2>/dev/null
+    step "$name" analyze-dir 60 "$rp" analyze "$work/p-$name"
+    step "$name" analyze-db 60 "$rp" analyze "$work/p-$name/profile.db"
+    [ -n "$source" ] || return 0
+    step "$name" kernels 60 "$rp" kernels "$src/$source"
+    step "$name" capture "$limit" "$rp" capture --kernel "$kre" -o "$work/snap-$name" \
+        -- "./${app[0]}" "${app[@]:1}"
+    step "$name" replay-check 60 "$rp" replay full-vm "$work/snap-$name" --check
+    # The user's repository: the program's source tree, committed.
+    mkdir -p "$repo"
+    cp -r "$src/$(dirname "$source")/." "$repo/"
+    git -C "$repo" init -q -b main && git -C "$repo" add . &&
+        git -C "$repo" -c user.name=check -c user.email=check@localhost commit -q -m src
+    local extra=()
+    [ "$has_build" = yes ] && [ -n "$build" ] && extra=(--build "$build")
+    local rel
+    rel=$(basename "$source")
+    step "$name" optimize 200 "$rp" optimize "$repo/$rel" "./${app[0]} ${app[*]:1}" \
+        --artifacts "$work/art-$name-opt" "${extra[@]}"
+    if [ -d "$bundle/answers/$name" ]; then
+        serve "$name"
+        OPENAI_API_KEY=$key step "$name" llm-optimize 240 "$rp" llm-optimize "$repo/$rel" \
+            "./${app[0]} ${app[*]:1}" --base-url "$url" --model standin-model \
+            --artifacts "$work/art-$name-llm" --rounds 1 --max-iters 1 --auto-approve \
+            "${extra[@]}"
+        kill "$server_pid" 2>/dev/null
+        wait "$server_pid" 2>/dev/null
+    fi
+    git -C "$repo" for-each-ref --format='%(refname:short)' refs/heads/rocm-perf/ \
+        >"$work/logs/$name.branches" 2>&1
+    for b in $(cat "$work/logs/$name.branches"); do
+        git -C "$repo" log -1 --format='--- %h %s%n%b' "$b"
+    done >>"$work/logs/$name.branches" 2>&1
+    git -C "$repo" status --porcelain >"$work/logs/$name.status" 2>&1
+}
+
+# The README's demo trace: two_streams (gpu/cupti/two_streams.cu) with counters on every
+# dispatch, so that every kernel is placed on the roofline.
+mkdir -p "$work/run"
+cp "$bin/two_streams" "$work/run/"
+demo_sample=()
+"$rp" profile --help 2>&1 | grep -q -- '--counter-dispatches' && demo_sample=(--counter-dispatches all)
+step demo profile "$limit" "$rp" profile "${demo_sample[@]}" -q -o "$work/demo" -- ./two_streams
+cp "$work/demo/profile.db" "$out/two_streams_profile.db" 2>/dev/null
+
+nvflags='-O3 --use_fast_math -std=c++17 -arch={arch} -lcublas -lcublasLt'
+program layernorm karpathy+llm.c/dev/cuda/layernorm_forward.cu 'layernorm_forward_kernel3' \
+    "nvcc $nvflags {src} -o {out}" -- layernorm_forward 3
+program reduction NVIDIA+cuda-samples/Samples/2_Concepts_and_Techniques/reduction/reduction_kernel.cu \
+    'reduce1' '' -- reduction --kernel=1
+program sgemm siboehm+SGEMM_CUDA/src/kernels/5_kernel_2D_blocktiling.cuh 'sgemm2DBlocktiling' '' \
+    -- sgemm 5
+program radixsort '' '' '' -- radixSortThrust
+column -t -s $'\t' "$tsv" | tee "$out/summary.txt"
+tar -czf "$out/profiles.tar.gz" -C "$work" $(cd "$work" && ls -d p-* 2>/dev/null | sed 's|$|/profile.json|') \
+    2>/dev/null
+exit 0

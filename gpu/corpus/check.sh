@@ -32,7 +32,7 @@ src=$bundle/corpus/src
 tsv=$out/steps.tsv
 printf 'program\tstep\texit\tseconds\tnote\n' >"$tsv"
 has_build=no
-"$rp" optimize --help 2>&1 | grep -q -- '--build' && has_build=yes
+"$rp" optimize --help 2>&1 | grep -qE -- '--build[ =]+("|CMD)' && has_build=yes
 
 # step PROGRAM STEP LIMIT CMD...: run CMD in $work/run, time it, one row of steps.tsv
 step() {
@@ -44,14 +44,14 @@ step() {
             "$budget" >>"$tsv"
         return 0
     fi
-    t0=$(date +%s.%N)
+    t0=$EPOCHREALTIME
     (cd "$work/run" && timeout -k 5 "$lim" "$@") >"$work/logs/$prog.$name.out" \
         2>"$work/logs/$prog.$name.err"
     rc=$?
-    secs=$(echo "$(date +%s.%N) - $t0" | bc)
+    secs=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }')
     note=$(grep -v '^\s*$' "$work/logs/$prog.$name.err" | tail -1 | cut -c1-160 | tr '\t' ' ')
     [ "$rc" = 124 ] && note="timed out after $lim s; $note"
-    printf '%s\t%s\t%s\t%.2f\t%s\n' "$prog" "$name" "$rc" "$secs" "$note" >>"$tsv"
+    printf '%s\t%s\t%s\t%s\t%s\n' "$prog" "$name" "$rc" "$secs" "$note" >>"$tsv"
     log "$prog $name: exit $rc, $secs s"
     return 0
 }
@@ -100,7 +100,7 @@ program() {
         serve "$name"
         OPENAI_API_KEY=$key step "$name" llm-optimize 240 "$rp" llm-optimize "$repo/$rel" \
             "./${app[0]} ${app[*]:1}" --base-url "$url" --model standin-model \
-            --artifacts "$work/art-$name-llm" --rounds 1 --max-iters 1 --auto-approve \
+            --artifacts "$work/art-$name-llm" --rounds 2 --max-iters 1 --auto-approve \
             "${extra[@]}"
         kill "$server_pid" 2>/dev/null
         wait "$server_pid" 2>/dev/null
@@ -122,6 +122,15 @@ demo_sample=()
 step demo profile "$limit" "$rp" profile "${demo_sample[@]}" -q -o "$work/demo" -- ./two_streams
 cp "$work/demo/profile.db" "$out/two_streams_profile.db" 2>/dev/null
 
+# The benchmark: the program of >= 10k launches alone, then `profile` with counters (the
+# default sample), three times each, alternating.
+cp "$bin/layernorm_forward" "$work/run/"
+for i in 1 2 3; do
+    step bench "run-$i" "$limit" ./layernorm_forward 3
+    step bench "profile-$i" "$limit" "$rp" profile -o "$work/bench" -- ./layernorm_forward 3
+done
+cp "$work/logs/bench.profile-1.err" "$work/logs/bench.progress" 2>/dev/null
+
 nvflags='-O3 --use_fast_math -std=c++17 -arch={arch} -lcublas -lcublasLt'
 program layernorm karpathy+llm.c/dev/cuda/layernorm_forward.cu 'layernorm_forward_kernel3' \
     "nvcc $nvflags {src} -o {out}" -- layernorm_forward 3
@@ -130,7 +139,7 @@ program reduction NVIDIA+cuda-samples/Samples/2_Concepts_and_Techniques/reductio
 program sgemm siboehm+SGEMM_CUDA/src/kernels/5_kernel_2D_blocktiling.cuh 'sgemm2DBlocktiling' '' \
     -- sgemm 5
 program radixsort '' '' '' -- radixSortThrust
-column -t -s $'\t' "$tsv" | tee "$out/summary.txt"
+tr '\t' '|' <"$tsv" | tee "$out/summary.txt"
 tar -czf "$out/profiles.tar.gz" -C "$work" $(cd "$work" && ls -d p-* 2>/dev/null | sed 's|$|/profile.json|') \
     2>/dev/null
 exit 0

@@ -6,9 +6,10 @@
  * counter run enables no activity kind at all.
  *
  * Every call that makes an auto range (a kernel launch or a memset) becomes
- * one operation, numbered in call order.  When a kernel launch opens, the
- * sample (cr_g.sample) says whether it is measured; the range profiler
- * measures those alone (counters.c).  A runtime call and the driver
+ * one operation, numbered in call order.  Once a launch's kernel name is
+ * known, the sample (cr_g.sample) says whether it is measured; the range
+ * profiler measures those alone (counters.c), and when the sample's plan is
+ * complete the run ends there (cr_end_counter_run).  A runtime call and the driver
  * call the runtime makes for it are one operation: the runtime callback
  * opens it (kernel name from the callback's symbolName, shape from its
  * parameters), the driver callback inside it completes it from the
@@ -37,6 +38,7 @@ typedef struct op {
     int runtime;   /* opened by a runtime call */
     int memset;    /* a memset, else a kernel launch */
     int have_func; /* the driver call gave the CUfunction's attributes */
+    int decided;   /* the sample has given its verdict (once the name is known) */
     int measured;  /* in the sample: the range profiler measures it */
     CUcontext ctx;
     CUstream stream;
@@ -271,9 +273,12 @@ static void say_progress(uint64_t now)
     pthread_mutex_unlock(&cr_g.lock);
 }
 
-/* The sample's verdict on the operation just opened and filled. */
+/* The sample's verdict, once the operation is known to be a memset or has a kernel name. */
 static void decide(op *o)
 {
+    if (o->decided || (!o->memset && !o->name))
+        return;
+    o->decided = 1;
     if (o->memset)
         return;
     pthread_mutex_lock(&cr_g.lock);
@@ -308,10 +313,10 @@ void cr_launch_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                 fill_runtime(&cur, cbid, cd);
             else
                 fill_driver(&cur, cbid, cd);
-            decide(&cur);
         } else if (!runtime && cur.runtime) {
             fill_driver(&cur, cbid, cd); /* the driver call of the runtime call */
         }
+        decide(&cur);
         if (!cur.ctx)
             cur.ctx = cd->context;
         if (cur.ctx)

@@ -2,17 +2,18 @@
 # gpu/corpus/check.sh: every step of rocm-perf on the third-party corpus (issue 23,
 # docs/validation/real-world-gpu.md), on an NVIDIA GPU, with no network.
 #
-# The bundle (gpu/corpus/bundle.sh, by default .gpu-23b/, RPL_BUNDLE) holds bin/rocm-perf,
+# The bundle (gpu/corpus/bundle.sh, e.g. .gpu-corpus/; RPL_BUNDLE) holds bin/rocm-perf,
 # lib/, corpus/bin (the programs, built on the build machine by gpu/corpus/build.sh),
 # corpus/src (their sources as fetched by scripts/fetch-corpus.sh), answers/ (stand-in
 # LLM answers), standin_server.py, lib.sh and this script.
-# On the GPU machine, from the repository root:  OUT=DIR bash .gpu-23b/check.sh
+# On the GPU machine, from the repository root:  OUT=DIR bash .gpu-corpus/check.sh
 #
 # For each program: its own run time; profile --counters none; profile (counters, the
 # default sample); analyze on the output folder; kernels; capture + replay --check;
 # optimize; llm-optimize with the stand-in answers where the program has them.  Each
 # step has a time limit (STEP_LIMIT, default 150 s; the whole check stops starting
-# steps after CHECK_BUDGET s, default 500).  $OUT/steps.tsv: program, step, exit
+# steps after CHECK_BUDGET s, default 500; CORPUS_STEPS=profile: only the run, profile and
+# analyze steps).  $OUT/steps.tsv: program, step, exit
 # status, seconds, note; $OUT/summary.txt the same as a table; logs.tar.gz the output
 # of every step.  Exit 0 when it ran (the table says what passed), 77 without a GPU.
 set -u
@@ -80,7 +81,7 @@ program() {
     cp "$work/p-$name/profile.json" "$work/logs/$name.profile.json" 2>/dev/null
     step "$name" analyze-dir 60 "$rp" analyze "$work/p-$name"
     step "$name" analyze-db 60 "$rp" analyze "$work/p-$name/profile.db"
-    [ -n "$source" ] || return 0
+    [ -n "$source" ] && [ "${CORPUS_STEPS:-all}" = all ] || return 0
     step "$name" kernels 60 "$rp" kernels "$src/$source"
     step "$name" capture "$limit" "$rp" capture --kernel "$kre" -o "$work/snap-$name" \
         -- "./${app[0]}" "${app[@]:1}"

@@ -60,8 +60,8 @@ typedef struct analyze_ctx {
     analyze_opts opts;
     rpl_trace *trace; /* every trace DB merged, with the counter passes */
     rpl_kernel_filter filter;
-    rpl_counter_sample sample;  /* which dispatches carry counters */
-    bool sampled;               /* the profile measured a sample (rocm-perf profile) */
+    rpl_counter_sample sample; /* which dispatches carry counters */
+    bool sampled;              /* the profile measured a sample (rocm-perf profile) */
     rpl_profile *profile;
     cJSON *profile_doc;
     /* --out: once the summary is made, the DAG is built on a second thread

@@ -77,8 +77,8 @@ static int run_recorder(rpl_profile_ctx *ctx, const char *lib, const recorder_ru
         (rc = rpl_strbuf_printf(&env[n++], "ROCM_PERF_CUPTI_COUNTER_SKIP=%u", r->counter_skip)) ||
         (rc = rpl_strbuf_printf(&env[n++], "ROCM_PERF_CUPTI_COUNTER_DISPATCHES=%s", per_kernel)))
         goto out;
-    if (run->plan && (rc = rpl_strbuf_printf(&env[n++], "ROCM_PERF_CUPTI_COUNTER_STOP=%s",
-                                             run->plan)) != 0)
+    if (run->plan &&
+        (rc = rpl_strbuf_printf(&env[n++], "ROCM_PERF_CUPTI_COUNTER_STOP=%s", run->plan)) != 0)
         goto out;
     /* Progress lines on stderr during a long counter run, unless told to be quiet. */
     if (strcmp(run->counters, "none") != 0 && rpl_log_get_level() >= RPL_LOG_WARN &&
@@ -168,8 +168,8 @@ out:
 static bool stopped_early(const char *plan)
 {
     rpl_strbuf sb = RPL_STRBUF_INIT;
-    bool yes = plan && rpl_strbuf_printf(&sb, "%s" STOPPED_MARK, plan) == 0 &&
-               access(sb.ptr, F_OK) == 0;
+    bool yes =
+        plan && rpl_strbuf_printf(&sb, "%s" STOPPED_MARK, plan) == 0 && access(sb.ptr, F_OK) == 0;
 
     rpl_strbuf_release(&sb);
     return yes;

@@ -176,5 +176,6 @@ int rpl_counter_sample_line(rpl_strbuf *out, const rpl_counter_sample *s)
                              "counters: measured on %llu of %llu dispatches (%s%s; see "
                              "--counter-dispatches and --counter-skip)\n",
                              (unsigned long long)s->measured, (unsigned long long)s->dispatches,
-                             rule, s->stopped_early ? "; the counter run ended once they were" : "");
+                             rule,
+                             s->stopped_early ? "; the counter run ended once they were" : "");
 }

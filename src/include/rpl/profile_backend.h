@@ -245,9 +245,11 @@ typedef struct rpl_profile_result {
     bool csv_fallback;      /* rocprofv3 had no rocpd output: CSV was imported */
     char *timing_dir;       /* with counters: the run without counters that gave the
                                dispatch times (counter collection distorts them), or NULL */
-    uint32_t counter_skip;       /* the sample measured (with counters): after this many */
-    uint32_t counter_dispatches; /* dispatches of each kernel, this many (or _ALL) */
-    bool counter_stopped_early;  /* the counter run was ended once its sample was measured */
+
+    /* With counters, the sample measured: after counter_skip dispatches of each kernel,
+     * counter_dispatches of them (or RPL_COUNTER_DISPATCHES_ALL). */
+    uint32_t counter_skip, counter_dispatches;
+    bool counter_stopped_early; /* the counter run was ended once its sample was measured */
 } rpl_profile_result;
 
 /*

@@ -700,8 +700,7 @@ static int add_counters(build_ctx *b)
         rc = map_put(&dispatch_of, st->kernels.items[i].corr, (uint32_t)i);
     for (size_t r = 0; r < st->ranges.count && !rc; r++) {
         const cr_range *rg = &st->ranges.items[r];
-        if (map_get(&dispatch_of, rg->corr, &d) &&
-            st->kernels.items[d].context == rg->context)
+        if (map_get(&dispatch_of, rg->corr, &d) && st->kernels.items[d].context == rg->context)
             rc = set_range_counters(b, rg, d, metric_idx, vals);
     }
 out:

@@ -50,8 +50,8 @@ typedef struct pctx {
     const char **names; /* the accepted metrics */
     size_t *slot;       /* their positions in cr_g.metrics */
     size_t nnames;
-    size_t launches;  /* ranges in the current image */
-    uint32_t *corrs;  /* the measured launches of the current image, in launch order */
+    size_t launches; /* ranges in the current image */
+    uint32_t *corrs; /* the measured launches of the current image, in launch order */
     size_t ncorrs, corrs_cap;
 } pctx;
 

@@ -53,7 +53,7 @@ static uint32_t next_seq = 1; /* under cr_g.lock */
 
 /* Progress lines on stderr (ROCM_PERF_CUPTI_PROGRESS set): one every 2 s at most. */
 #define PROGRESS_EVERY_NS 2000000000ULL
-static int progress = -1;    /* -1: not yet read */
+static int progress = -1;                   /* -1: not yet read */
 static uint64_t first_ns, last_progress_ns; /* under cr_g.lock */
 
 static uint64_t now_ns(void)

@@ -110,8 +110,8 @@ typedef struct cr_sample {
     uint64_t launches, measured; /* every launch seen; those measured */
     struct sample_entry *slots;  /* per kernel name */
     size_t count, cap;
-    bool planned;       /* a plan was loaded */
-    size_t unfinished;  /* planned kernels not yet measured as often as planned */
+    bool planned;      /* a plan was loaded */
+    size_t unfinished; /* planned kernels not yet measured as often as planned */
 } cr_sample;
 
 /* Parse the two variables (NULL or "": the default); RPL_EUSAGE on a bad value. */

@@ -57,16 +57,6 @@ step() {
     return 0
 }
 
-serve() {
-    rm -f "$work/port"
-    STANDIN_EXPECTED_KEY=$key python3 "$bundle/standin_server.py" \
-        --scripts "$bundle/answers/$1" --port-file "$work/port" \
-        --log "$work/logs/$1.requests.jsonl" --time-limit 400 &
-    server_pid=$!
-    for _ in $(seq 100); do [ -s "$work/port" ] && break; sleep 0.1; done
-    url=http://127.0.0.1:$(cat "$work/port")/v1
-}
-
 # program NAME SOURCE KERNEL_REGEX BUILD_CMD -- APP ARGS...
 program() {
     local name=$1 source=$2 kre=$3 build=$4

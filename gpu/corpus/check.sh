@@ -120,7 +120,12 @@ for i in 1 2 3; do
     step bench "run-$i" "$limit" ./layernorm_forward 3
     step bench "profile-$i" "$limit" "$rp" profile -o "$work/bench" -- ./layernorm_forward 3
 done
-cp "$work/logs/bench.profile-1.err" "$work/logs/bench.progress" 2>/dev/null
+# The same program with its other kernels: longer runs of >= 10k launches (kernel 2 makes
+# three launches per call).
+for k in 1 2; do
+    step bench "run-k$k" "$limit" ./layernorm_forward "$k"
+    step bench "profile-k$k" "$limit" "$rp" profile -o "$work/bench" -- ./layernorm_forward "$k"
+done
 
 nvflags='-O3 --use_fast_math -std=c++17 -arch={arch} -lcublas -lcublasLt'
 program layernorm karpathy+llm.c/dev/cuda/layernorm_forward.cu 'layernorm_forward_kernel3' \

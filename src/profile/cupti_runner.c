@@ -46,6 +46,7 @@ typedef struct recorder_run {
     const char *dir;      /* where it writes */
     const char *counters; /* "none": a trace-only run */
     const char *plan;     /* a counter run's sample plan file, or NULL */
+    const char *progress; /* a counter run's label in its progress lines, or NULL */
 } recorder_run;
 
 /*
@@ -81,8 +82,8 @@ static int run_recorder(rpl_profile_ctx *ctx, const char *lib, const recorder_ru
         (rc = rpl_strbuf_printf(&env[n++], "ROCM_PERF_CUPTI_COUNTER_STOP=%s", run->plan)) != 0)
         goto out;
     /* Progress lines on stderr during a long counter run, unless told to be quiet. */
-    if (strcmp(run->counters, "none") != 0 && rpl_log_get_level() >= RPL_LOG_WARN &&
-        (rc = rpl_strbuf_puts(&env[n++], "ROCM_PERF_CUPTI_PROGRESS=1")) != 0)
+    if (run->progress && rpl_log_get_level() >= RPL_LOG_WARN &&
+        (rc = rpl_strbuf_printf(&env[n++], "ROCM_PERF_CUPTI_PROGRESS=%s", run->progress)) != 0)
         goto out;
     for (size_t i = 0; i < n; i++)
         env_set[i] = env[i].ptr;
@@ -178,7 +179,7 @@ static bool stopped_early(const char *plan)
 int rpl_profile_run_cupti(rpl_profile_ctx *ctx)
 {
     rpl_profile_result *r = ctx->result;
-    recorder_run run = {ctx->run_dir, r->counters, NULL};
+    recorder_run run = {ctx->run_dir, r->counters, NULL, "counter run"};
     char *lib = NULL, *plan = NULL;
     bool counting = strcmp(r->counters, "none") != 0;
     int rc;
@@ -193,7 +194,7 @@ int rpl_profile_run_cupti(rpl_profile_ctx *ctx)
      * its call.  Its dispatch counts plan the counter run's end.
      */
     if (counting) {
-        recorder_run timing = {NULL, "none", NULL};
+        recorder_run timing = {NULL, "none", NULL, NULL};
         if ((rc = rpl_path_join(&r->timing_dir, ctx->run_dir, "trace_only")) != 0)
             goto out;
         timing.dir = r->timing_dir;
@@ -201,6 +202,7 @@ int rpl_profile_run_cupti(rpl_profile_ctx *ctx)
         if ((rc = run_recorder(ctx, lib, &timing)) != 0 || (rc = write_plan(ctx, &plan)) != 0)
             goto out;
         run.plan = plan;
+        run.progress = "counter run (run 2 of 2)";
         rpl_log_info("run 2 of 2: the counters");
     }
     if ((rc = run_recorder(ctx, lib, &run)) != 0)

@@ -51,9 +51,10 @@ typedef struct op {
 static __thread op cur;
 static uint32_t next_seq = 1; /* under cr_g.lock */
 
-/* Progress lines on stderr (ROCM_PERF_CUPTI_PROGRESS set): one every 2 s at most. */
+/* Progress lines on stderr (ROCM_PERF_CUPTI_PROGRESS=LABEL): one every 2 s at most. */
 #define PROGRESS_EVERY_NS 2000000000ULL
-static int progress = -1;                   /* -1: not yet read */
+static int progress = -1; /* -1: not yet read */
+static const char *progress_label;
 static uint64_t first_ns, last_progress_ns; /* under cr_g.lock */
 
 static uint64_t now_ns(void)
@@ -257,8 +258,10 @@ static void record(op *o)
 /* A line on stderr every few seconds of a long counter run: launches seen and measured. */
 static void say_progress(uint64_t now)
 {
-    if (progress < 0)
-        progress = getenv("ROCM_PERF_CUPTI_PROGRESS") != NULL;
+    if (progress < 0) {
+        progress_label = getenv("ROCM_PERF_CUPTI_PROGRESS");
+        progress = progress_label && progress_label[0];
+    }
     if (!progress)
         return;
     pthread_mutex_lock(&cr_g.lock);
@@ -266,9 +269,9 @@ static void say_progress(uint64_t now)
         first_ns = last_progress_ns = now;
     if (now - last_progress_ns >= PROGRESS_EVERY_NS) {
         last_progress_ns = now;
-        fprintf(stderr, "rocm-perf: counter run: %llu dispatches seen, %llu measured, %.0f s\n",
-                (unsigned long long)cr_g.sample.launches, (unsigned long long)cr_g.sample.measured,
-                (double)(now - first_ns) / 1e9);
+        fprintf(stderr, "rocm-perf: %s: %llu dispatches seen, %llu measured, %.0f s\n",
+                progress_label, (unsigned long long)cr_g.sample.launches,
+                (unsigned long long)cr_g.sample.measured, (double)(now - first_ns) / 1e9);
     }
     pthread_mutex_unlock(&cr_g.lock);
 }

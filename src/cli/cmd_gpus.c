@@ -107,24 +107,6 @@ static void find_amd(gpu_list *list, const char *root)
     }
 }
 
-/* The "Model:" line of /proc/driver/nvidia/gpus/<bus>/information. */
-static void read_nvidia_model(const char *path, char *model, size_t size)
-{
-    char line[256];
-    FILE *f = fopen(path, "r");
-
-    if (!f)
-        return;
-    while (fgets(line, sizeof(line), f))
-        if (strncmp(line, "Model:", 6) == 0) {
-            const char *p = line + 6;
-            p += strspn(p, " \t");
-            snprintf(model, size, "%.*s", (int)strcspn(p, "\r\n"), p);
-            break;
-        }
-    fclose(f);
-}
-
 /* NVIDIA: one entry per bus id, sorted (the CUDA order with CUDA_DEVICE_ORDER=PCI_BUS_ID). */
 static void find_nvidia(gpu_list *list, const char *root)
 {
@@ -148,7 +130,7 @@ static void find_nvidia(gpu_list *list, const char *root)
 
         if (g) {
             snprintf(path, sizeof(path), "%s/%s/information", dir, bus[i]);
-            read_nvidia_model(path, g->model, sizeof(g->model));
+            rpl_nvidia_model_read(path, g->model, sizeof(g->model));
             arch = rpl_nvidia_model_arch(g->model);
             snprintf(g->arch, sizeof(g->arch), "%s", arch ? arch : "");
             snprintf(g->source, sizeof(g->source), "/proc/driver/nvidia/gpus/%s", bus[i]);

@@ -14,11 +14,13 @@
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
 #include "rpl/json.h"
+#include "rpl/autotune.h"
 #include "rpl/kernel_source.h"
+#include "rpl/profile_backend.h"
 #include "rpl/strbuf.h"
 #include "rpl/version.h"
 
-#define KERNELS_SCHEMA_VERSION "1.0"
+#define KERNELS_SCHEMA_VERSION "1.1"
 #define MAX_LIST               64
 
 typedef struct kernels_opts {
@@ -30,16 +32,22 @@ typedef struct kernels_opts {
     unsigned wave; /* 0: the architecture's */
     bool json;
     const char *out;
+    const char *build;            /* --build "CMD" */
+    const char *compile_commands; /* --compile-commands FILE */
+    char **compile_words;         /* from either; owned */
+    char *compile_dir;
+    char gpu_arch[16];
 } kernels_opts;
 
-enum { OPT_LANG = 256, OPT_ARCH, OPT_WAVE, OPT_JSON, OPT_NO_VENDOR };
+enum { OPT_LANG = 256, OPT_ARCH, OPT_WAVE, OPT_JSON, OPT_NO_VENDOR, OPT_BUILD, OPT_COMPILE_DB };
 
 static void usage(FILE *out)
 {
     fprintf(out,
             "usage: rocm-perf kernels SOURCE [--lang hip|cuda] [--arch A] [-I DIR]...\n"
-            "                         [-D NAME[=VALUE]]... [--wave 32|64] [--no-vendor-headers]\n"
-            "                         [--json] [-o FILE] [-v|-q]\n"
+            "                         [-D NAME[=VALUE]]... [--build \"CMD\"]\n"
+            "                         [--compile-commands FILE] [--wave 32|64]\n"
+            "                         [--no-vendor-headers] [--json] [-o FILE] [-v|-q]\n"
             "\n"
             "Parse a HIP or CUDA source with libclang, as the optimizer does, and print its\n"
             "__global__ kernels: qualified name, device symbol, signature, extent, launch\n"
@@ -48,8 +56,16 @@ static void usage(FILE *out)
             "dynamic shared memory, break/return/goto or calls whose body is not visible).\n"
             "\n"
             "  --lang L             hip or cuda (default: .cu/.cuh are CUDA, the rest HIP)\n"
-            "  --arch A             gfx90a (HIP default), sm_80 (CUDA default), ...\n"
+            "  --arch A             gfx942, sm_90, ... (default: the build's, else this\n"
+            "                       machine's GPU, else gfx90a for HIP and the newest NVIDIA\n"
+            "                       architecture libclang knows for CUDA)\n"
             "  -I DIR, -D NAME[=V]  include directories and macros, as for the compiler\n"
+            "  --build \"CMD\"        the real compile command (nvcc, hipcc or clang words; no\n"
+            "                       shell): its -I, -isystem, -D, -U, -include, -std and\n"
+            "                       architecture words are used\n"
+            "  --compile-commands FILE\n"
+            "                       take SOURCE's compile command from a compilation\n"
+            "                       database (compile_commands.json of CMake or Bear)\n"
             "  --wave N             wavefront size for the unroll factor (default: the arch's)\n"
             "  --no-vendor-headers  parse with rocm-perf's CUDA prelude instead of the ROCm or\n"
             "                       CUDA headers\n"
@@ -70,6 +86,8 @@ static int parse_args(kernels_opts *o, int argc, char **argv)
         {"wave", required_argument, NULL, OPT_WAVE},
         {"json", no_argument, NULL, OPT_JSON},
         {"no-vendor-headers", no_argument, NULL, OPT_NO_VENDOR},
+        {"build", required_argument, NULL, OPT_BUILD},
+        {"compile-commands", required_argument, NULL, OPT_COMPILE_DB},
         {"out", required_argument, NULL, 'o'},
         RPL_CLI_COMMON_LONGOPTS,
         {NULL, 0, NULL, 0}};
@@ -107,6 +125,12 @@ static int parse_args(kernels_opts *o, int argc, char **argv)
         case OPT_NO_VENDOR:
             o->ks.no_vendor_headers = true;
             break;
+        case OPT_BUILD:
+            o->build = optarg;
+            break;
+        case OPT_COMPILE_DB:
+            o->compile_commands = optarg;
+            break;
         case 'I':
         case 'D':
             if ((opt == 'I' ? o->n_includes : o->n_defines) == MAX_LIST)
@@ -127,9 +151,34 @@ static int parse_args(kernels_opts *o, int argc, char **argv)
     }
     if (optind != argc - 1)
         return rpl_cli_usage_error("kernels takes one SOURCE; see 'rocm-perf kernels --help'");
+    if (o->build && o->compile_commands)
+        return rpl_cli_usage_error("--build and --compile-commands both give the compile "
+                                   "command: pass one");
     o->source = argv[optind];
     o->ks.include_dirs = o->includes;
     o->ks.defines = o->defines;
+    return 0;
+}
+
+/* The compile command's words, and the architecture of this machine's GPU. */
+static int compile_context(kernels_opts *o)
+{
+    rpl_gpu_probe probe;
+    size_t n = 0;
+    int rc = 0;
+
+    if (o->build && (rc = rpl_words_split(&o->compile_words, &n, o->build, "--build")) != 0)
+        return rpl_cli_usage_error("%s", rpl_error_last()->message);
+    if (o->compile_commands && (rc = rpl_compile_db_find(o->compile_commands, o->source,
+                                                         &o->compile_words, &o->compile_dir)) != 0)
+        return rpl_cli_fail(rc == RPL_ENOTFOUND ? RPL_EINPUT : rc);
+    o->ks.compile_words = (const char *const *)o->compile_words;
+    o->ks.compile_dir = o->compile_dir;
+    if (o->ks.arch || rpl_gpu_probe_run(&probe, NULL) != 0)
+        return 0;
+    snprintf(o->gpu_arch, sizeof(o->gpu_arch), "%s",
+             probe.nvidia_arch[0] ? probe.nvidia_arch : probe.amd_arch);
+    o->ks.gpu_arch = o->gpu_arch[0] ? o->gpu_arch : NULL;
     return 0;
 }
 
@@ -181,10 +230,12 @@ static int text_loop(rpl_strbuf *sb, const rpl_ks_loop *l, unsigned wave)
 static int text_output(rpl_strbuf *sb, const kernels_opts *o, const rpl_kernel_source *src)
 {
     unsigned wave = wave_size(o, src);
-    int rc = rpl_strbuf_printf(sb, "%s: parsed as %s for %s with %s; %zu error%s, %zu warning%s\n",
-                               src->name, rpl_ks_mode_name(src->mode), src->arch,
-                               src->clang_version, src->n_errors, src->n_errors == 1 ? "" : "s",
-                               src->n_warnings, src->n_warnings == 1 ? "" : "s");
+    int rc = rpl_strbuf_printf(
+        sb, "%s: parsed as %s for %s%s%s%s with %s; %zu error%s, %zu warning%s\n", src->name,
+        rpl_ks_mode_name(src->mode), src->arch, src->wanted_arch ? " (asked for " : "",
+        src->wanted_arch ? src->wanted_arch : "", src->wanted_arch ? ")" : "", src->clang_version,
+        src->n_errors, src->n_errors == 1 ? "" : "s", src->n_warnings,
+        src->n_warnings == 1 ? "" : "s");
 
     for (size_t i = 0; !rc && i < src->n_diags && i < 3; i++)
         rc = rpl_strbuf_printf(sb, "  %s:%u:%u: %s: %s\n", src->diags[i].file, src->diags[i].line,
@@ -203,6 +254,12 @@ static int text_output(rpl_strbuf *sb, const kernels_opts *o, const rpl_kernel_s
         free(sig);
         if (!rc && k->launch_bounds)
             rc = rpl_strbuf_printf(sb, "  launch bounds: %s\n", k->launch_bounds);
+        const rpl_ks_diag *e = rpl_ks_kernel_error(src, k);
+        if (!rc && e)
+            rc = rpl_strbuf_printf(sb,
+                                   "  parse error in the kernel: %s:%u: %s (its loops may be "
+                                   "missing)\n",
+                                   e->file, e->line, e->message);
         for (size_t j = 0; !rc && j < k->n_loops; j++)
             rc = text_loop(sb, &k->loops[j], wave);
     }
@@ -274,7 +331,19 @@ static cJSON *json_loop(const rpl_ks_loop *l, unsigned wave)
     return o;
 }
 
-static cJSON *json_kernel(const rpl_ks_kernel *k, unsigned wave)
+/* "error": the first error inside the kernel, or null. */
+static bool add_error(cJSON *o, const rpl_ks_diag *d)
+{
+    cJSON *e;
+
+    if (!d)
+        return cJSON_AddNullToObject(o, "error") != NULL;
+    return (e = cJSON_AddObjectToObject(o, "error")) &&
+           cJSON_AddStringToObject(e, "file", d->file) && rpl_json_add_int64(e, "line", d->line) &&
+           cJSON_AddStringToObject(e, "message", d->message);
+}
+
+static cJSON *json_kernel(const rpl_kernel_source *src, const rpl_ks_kernel *k, unsigned wave)
 {
     cJSON *o = cJSON_CreateObject(), *params, *tparams, *loops;
     char *sig = NULL;
@@ -284,6 +353,7 @@ static cJSON *json_kernel(const rpl_ks_kernel *k, unsigned wave)
          cJSON_AddStringToObject(o, "qualified_name", k->qualified_name) &&
          add_string_or_null(o, "mangled", k->mangled) &&
          cJSON_AddStringToObject(o, "signature", sig) &&
+         add_error(o, rpl_ks_kernel_error(src, k)) &&
          cJSON_AddBoolToObject(o, "extern_c", k->extern_c) &&
          cJSON_AddBoolToObject(o, "is_template", k->is_template) &&
          cJSON_AddBoolToObject(o, "in_macro", k->in_macro) &&
@@ -331,6 +401,7 @@ static cJSON *json_output(const kernels_opts *o, const rpl_kernel_source *src)
          cJSON_AddStringToObject(doc, "source", src->name) &&
          cJSON_AddStringToObject(doc, "mode", rpl_ks_mode_name(src->mode)) &&
          cJSON_AddStringToObject(doc, "arch", src->arch) &&
+         add_string_or_null(doc, "asked_arch", src->wanted_arch) &&
          cJSON_AddStringToObject(doc, "clang_version", src->clang_version) &&
          rpl_json_add_int64(doc, "wave_size", wave) &&
          (diags = cJSON_AddObjectToObject(doc, "diagnostics")) &&
@@ -348,7 +419,7 @@ static cJSON *json_output(const kernels_opts *o, const rpl_kernel_source *src)
              cJSON_AddStringToObject(j, "message", d->message);
     }
     for (size_t i = 0; ok && i < src->n_kernels; i++)
-        ok = cJSON_AddItemToArray(kernels, json_kernel(&src->kernels[i], wave));
+        ok = cJSON_AddItemToArray(kernels, json_kernel(src, &src->kernels[i], wave));
     if (!ok) {
         cJSON_Delete(doc);
         return NULL;
@@ -376,8 +447,15 @@ int cmd_kernels(int argc, char **argv)
     memset(&o, 0, sizeof(o));
     if ((rc = parse_args(&o, argc, argv)) != 0)
         return rc < 0 ? RPL_EXIT_OK : rc;
-    if ((rc = rpl_kernel_source_parse_file(&src, o.source, &o.ks)) != 0)
-        return rpl_cli_fail(rc);
+    if ((rc = compile_context(&o)) != 0 ||
+        ((rc = rpl_kernel_source_parse_file(&src, o.source, &o.ks)) != 0 &&
+         (rc = rpl_cli_fail(rc)) != 0)) {
+        rpl_argv_free(o.compile_words);
+        free(o.compile_dir);
+        return rc;
+    }
+    rpl_argv_free(o.compile_words);
+    free(o.compile_dir);
     if (o.json) {
         cJSON *doc = json_output(&o, src);
         rc = doc ? rpl_json_print(&json, doc) : rpl_error_oom();

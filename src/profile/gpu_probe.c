@@ -193,6 +193,47 @@ static bool kfd_has_gpu(rpl_gpu_probe *probe, const char *root)
     return false;
 }
 
+void rpl_nvidia_model_read(const char *path, char *model, size_t size)
+{
+    char line[256];
+    FILE *f = fopen(path, "r");
+
+    if (size)
+        model[0] = '\0';
+    if (!f)
+        return;
+    while (fgets(line, sizeof(line), f))
+        if (strncmp(line, "Model:", 6) == 0) {
+            const char *p = line + 6;
+            p += strspn(p, " \t");
+            snprintf(model, size, "%.*s", (int)strcspn(p, "\r\n"), p);
+            break;
+        }
+    fclose(f);
+}
+
+/* The architecture of the NVIDIA GPU with the lowest bus id, from its model name. */
+static void first_nvidia_arch(rpl_gpu_probe *probe, const char *root)
+{
+    char dir[4096], path[4400], first[256] = "", model[128];
+    const char *arch;
+    struct dirent *e;
+    DIR *d;
+
+    if (path_of(dir, sizeof(dir), root, "/proc/driver/nvidia/gpus") != 0 || !(d = opendir(dir)))
+        return;
+    while ((e = readdir(d)) != NULL)
+        if (e->d_name[0] != '.' && (!first[0] || strcmp(e->d_name, first) < 0))
+            snprintf(first, sizeof(first), "%s", e->d_name);
+    closedir(d);
+    if (!first[0])
+        return;
+    snprintf(path, sizeof(path), "%s/%s/information", dir, first);
+    rpl_nvidia_model_read(path, model, sizeof(model));
+    if ((arch = rpl_nvidia_model_arch(model)) != NULL)
+        snprintf(probe->nvidia_arch, sizeof(probe->nvidia_arch), "%s", arch);
+}
+
 int rpl_gpu_probe_run(rpl_gpu_probe *out, const char *root)
 {
     const char *amd_why = NULL, *nv_why = NULL;
@@ -206,9 +247,10 @@ int rpl_gpu_probe_run(rpl_gpu_probe *out, const char *root)
         amd_why = "no KFD topology node with SIMDs";
     else
         out->amd = true;
-    if (exists(root, "/dev/nvidia0") || dir_has_entry(root, "/proc/driver/nvidia/gpus"))
+    if (exists(root, "/dev/nvidia0") || dir_has_entry(root, "/proc/driver/nvidia/gpus")) {
         out->nvidia = true;
-    else
+        first_nvidia_arch(out, root);
+    } else
         nv_why = "no /dev/nvidia0 or /proc/driver/nvidia/gpus";
     snprintf(out->detail, sizeof(out->detail), "%s%s%s", amd_why ? amd_why : "",
              amd_why && nv_why ? "; " : "", nv_why ? nv_why : "");

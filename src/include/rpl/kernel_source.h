@@ -43,9 +43,20 @@ typedef enum rpl_ks_mode {
 
 typedef struct rpl_ks_options {
     rpl_ks_lang lang;
-    const char *arch; /* HIP: --offload-arch (default gfx90a); CUDA: --cuda-gpu-arch (sm_80) */
-    const char *const *include_dirs; /* -I, NULL-terminated, or NULL */
-    const char *const *defines;      /* "NAME" or "NAME=VALUE", NULL-terminated, or NULL */
+    const char *arch; /* HIP: --offload-arch, CUDA: --cuda-gpu-arch; NULL: the build's (from
+                         compile_words), else gpu_arch, else gfx90a for HIP and the newest
+                         NVIDIA architecture libclang knows for CUDA.  A CUDA architecture libclang
+                         does not know is parsed as the newest one below it that it knows. */
+    const char *const *compile_words; /* the real compile command (NULL-terminated) or NULL:
+                                         its -I, -isystem, -iquote, -D, -U, -include and -std
+                                         words in nvcc, clang or hipcc spelling, and its
+                                         architecture (-arch, -gencode, --offload-arch) */
+    const char *compile_dir;          /* relative paths of compile_words start here (NULL:
+                                         the working directory) */
+    const char *gpu_arch;             /* the machine's GPU: the architecture when neither arch
+                                         nor compile_words names one (NULL: none) */
+    const char *const *include_dirs;  /* -I, NULL-terminated, or NULL */
+    const char *const *defines;       /* "NAME" or "NAME=VALUE", NULL-terminated, or NULL */
     const char *rocm_path;  /* NULL: $ROCM_PATH, /opt/rocm, /usr (the first with HIP headers) */
     const char *cuda_path;  /* NULL: $CUDA_PATH, $CUDA_HOME, /usr/local/cuda */
     bool no_vendor_headers; /* parse in RPL_KS_MODE_CUDA_PRELUDE whatever is installed */
@@ -156,7 +167,8 @@ typedef struct rpl_kernel_source {
     char *text; /* the parsed bytes, NUL-terminated */
     size_t len;
     rpl_ks_mode mode;
-    char *arch;
+    char *arch;          /* the architecture parsed for */
+    char *wanted_arch;   /* the one asked for or the build's, when it differs; else NULL */
     char *clang_version; /* of the loaded libclang */
     rpl_ks_kernel *kernels;
     size_t n_kernels;
@@ -192,6 +204,13 @@ void rpl_kernel_source_free(rpl_kernel_source *src);
  */
 int rpl_kernel_source_find(const rpl_kernel_source *src, const char *name,
                            const rpl_ks_kernel **out);
+
+/*
+ * The first error inside the kernel's definition, or NULL when the kernel
+ * parsed completely (errors in headers or in other functions do not count:
+ * the kernel's AST, signature and loops are whole without them).
+ */
+const rpl_ks_diag *rpl_ks_kernel_error(const rpl_kernel_source *src, const rpl_ks_kernel *k);
 
 /* "saxpy(unsigned long, float, const float *, float *)": name and canonical parameters. */
 int rpl_ks_kernel_signature(const rpl_ks_kernel *k, char **out);
@@ -273,6 +292,20 @@ int rpl_search_replace_apply(char **out, size_t *out_len, const char *text, size
 int rpl_kernel_source_apply_edits(rpl_kernel_source **out, const rpl_kernel_source *src,
                                   const rpl_ks_kernel *kernel, const rpl_search_replace *blocks,
                                   size_t n_blocks);
+
+/*
+ * The command that compiles `source` in a compilation database
+ * (compile_commands.json, as CMake and Bear write it): its words (*words,
+ * NULL-terminated, rpl_argv_free) and the directory it runs in (*dir,
+ * free()), ready for rpl_ks_options.compile_words and compile_dir.  An
+ * entry matches when its "file", taken from its "directory", is the same
+ * file as `source`.  RPL_ENOTFOUND when no entry compiles it, RPL_EINPUT
+ * when the text is not a compilation database.
+ */
+int rpl_compile_db_find(const char *db_path, const char *source, char ***words, char **dir);
+/* The same on the database's text; `db_name` names it in messages. */
+int rpl_compile_db_parse(const char *text, size_t len, const char *db_name, const char *source,
+                         char ***words, char **dir);
 
 /* "hip", "cuda", "cuda-prelude"; "for", "while", "do", "range-for". */
 const char *rpl_ks_mode_name(rpl_ks_mode mode);

@@ -27,10 +27,12 @@ const char *rpl_backend_name(rpl_backend backend);
 
 /* What GPUs this machine has, as the drivers show them. */
 typedef struct rpl_gpu_probe {
-    bool amd;          /* /dev/kfd exists and a KFD topology node has simd_count > 0 */
-    bool nvidia;       /* /dev/nvidia0 or /proc/driver/nvidia/gpus/<bus id> exists */
-    char amd_arch[16]; /* "gfx942": gfx_target_version of the first AMD GPU node, or "" */
-    char detail[256];  /* what was found missing, for messages */
+    bool amd;             /* /dev/kfd exists and a KFD topology node has simd_count > 0 */
+    bool nvidia;          /* /dev/nvidia0 or /proc/driver/nvidia/gpus/<bus id> exists */
+    char amd_arch[16];    /* "gfx942": gfx_target_version of the first AMD GPU node, or "" */
+    char nvidia_arch[16]; /* "sm_90": the first NVIDIA GPU's (by bus id) from its model name, or
+                             "" */
+    char detail[256];     /* what was found missing, for messages */
 } rpl_gpu_probe;
 
 /*
@@ -52,6 +54,9 @@ size_t rpl_kfd_node_list(long *nodes, size_t max, const char *nodes_dir);
  * proc/driver/nvidia/gpus/).  Never fails for a missing file.
  */
 int rpl_gpu_probe_run(rpl_gpu_probe *out, const char *root);
+
+/* The "Model:" line of /proc/driver/nvidia/gpus/<bus>/information into `model` ("" when none). */
+void rpl_nvidia_model_read(const char *path, char *model, size_t size);
 
 /*
  * The CUDA architecture ("sm_90") of an NVIDIA GPU from its model name as

@@ -78,6 +78,18 @@ static int includes(rpl_pipe *p)
     return rc;
 }
 
+int pipe_kernel_parsed(const rpl_pipe *p, const rpl_ks_kernel *k)
+{
+    const rpl_ks_diag *d = rpl_ks_kernel_error(p->orig_ks, k);
+
+    if (!d)
+        return 0;
+    return rpl_error_set(RPL_EINPUT,
+                         "%s:%u: %s (in kernel %s: its loops and signature are not "
+                         "known for certain)",
+                         d->file, d->line, d->message, k->qualified_name);
+}
+
 static int check_source_state(rpl_pipe *p)
 {
     unsigned state = 0;
@@ -263,13 +275,17 @@ static int open_steps(rpl_pipe *p)
         }
         rpl_error_clear();
     }
-    if (p->orig_ks->n_errors)
-        return rpl_error_set(RPL_EINPUT, "%s:%u: %s", p->target->source, p->orig_ks->diags[0].line,
-                             p->orig_ks->diags[0].message);
     if (p->target->kernel) {
         const rpl_ks_kernel *k;
-        if ((rc = rpl_kernel_source_find(p->orig_ks, p->target->kernel, &k)) != 0)
+        if ((rc = rpl_kernel_source_find(p->orig_ks, p->target->kernel, &k)) != 0 ||
+            (rc = pipe_kernel_parsed(p, k)) != 0)
             return rc;
+    }
+    if (p->orig_ks->n_errors) {
+        const rpl_ks_diag *d = &p->orig_ks->diags[0];
+        rpl_log_warn("%s: %zu parse error%s outside the kernel%s ignored (the first: %s:%u: %s)",
+                     p->target->source, p->orig_ks->n_errors, p->orig_ks->n_errors == 1 ? "" : "s",
+                     p->target->kernel ? "" : "s", d->file, d->line, d->message);
     }
     if (p->opts.artifacts)
         rc = pipe_set(&p->artifacts, "%s", p->opts.artifacts);
@@ -361,7 +377,8 @@ int pipe_kernel_get(rpl_pipe *p, const char *name, pipe_kernel **out)
 
     if ((*out = k) != NULL)
         return 0;
-    if ((rc = rpl_kernel_source_find(p->orig_ks, name, &ks)) != 0)
+    if ((rc = rpl_kernel_source_find(p->orig_ks, name, &ks)) != 0 ||
+        (rc = pipe_kernel_parsed(p, ks)) != 0)
         return rc;
     if ((k = kernel_entry(p, ks->qualified_name)) != NULL) {
         *out = k;

@@ -68,6 +68,8 @@ struct rpl_pipe {
 
 /* argv helpers (NULL-terminated arrays of malloc'ed strings). */
 void pipe_argv_free(char **argv);
+/* 0 when the kernel parsed completely in the original, else RPL_EINPUT naming FILE:LINE. */
+int pipe_kernel_parsed(const rpl_pipe *p, const rpl_ks_kernel *k);
 int pipe_split_words(char ***out, const char *text);
 int pipe_argv_push(char ***argv, size_t *n, const char *word);
 /* Copy `argv` replacing {src} {out} {dir} {arch} inside words; `vars` holds 4 values (may be NULL).

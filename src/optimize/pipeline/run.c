@@ -109,9 +109,11 @@ static int step_signature(cstate *s)
         return rc;
     if (rpl_kernel_source_parse_buffer(&src, s->p->target->source, s->c->text, s->c->len,
                                        &s->p->ks) == 0 &&
-        src->n_errors == 0) {
+        src->n_errors <= s->p->orig_ks->n_errors) {
         if (rpl_kernel_source_find(src, s->k->display, &kc) != 0)
             rc = pipe_set(&why, "the candidate does not define %s", s->k->display);
+        else if (rpl_ks_kernel_error(src, kc))
+            kc = NULL; /* the compiler judges it in the build step */
         else if (rpl_ks_signature_diff(ko, kc, &diff) != 0)
             rc = pipe_set(&why, "%s", diff ? diff : "the signature changed");
     }

@@ -3,6 +3,11 @@
  * CUDA with the toolkit's headers, or CUDA with rocm-perf's prelude when
  * neither (or no clang resource directory) is there.  Device side only, as
  * --cuda-device-only compiles it, so mangled names are the code object's.
+ * The real compile's words add its include directories, macros and
+ * standard, and the toolkit's implicit paths are added as nvcc adds them
+ * (CUDA 13 keeps cub, thrust and cuda/std in include/cccl).  The
+ * architecture is the one asked for or the build's, else the GPU's the
+ * caller found; when libclang does not know it, the newest it knows below.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,6 +100,11 @@ static int add_arg(rpl_ks_parse_ctx *c, const char *prefix, const char *value)
     return 0;
 }
 
+static int add_sink(void *ctx, const char *prefix, const char *value)
+{
+    return add_arg(ctx, prefix, value);
+}
+
 #define ADD(prefix, value)                                                                         \
     do {                                                                                           \
         if ((rc = add_arg(c, (prefix), (value))) != 0)                                             \
@@ -138,6 +148,17 @@ static int build_args(rpl_ks_parse_ctx *c, const rpl_libclang *lc, const rpl_ks_
         ADD("-D__CLANG_CUDA_TEXTURE_INTRINSICS_H__", NULL);
         ADD("-isystem", NULL);
         ADD(KS_STUB_DIR, NULL);
+        /* nvcc's implicit path for CCCL (cub, thrust, cuda/std) since CUDA 13. */
+        if (dir_exists(cuda, "include/cccl")) {
+            ADD("-isystem", NULL);
+            ADD(cuda, "/include/cccl");
+        }
+        /* libcu++ uses C variadics in unevaluated SFINAE tests, which clang's CUDA
+           mode refuses in device code unless told otherwise (nvcc accepts them). */
+        ADD("-Xclang", NULL);
+        ADD("-fcuda-allow-variadic-functions", NULL);
+        ADD("-include", NULL);
+        ADD(KS_CUDA_COMPAT_PATH, NULL);
         break;
     case RPL_KS_MODE_CUDA_PRELUDE:
         ADD("--cuda-gpu-arch=", c->arch);
@@ -149,11 +170,60 @@ static int build_args(rpl_ks_parse_ctx *c, const rpl_libclang *lc, const rpl_ks_
         ADD(KS_STUB_DIR, NULL);
         break;
     }
+    if ((rc = ks_flags_take(o->compile_words, o->compile_dir, add_sink, c)) != 0)
+        return rc;
     for (size_t i = 0; o->include_dirs && o->include_dirs[i]; i++)
         ADD("-I", o->include_dirs[i]);
     for (size_t i = 0; o->defines && o->defines[i]; i++)
         ADD("-D", o->defines[i]);
     return 0;
+}
+
+/* libclang accepts `arch` for CUDA: a throw-away parse of an empty file without headers. */
+static bool arch_known(const rpl_libclang *lc, const char *arch)
+{
+    char opt[64];
+    const char *args[] = {"-x", "cuda", "--cuda-device-only", opt, "-nocudainc", "-nocudalib"};
+    struct CXUnsavedFile file = {
+        .Filename = KS_VIRTUAL_DIR "/probe.cu", .Contents = "", .Length = 0};
+    CXTranslationUnit tu = NULL;
+    CXIndex index;
+    enum CXErrorCode e;
+
+    snprintf(opt, sizeof(opt), "--cuda-gpu-arch=%s", arch);
+    index = lc->clang_createIndex(0, 0);
+    e = lc->clang_parseTranslationUnit2(index, file.Filename, args, 6, &file, 1,
+                                        CXTranslationUnit_None, &tu);
+    if (tu)
+        lc->clang_disposeTranslationUnit(tu);
+    lc->clang_disposeIndex(index);
+    return e == CXError_Success && tu;
+}
+
+/* NVIDIA architectures, newest first: the fallback for one libclang does not know. */
+static const char *const cuda_arches[] = {"sm_120", "sm_100", "sm_90", "sm_89", "sm_87", "sm_86",
+                                          "sm_80",  "sm_75",  "sm_72", "sm_70", NULL};
+
+static unsigned sm_number(const char *arch)
+{
+    return strncmp(arch, "sm_", 3) == 0 ? (unsigned)strtoul(arch + 3, NULL, 10) : 0;
+}
+
+/*
+ * The architecture to parse for: `wanted` when libclang knows it, else the
+ * newest NVIDIA one it knows not above it (any, when nothing is wanted).
+ */
+static int pick_cuda_arch(char **out, const rpl_libclang *lc, const char *wanted)
+{
+    unsigned limit = wanted ? sm_number(wanted) : 0;
+
+    if (wanted && arch_known(lc, wanted))
+        return (*out = strdup(wanted)) ? 0 : rpl_error_oom();
+    for (size_t i = 0; cuda_arches[i]; i++)
+        if ((!limit || sm_number(cuda_arches[i]) <= limit) && arch_known(lc, cuda_arches[i]))
+            return (*out = strdup(cuda_arches[i])) ? 0 : rpl_error_oom();
+    return rpl_error_set(RPL_EENV, "%s knows no NVIDIA architecture%s%s", lc->version,
+                         wanted ? " up to " : "", wanted ? wanted : "");
 }
 
 void ks_ctx_free(rpl_ks_parse_ctx *ctx)
@@ -164,6 +234,7 @@ void ks_ctx_free(rpl_ks_parse_ctx *ctx)
         free(ctx->args[i]);
     free(ctx->args);
     free(ctx->arch);
+    free(ctx->wanted_arch);
     free(ctx);
 }
 
@@ -173,7 +244,8 @@ int ks_ctx_new(rpl_ks_parse_ctx **out, const rpl_libclang *lc, const char *name,
     static const rpl_ks_options defaults;
     const rpl_ks_options *o = opts ? opts : &defaults;
     rpl_ks_lang lang = o->lang;
-    const char *rocm = NULL, *cuda = NULL;
+    const char *rocm = NULL, *cuda = NULL, *wanted;
+    char build_arch[32];
     rpl_ks_parse_ctx *c;
     int rc;
 
@@ -192,17 +264,29 @@ int ks_ctx_new(rpl_ks_parse_ctx **out, const rpl_libclang *lc, const char *name,
             /* A portable .hip source (rpl_harness.h) reads as CUDA where only CUDA is. */
             c->mode = RPL_KS_MODE_CUDA;
     }
+    if (o->arch)
+        snprintf(build_arch, sizeof(build_arch), "%s", o->arch);
+    else if (!ks_flags_arch(o->compile_words, build_arch, sizeof(build_arch)))
+        snprintf(build_arch, sizeof(build_arch), "%s", o->gpu_arch ? o->gpu_arch : "");
+    wanted = build_arch[0] ? build_arch : NULL;
     if (c->mode == RPL_KS_MODE_HIP)
-        c->arch = strdup(o->arch ? o->arch : "gfx90a");
+        rc = (c->arch = strdup(wanted && strncmp(wanted, "gfx", 3) == 0 ? wanted : "gfx90a"))
+                 ? 0
+                 : rpl_error_oom();
     else
-        c->arch = strdup(o->arch && strncmp(o->arch, "sm_", 3) == 0 ? o->arch : "sm_80");
-    if (!c->arch) {
+        rc = pick_cuda_arch(&c->arch, lc, wanted && strncmp(wanted, "sm_", 3) == 0 ? wanted : NULL);
+    if (rc == 0 && wanted && !(c->wanted_arch = strdup(wanted)))
+        rc = rpl_error_oom();
+    if (rc) {
         ks_ctx_free(c);
-        return rpl_error_oom();
+        return rc;
     }
-    if (o->arch && strcmp(o->arch, c->arch) != 0)
-        rpl_log_warn("%s: parsed as %s for %s, not %s", name, rpl_ks_mode_name(c->mode), c->arch,
-                     o->arch);
+    if (wanted && strcmp(wanted, c->arch) != 0)
+        rpl_log_info("%s: parsed as %s for %s, not %s (%s)", name, rpl_ks_mode_name(c->mode),
+                     c->arch, wanted,
+                     c->mode != RPL_KS_MODE_HIP && strncmp(wanted, "sm_", 3) == 0
+                         ? "the newest libclang knows"
+                         : "not an architecture of this language");
     if ((rc = build_args(c, lc, o, rocm, cuda)) != 0) {
         ks_ctx_free(c);
         return rc;
@@ -222,7 +306,9 @@ int ks_ctx_dup(rpl_ks_parse_ctx **out, const rpl_ks_parse_ctx *ctx)
         return rpl_error_oom();
     c->mode = ctx->mode;
     c->arch = strdup(ctx->arch);
-    if (!c->arch) {
+    if (ctx->wanted_arch)
+        c->wanted_arch = strdup(ctx->wanted_arch);
+    if (!c->arch || (ctx->wanted_arch && !c->wanted_arch)) {
         ks_ctx_free(c);
         return rpl_error_oom();
     }

@@ -12,7 +12,8 @@
 struct rpl_ks_parse_ctx {
     rpl_ks_mode mode;
     char *arch;
-    char **args; /* NULL-terminated */
+    char *wanted_arch; /* what the options or the build asked for, or NULL */
+    char **args;       /* NULL-terminated */
     size_t n_args;
 };
 
@@ -22,12 +23,24 @@ int ks_ctx_new(rpl_ks_parse_ctx **out, const rpl_libclang *lc, const char *name,
 int ks_ctx_dup(rpl_ks_parse_ctx **out, const rpl_ks_parse_ctx *ctx);
 void ks_ctx_free(rpl_ks_parse_ctx *ctx);
 
+/*
+ * The words of a real compile command (ks_flags.c).  ks_flags_arch: the
+ * first GPU architecture they name ("sm_90", "gfx942").  ks_flags_take:
+ * hand each include, macro, forced include and -std to `add` as clang
+ * spells them ("-I" "/abs/dir", "-include" then "/abs/file"); relative
+ * paths are made absolute against `dir` (NULL: left as they are).
+ */
+bool ks_flags_arch(const char *const *words, char *arch, size_t size);
+typedef int (*ks_flags_sink)(void *ctx, const char *prefix, const char *value);
+int ks_flags_take(const char *const *words, const char *dir, ks_flags_sink add, void *ctx);
+
 /* The virtual files of a mode (prelude, stub headers): unsaved files for libclang. */
 size_t ks_virtual_files(rpl_ks_mode mode, struct CXUnsavedFile *files, size_t max);
 /* Where they live (no such directory exists on disk). */
-#define KS_VIRTUAL_DIR  "/rocm-perf-virtual"
-#define KS_PRELUDE_PATH KS_VIRTUAL_DIR "/rpl_cuda_prelude.h"
-#define KS_STUB_DIR     KS_VIRTUAL_DIR "/stub"
+#define KS_VIRTUAL_DIR      "/rocm-perf-virtual"
+#define KS_PRELUDE_PATH     KS_VIRTUAL_DIR "/rpl_cuda_prelude.h"
+#define KS_STUB_DIR         KS_VIRTUAL_DIR "/stub"
+#define KS_CUDA_COMPAT_PATH KS_VIRTUAL_DIR "/rpl_cuda_compat.h"
 
 /* Parse `text` as the file `name` with `ctx` (copied into the result). */
 int ks_parse(rpl_kernel_source **out, const rpl_ks_parse_ctx *ctx, const char *name,
@@ -52,6 +65,7 @@ typedef struct ks_unit {
     size_t n_tokens;
     size_t *line_starts; /* offset of each line's first byte */
     size_t n_lines;
+    const rpl_ks_diag *first_error; /* the translation unit's first error, or NULL */
 } ks_unit;
 
 int ks_unit_tokenize(ks_unit *u);

@@ -195,6 +195,121 @@ static bool is_builtin_name(const char *name)
 
 static size_t summarize(walk *w, CXCursor def);
 
+/* Add what the function defined at `def` does to the loops (or the summary), as called at `call`.
+ */
+static void merge_summary(walk *w, CXCursor def, const char *name, CXCursor call)
+{
+    size_t s = summarize(w, def);
+
+    for (int c = 0; s != NO_SUMMARY && c < N_CAT && !w->rc; c++) {
+        const char *what = w->memo[s].what[c];
+        char buf[700];
+        if (!what)
+            continue;
+        if (w->summarizing != NO_SUMMARY)
+            snprintf(buf, sizeof(buf), "calls %s, which %s", name, what);
+        else
+            snprintf(buf, sizeof(buf), "calls %s (line %u), which %s", name,
+                     line_of_cursor(w, call), what);
+        mark(w, c, buf);
+    }
+}
+
+static enum CXChildVisitResult first_child(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    *(CXCursor *)data = c;
+    return CXChildVisit_Break;
+}
+
+/*
+ * The callee's name of a dependent call written as a call, `f(x)`,
+ * `ns::f<T>(x)`, `v.f(x)`: its first child starts the call and is followed
+ * by '(' (after any template arguments); the name is the last identifier
+ * before them.  Empty for an operator on a dependent type (its first child
+ * is an operand, or the operator itself before its operand) and for calls
+ * outside the main file, whose tokens are not at hand.
+ */
+static void dependent_callee(const walk *w, CXCursor call, CXCursor *callee, char *name,
+                             size_t size)
+{
+    const rpl_libclang *lc = w->lc;
+    const ks_unit *u = w->u;
+    CXSourceRange cr = lc->clang_getCursorExtent(call), r;
+    size_t call_begin = 0, begin = 0, end = 0, i, last = SIZE_MAX;
+
+    name[0] = '\0';
+    *callee = lc->clang_getNullCursor();
+    lc->clang_visitChildren(call, first_child, callee);
+    if (lc->clang_Cursor_isNull(*callee))
+        return;
+    r = lc->clang_getCursorExtent(*callee);
+    if (!ks_main_offset(u, lc->clang_getRangeStart(cr), &call_begin) ||
+        !ks_main_offset(u, lc->clang_getRangeStart(r), &begin) ||
+        !ks_main_offset(u, lc->clang_getRangeEnd(r), &end) || begin != call_begin)
+        return;
+    for (i = ks_token_at(u, begin); i < u->n_tokens && u->tokens[i].begin < end; i++) {
+        if (ks_token_is(u, i, "<"))
+            break;
+        if (u->tokens[i].kind == CXToken_Identifier)
+            last = i;
+    }
+    if (i < u->n_tokens && ks_token_is(u, i, "<"))
+        i = ks_token_match(u, i) + 1;
+    else
+        i = ks_token_at(u, end);
+    if (last == SIZE_MAX || !ks_token_is(u, i, "("))
+        return;
+    snprintf(name, size, "%.*s", (int)(u->tokens[last].end - u->tokens[last].begin),
+             u->text + u->tokens[last].begin);
+}
+
+/*
+ * A call in a template whose callee depends on a template parameter.  An
+ * operator or a construction on a dependent type is no call until the
+ * template is instantiated (`acc += a[i][k] * b[k][j]` over T); a named
+ * callee is judged by its name, and the candidates name lookup found are
+ * followed where their bodies are visible.
+ */
+static void on_dependent_call(walk *w, CXCursor call, CXCursor ref, const char *name)
+{
+    const rpl_libclang *lc = w->lc;
+    bool followed = false, library = false;
+    char text[300], callee[200];
+    int cat;
+
+    if (!name[0]) {
+        CXCursor first;
+        dependent_callee(w, call, &first, callee, sizeof(callee));
+        name = callee;
+        /* The unresolved name `f` of `f(x)` refers to the candidates lookup found. */
+        if (!lc->clang_Cursor_isNull(first) && lc->clang_Cursor_isNull(ref))
+            ref = lc->clang_getCursorReferenced(first);
+    }
+    if (!name[0] || strncmp(name, "operator", 8) == 0)
+        return;
+    if ((cat = classify_by_name(lc, ref, false, name)) >= 0) {
+        snprintf(text, sizeof(text), "calls %s", name);
+        mark_at(w, cat, text, call);
+        return;
+    }
+    if (!lc->clang_Cursor_isNull(ref) && lc->clang_getCursorKind(ref) == CXCursor_OverloadedDeclRef)
+        for (unsigned i = 0; i < lc->clang_getNumOverloadedDecls(ref) && !w->rc; i++) {
+            CXCursor d = lc->clang_getOverloadedDecl(ref, i);
+            CXCursor def = lc->clang_getCursorDefinition(d);
+            if (lc->clang_Location_isInSystemHeader(lc->clang_getCursorLocation(d)))
+                library = true;
+            else if (!lc->clang_Cursor_isNull(def)) {
+                merge_summary(w, def, name, call);
+                followed = true;
+            }
+        }
+    if (!followed && !library && !is_builtin_name(name)) {
+        snprintf(text, sizeof(text), "calls %s, which depends on a template parameter", name);
+        mark_at(w, CAT_UNKNOWN, text, call);
+    }
+}
+
 static void on_call(walk *w, CXCursor call)
 {
     const rpl_libclang *lc = w->lc;
@@ -211,10 +326,32 @@ static void on_call(walk *w, CXCursor call)
         return;
     }
     if (!is_function_kind(kind)) {
-        /* A variable, parameter or member called: a function pointer.  A call that
-           depends on a template parameter has no callee yet: judged by name only. */
-        if (!name[0] || kind == CXCursor_VarDecl || kind == CXCursor_ParmDecl ||
-            kind == CXCursor_FieldDecl)
+        bool dependent = lc->clang_getCursorType(call).kind == CXType_Dependent;
+        const rpl_ks_diag *e = w->u->first_error;
+        /* A variable, parameter or member called: a function pointer.  A callee the
+           parser could not resolve because of an error is said to be unknown; one that
+           depends on a template parameter is judged as such. */
+        char callee[200] = "";
+        CXCursor first;
+        if (dependent && !name[0])
+            dependent_callee(w, call, &first, callee, sizeof(callee));
+        if ((kind == CXCursor_VarDecl || kind == CXCursor_ParmDecl || kind == CXCursor_FieldDecl) &&
+            dependent) {
+            snprintf(text, sizeof(text), "calls %s, whose type depends on a template parameter",
+                     name);
+            mark_at(w, CAT_UNKNOWN, text, call);
+        } else if (kind == CXCursor_VarDecl || kind == CXCursor_ParmDecl ||
+                   kind == CXCursor_FieldDecl)
+            mark_at(w, CAT_UNKNOWN, "calls through a function pointer", call);
+        else if (e && !(dependent && !name[0] && !callee[0]) &&
+                 strncmp(name[0] ? name : callee, "operator", 8) != 0) {
+            snprintf(text, sizeof(text), "unknown callee%s%s: parse error in %s:%u",
+                     name[0] || callee[0] ? " " : "", name[0] ? name : callee,
+                     e->file[0] ? e->file : "(command line)", e->line);
+            mark_at(w, CAT_UNKNOWN, text, call);
+        } else if (dependent)
+            on_dependent_call(w, call, ref, name);
+        else if (!name[0])
             mark_at(w, CAT_UNKNOWN, "calls through a function pointer", call);
         else if ((cat = classify_by_name(lc, ref, false, name)) >= 0) {
             snprintf(text, sizeof(text), "calls %s", name);
@@ -242,19 +379,7 @@ static void on_call(walk *w, CXCursor call)
     }
     if (!lc->clang_Cursor_isNull(def) &&
         !lc->clang_Location_isInSystemHeader(lc->clang_getCursorLocation(def))) {
-        size_t s = summarize(w, def);
-        for (int c = 0; s != NO_SUMMARY && c < N_CAT && !w->rc; c++) {
-            const char *what = w->memo[s].what[c];
-            char buf[700];
-            if (!what)
-                continue;
-            if (w->summarizing != NO_SUMMARY)
-                snprintf(buf, sizeof(buf), "calls %s, which %s", name, what);
-            else
-                snprintf(buf, sizeof(buf), "calls %s (line %u), which %s", name,
-                         line_of_cursor(w, call), what);
-            mark(w, c, buf);
-        }
+        merge_summary(w, def, name, call);
     } else if (kind != CXCursor_Constructor && kind != CXCursor_Destructor &&
                kind != CXCursor_ConversionFunction) {
         /* Implicit constructors and conversions have no body to show; they are harmless. */

@@ -34,6 +34,7 @@ void rpl_kernel_source_free(rpl_kernel_source *src)
     free(src->name);
     free(src->text);
     free(src->arch);
+    free(src->wanted_arch);
     free(src->clang_version);
     ks_ctx_free(src->ctx);
     free(src);
@@ -118,6 +119,11 @@ static int new_source(rpl_kernel_source **out, const rpl_libclang *lc, const rpl
     src->mode = ctx->mode;
     src->arch = strdup(ctx->arch);
     src->clang_version = strdup(lc->version);
+    if (ctx->wanted_arch && strcmp(ctx->wanted_arch, ctx->arch) != 0 &&
+        !(src->wanted_arch = strdup(ctx->wanted_arch))) {
+        rpl_kernel_source_free(src);
+        return rpl_error_oom();
+    }
     if (!src->name || !src->text || !src->arch || !src->clang_version) {
         rpl_kernel_source_free(src);
         return rpl_error_oom();
@@ -170,8 +176,11 @@ int ks_parse(rpl_kernel_source **out, const rpl_ks_parse_ctx *ctx, const char *n
         rc = rpl_error_set(RPL_EINPUT, "%s: libclang lost the main file", name);
         goto done;
     }
-    if ((rc = read_diags(&u, src)) != 0 || (rc = ks_unit_tokenize(&u)) != 0 ||
-        (rc = ks_collect_kernels(&u, src)) != 0)
+    if ((rc = read_diags(&u, src)) != 0)
+        goto done;
+    if (src->n_diags && src->diags[0].severity >= CXDiagnostic_Error)
+        u.first_error = &src->diags[0];
+    if ((rc = ks_unit_tokenize(&u)) != 0 || (rc = ks_collect_kernels(&u, src)) != 0)
         goto done;
     *out = src;
     src = NULL;
@@ -265,4 +274,15 @@ int rpl_kernel_source_find(const rpl_kernel_source *src, const char *name,
         }
     }
     return rpl_error_set(RPL_ENOTFOUND, "%s defines no kernel '%s'", src->name, name);
+}
+
+const rpl_ks_diag *rpl_ks_kernel_error(const rpl_kernel_source *src, const rpl_ks_kernel *k)
+{
+    for (size_t i = 0; i < src->n_diags; i++) {
+        const rpl_ks_diag *d = &src->diags[i];
+        if (d->severity >= CXDiagnostic_Error && d->in_main_file &&
+            d->offset >= k->definition.begin && d->offset < k->definition.end)
+            return d;
+    }
+    return NULL;
 }

@@ -3,7 +3,7 @@
  * disk):
  *  - RPL_KS_MODE_CUDA: empty texture_fetch_functions.h and
  *    texture_indirect_functions.h, which clang's CUDA wrapper includes and
- *    CUDA 12 removed;
+ *    CUDA 12 removed, and declarations clang's wrapper lacks;
  *  - RPL_KS_MODE_CUDA_PRELUDE: a prelude with the CUDA keywords, builtin
  *    variables, vector types, barriers, atomics, warp intrinsics, device
  *    math and the runtime calls host code makes most, included before the
@@ -171,6 +171,22 @@ static const char *const prelude_stubs[] = {KS_STUB_DIR "/cuda_runtime.h",
                                             KS_STUB_DIR "/hip/hip_fp16.h",
                                             NULL};
 
+/*
+ * Included after clang's CUDA wrapper: the sm_80 warp reductions that
+ * cooperative groups call, which clang's wrapper does not declare (nvcc's
+ * sm_80_rt.h does).  Plain declarations: a later inline definition of the
+ * same functions is still valid C++.
+ */
+static const char cuda_compat[] =
+    "#pragma clang system_header\n"
+    "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800\n"
+    "#define RPL_REDUX(op, t) __attribute__((device)) t __reduce_##op##_sync(unsigned int, t);\n"
+    "RPL_REDUX(add, unsigned int) RPL_REDUX(add, int) RPL_REDUX(min, unsigned int)\n"
+    "RPL_REDUX(min, int) RPL_REDUX(max, unsigned int) RPL_REDUX(max, int)\n"
+    "RPL_REDUX(and, unsigned int) RPL_REDUX(or, unsigned int) RPL_REDUX(xor, unsigned int)\n"
+    "#undef RPL_REDUX\n"
+    "#endif\n";
+
 /* What clang 14-17's CUDA wrapper includes and CUDA 12 no longer ships. */
 static const char *const toolkit_stubs[] = {KS_STUB_DIR "/texture_fetch_functions.h",
                                             KS_STUB_DIR "/texture_indirect_functions.h", NULL};
@@ -194,7 +210,12 @@ size_t ks_virtual_files(rpl_ks_mode mode, struct CXUnsavedFile *files, size_t ma
     case RPL_KS_MODE_HIP:
         return 0;
     case RPL_KS_MODE_CUDA:
-        return add_stubs(toolkit_stubs, files, 0, max);
+        if (max == 0)
+            return 0;
+        files[0].Filename = KS_CUDA_COMPAT_PATH;
+        files[0].Contents = cuda_compat;
+        files[0].Length = (unsigned long)strlen(cuda_compat);
+        return add_stubs(toolkit_stubs, files, 1, max);
     case RPL_KS_MODE_CUDA_PRELUDE:
         if (max == 0)
             return 0;

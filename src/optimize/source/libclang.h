@@ -33,6 +33,7 @@
     X(clang_Location_isInSystemHeader)                                                             \
     X(clang_isCursorDefinition)                                                                    \
     X(clang_Cursor_isNull)                                                                         \
+    X(clang_getNullCursor)                                                                         \
     X(clang_equalCursors)                                                                          \
     X(clang_getCursorType)                                                                         \
     X(clang_getCanonicalType)                                                                      \
@@ -45,6 +46,8 @@
     X(clang_getSpecializedCursorTemplate)                                                          \
     X(clang_getCursorReferenced)                                                                   \
     X(clang_getCursorDefinition)                                                                   \
+    X(clang_getNumOverloadedDecls)                                                                 \
+    X(clang_getOverloadedDecl)                                                                     \
     X(clang_getCursorSemanticParent)                                                               \
     X(clang_Cursor_getStorageClass)                                                                \
     X(clang_getNumDiagnostics)                                                                     \

@@ -1,0 +1,152 @@
+/*
+ * The words of a real compile command that decide how a source parses:
+ * include directories, macros, forced includes, the language standard and
+ * the GPU architecture, in the spellings of nvcc, clang and hipcc.  The rest
+ * (optimisation, warnings, outputs, libraries) does not change the AST and
+ * is left out.  Relative paths are taken from the directory the compile
+ * runs in.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ks_internal.h"
+#include "rpl/error.h"
+
+/* An option that takes a value: the clang spelling it becomes. */
+typedef struct valued {
+    const char *spelling; /* as written: "-I", "--include-path" */
+    const char *clang;    /* what libclang gets: "-I" */
+    bool joined;          /* also written without a blank or '=': "-IDIR", "-isystemDIR" */
+    bool is_path;
+} valued;
+
+static const valued valued_options[] = {
+    {"-I", "-I", true, true},
+    {"--include-path", "-I", false, true},
+    {"-isystem", "-isystem", true, true},
+    {"--system-include", "-isystem", false, true},
+    {"-iquote", "-iquote", true, true},
+    {"-idirafter", "-idirafter", true, true},
+    {"-include", "-include", false, true},
+    {"--pre-include", "-include", false, true},
+    {"-D", "-D", true, false},
+    {"--define-macro", "-D", false, false},
+    {"-U", "-U", true, false},
+    {"--undefine-macro", "-U", false, false},
+    {"-std", "-std=", false, false},
+    {"--std", "-std=", false, false},
+};
+
+/* Options whose value names the architecture ("-arch=sm_90", "-gencode arch=...,code=..."). */
+static const char *const arch_options[] = {
+    "-arch",    "--gpu-architecture", "--cuda-gpu-arch", "--offload-arch", "--amdgpu-target",
+    "-gencode", "--generate-code",    "-code",           "--gpu-code"};
+
+/*
+ * Match `word` (and the next word) against `spelling`: "-I DIR",
+ * "--include-path=DIR", and with `joined` "-IDIR".  *value gets the value
+ * and *used the words consumed (0: no match).
+ */
+static void match(const char *word, const char *next, const char *spelling, bool joined,
+                  const char **value, size_t *used)
+{
+    size_t n = strlen(spelling);
+
+    *used = 0;
+    if (strncmp(word, spelling, n) != 0)
+        return;
+    if (!word[n] && next) {
+        *value = next;
+        *used = 2;
+    } else if (word[n] == '=' || (word[n] && joined)) {
+        *value = word + n + (word[n] == '=' && !joined);
+        *used = 1;
+    }
+}
+
+/*
+ * The first architecture a value names: "sm_90", "compute_90" (as sm_90),
+ * "gfx942" (features after ':' dropped).  "arch=compute_90,code=[sm_90]"
+ * gives sm_90 from its first real target.  false when none ("native").
+ */
+static bool arch_in(const char *value, char *arch, size_t size)
+{
+    for (const char *s = value; *s; s++) {
+        bool boundary = s == value || strchr("=,[ ", s[-1]) != NULL;
+        size_t n;
+        if (!boundary)
+            continue;
+        if (strncmp(s, "sm_", 3) == 0 || strncmp(s, "gfx", 3) == 0) {
+            n = strcspn(s, ",]: ");
+            if (n > 3 && n < size) {
+                snprintf(arch, size, "%.*s", (int)n, s);
+                return true;
+            }
+        } else if (strncmp(s, "compute_", 8) == 0) {
+            n = strcspn(s + 8, ",]: ");
+            if (n > 0 && n + 3 < size) {
+                snprintf(arch, size, "sm_%.*s", (int)n, s + 8);
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+bool ks_flags_arch(const char *const *words, char *arch, size_t size)
+{
+    for (size_t i = 0; words && words[i]; i++)
+        for (size_t k = 0; k < sizeof(arch_options) / sizeof(arch_options[0]); k++) {
+            const char *value = NULL;
+            size_t used = 0;
+            match(words[i], words[i + 1], arch_options[k], false, &value, &used);
+            if (used && arch_in(value, arch, size))
+                return true;
+        }
+    return false;
+}
+
+static int absolute(char **out, const char *dir, const char *path)
+{
+    int n;
+
+    if (path[0] == '/' || !dir || !dir[0])
+        return (*out = strdup(path)) ? 0 : rpl_error_oom();
+    n = snprintf(NULL, 0, "%s/%s", dir, path);
+    if (n < 0 || !(*out = malloc((size_t)n + 1)))
+        return rpl_error_oom();
+    snprintf(*out, (size_t)n + 1, "%s/%s", dir, path);
+    return 0;
+}
+
+int ks_flags_take(const char *const *words, const char *dir, ks_flags_sink add, void *ctx)
+{
+    int rc = 0;
+
+    for (size_t i = 0; rc == 0 && words && words[i];) {
+        const char *value = NULL;
+        size_t used = 0, k;
+        for (k = 0; k < sizeof(valued_options) / sizeof(valued_options[0]) && !used; k++)
+            match(words[i], words[i + 1], valued_options[k].spelling, valued_options[k].joined,
+                  &value, &used);
+        if (!used || !value[0]) {
+            i += used ? used : 1;
+            continue;
+        }
+        const valued *v = &valued_options[k - 1];
+        char *path = NULL;
+        if (v->is_path && (rc = absolute(&path, dir, value)) != 0)
+            return rc;
+        if (strcmp(v->clang, "-std=") == 0)
+            rc = add(ctx, "-std=", value);
+        else if (strcmp(v->clang, "-I") == 0 || strcmp(v->clang, "-D") == 0 ||
+                 strcmp(v->clang, "-U") == 0)
+            rc = add(ctx, v->clang, path ? path : value);
+        else if ((rc = add(ctx, v->clang, NULL)) == 0)
+            rc = add(ctx, path ? path : value, NULL);
+        free(path);
+        i += used;
+    }
+    return rc;
+}

@@ -1,0 +1,131 @@
+#!/usr/bin/python3
+"""rocm-perf kernels against the real CUDA toolkit headers (cooperative groups
+with cg::reduce, CUB, Thrust from include/cccl), for sm_90, with the build's
+flags from --build and from compile_commands.json; template kernels, errors
+in headers and in kernels.  Exit 77 (skipped) without a CUDA toolkit.
+
+usage: check_real_headers.py ROCM_PERF CUDA_ROOT SOURCE_DIR WORKDIR
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+
+def run(args, want_rc=0, cwd=None):
+    p = subprocess.run(args, capture_output=True, text=True, timeout=300, cwd=cwd)
+    if p.returncode != want_rc:
+        sys.exit(f"FAIL: {' '.join(args)}: exit {p.returncode}, expected {want_rc}\n{p.stderr}")
+    return p
+
+
+def expect(cond, what):
+    if not cond:
+        sys.exit(f"FAIL: {what}")
+
+
+def kernels(rocm_perf, args, cwd=None):
+    doc = json.loads(run([rocm_perf, "kernels", "--json"] + args, cwd=cwd).stdout)
+    return doc, {k["qualified_name"]: k for k in doc["kernels"]}
+
+
+def parsed_for_sm90(doc):
+    """sm_90, or the newest architecture an older libclang knows with sm_90 asked for."""
+    return doc["arch"] == "sm_90" or doc["asked_arch"] == "sm_90"
+
+
+def main(argv):
+    rocm_perf, cuda, src, work = argv[1:5]
+    if not os.path.exists(os.path.join(cuda, "include", "cuda_runtime.h")):
+        print(f"skip: no CUDA toolkit at {cuda}")
+        return 77
+    real = os.path.join(src, "tests", "optimize", "source", "real")
+    os.makedirs(work, exist_ok=True)
+    env_cuda = ["--lang", "cuda"]
+
+    # Cooperative groups, CUB, Thrust: no errors, and the right verdicts.
+    doc, ks = kernels(rocm_perf, ["--arch", "sm_90", os.path.join(real, "cg_cub_thrust.cu")])
+    expect(doc["mode"] == "cuda", f"mode {doc['mode']}")
+    expect(doc["diagnostics"]["errors"] == 0, f"errors: {doc['diagnostics']['first'][:3]}")
+    expect(parsed_for_sm90(doc), f"arch {doc['arch']} asked {doc['asked_arch']}")
+    loop = ks["tile_sums"]["loops"][0]
+    expect(loop["verdict"] == "unroll" and not loop["unknown_call"],
+           f"cg::reduce loop: {loop['verdict']}")
+    loop = ks["staged_scale"]["loops"][0]
+    expect(loop["barrier"] and loop["blocker"].startswith("calls sync"),
+           f"block.sync() loop: {loop['blocker']}")
+    expect(ks["block_totals"]["loops"][0]["verdict"] == "unroll", "CUB kernel loop")
+
+    # The architecture from the build command (no --arch), and the text form says it.
+    build = "nvcc -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -o app cg_cub_thrust.cu"
+    doc, _ = kernels(rocm_perf, ["--build", build, "cg_cub_thrust.cu"], cwd=real)
+    expect(parsed_for_sm90(doc), f"--build arch: {doc['arch']} asked {doc['asked_arch']}")
+    text = run([rocm_perf, "kernels", "--build", build, "cg_cub_thrust.cu"], cwd=real).stdout
+    expect("parsed as cuda for sm_90" in text or "(asked for sm_90)" in text, text)
+    expect("0 errors" in text and "function pointer" not in text, text)
+
+    # A template kernel: operators on dependent types are no calls.
+    doc, ks = kernels(rocm_perf, ["--arch", "sm_90", os.path.join(real, "tiled_template.cu")])
+    expect(doc["diagnostics"]["errors"] == 0, f"template errors: {doc['diagnostics']}")
+    outer, inner = ks["tiled_product"]["loops"]
+    expect(outer["barrier"], f"outer: {outer['blocker']}")
+    expect(inner["verdict"] == "unroll" and not inner["unknown_call"],
+           f"inner loop over BlockSize: {inner['blocker']}")
+    followed, functor = ks["apply"]["loops"]
+    expect(followed["verdict"] == "unroll", f"twice(v[i]): {followed['blocker']}")
+    expect("depends on a template parameter" in (functor["blocker"] or ""),
+           f"op(v[i]): {functor['blocker']}")
+
+    # Errors in a header and in another kernel: the clean kernels are whole.
+    doc, ks = kernels(rocm_perf, ["--arch", "sm_90", os.path.join(real, "header_error.cu")])
+    expect(doc["diagnostics"]["errors"] > 0, "header_error.cu has errors")
+    expect(ks["clean"]["error"] is None and ks["plain"]["error"] is None, "clean kernels")
+    blocker = ks["clean"]["loops"][0]["blocker"] or ""
+    expect(blocker.startswith("unknown callee scale: parse error in ")
+           and "broken/lib.cuh:2" in blocker, f"unresolved callee: {blocker}")
+    expect(ks["plain"]["loops"][0]["verdict"] == "unroll", "plain kernel")
+    err = ks["broken_kernel"]["error"]
+    expect(err and err["line"] == 21 and "not_declared_anywhere" in err["message"],
+           f"kernel error {err}")
+
+    # The build's include directories and macros: --build, then compile_commands.json.
+    flags = os.path.join(real, "flags")
+    doc, ks = kernels(rocm_perf, env_cuda + [os.path.join(flags, "needs_flags.cu")])
+    expect(ks["scaled"]["error"] is not None, "needs_flags.cu without its flags")
+    build = "nvcc -O3 -Iinclude '-DSCALE_FACTOR=2.0f' -arch=sm_90 -o app needs_flags.cu"
+    doc, ks = kernels(rocm_perf, ["--build", build, "needs_flags.cu"], cwd=flags)
+    expect(doc["diagnostics"]["errors"] == 0, f"--build flags: {doc['diagnostics']['first']}")
+    expect(ks["scaled"]["loops"][0]["trip_count"] == 16, "TILE_WIDTH from the include dir")
+    expect(parsed_for_sm90(doc), f"-arch=sm_90: {doc['arch']}")
+
+    db = os.path.join(work, "compile_commands.json")
+    for entry in ({"command": "/usr/local/cuda/bin/nvcc -DSCALE_FACTOR=3 -I include "
+                              "--generate-code=arch=compute_90,code=[compute_90,sm_90] "
+                              "-x cu -c needs_flags.cu -o needs_flags.o"},
+                  {"arguments": ["nvcc", "--define-macro=SCALE_FACTOR=3", "--include-path",
+                                 "include", "-arch", "sm_90", "-c", "needs_flags.cu"]}):
+        other = {"directory": work, "file": "other.cu", "command": "nvcc -c other.cu"}
+        mine = dict({"directory": flags, "file": "needs_flags.cu"}, **entry)
+        with open(db, "w", encoding="utf-8") as f:
+            json.dump([other, mine], f)
+        doc, ks = kernels(rocm_perf, ["--compile-commands", db,
+                                      os.path.join(flags, "needs_flags.cu")])
+        expect(doc["diagnostics"]["errors"] == 0, f"{entry}: {doc['diagnostics']['first']}")
+        expect(parsed_for_sm90(doc), f"{entry}: arch {doc['arch']}")
+    p = run([rocm_perf, "kernels", "--compile-commands", db, os.path.join(real, "header_error.cu")],
+            want_rc=2)
+    expect("has no entry for" in p.stderr, p.stderr)
+    with open(db, "w", encoding="utf-8") as f:
+        f.write('{"not": "a list"}')
+    p = run([rocm_perf, "kernels", "--compile-commands", db, os.path.join(flags, "needs_flags.cu")],
+            want_rc=2)
+    expect("not a compilation database" in p.stderr, p.stderr)
+    p = run([rocm_perf, "kernels", "--build", "nvcc 'unclosed", "x.cu"], want_rc=2)
+    expect("--build: the single quote" in p.stderr, p.stderr)
+    shutil.rmtree(work)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -118,7 +118,7 @@ cp "$work/demo/profile.db" "$out/two_streams_profile.db" 2>/dev/null
 cp "$bin/layernorm_forward" "$work/run/"
 for i in 1 2 3; do
     step bench "run-$i" "$limit" ./layernorm_forward 3
-    step bench "profile-$i" "$limit" "$rp" profile -o "$work/bench" -- ./layernorm_forward 3
+    step bench "profile-$i" "$limit" "$rp" profile -v -o "$work/bench" -- ./layernorm_forward 3
 done
 # The same program with its other kernels: longer runs of >= 10k launches (kernel 2 makes
 # three launches per call).

@@ -33,7 +33,7 @@ src=$bundle/corpus/src
 tsv=$out/steps.tsv
 printf 'program\tstep\texit\tseconds\tnote\n' >"$tsv"
 has_build=no
-"$rp" optimize --help 2>&1 | grep -qE -- '--build[ =]+("|CMD)' && has_build=yes
+"$rp" optimize --help 2>&1 | grep -qE -- '--build( |=)' && has_build=yes
 
 # step PROGRAM STEP LIMIT CMD...: run CMD in $work/run, time it, one row of steps.tsv
 step() {
@@ -57,10 +57,12 @@ step() {
     return 0
 }
 
-# program NAME SOURCE KERNEL_REGEX BUILD_CMD -- APP ARGS...
+# program NAME ROOT SOURCE KERNEL_REGEX BUILD_CMD -- APP ARGS...: ROOT is the project's
+# folder below corpus/src (the user's repository: committed into a scratch git repository),
+# SOURCE the kernel source in it ("": no kernel of its own), BUILD_CMD optimize's --build.
 program() {
-    local name=$1 source=$2 kre=$3 build=$4
-    shift 5
+    local name=$1 root=$2 source=$3 kre=$4 build=$5
+    shift 6
     local app=("$@") repo=$work/repo-$name
     mkdir -p "$work/run"
     cp "$bin/${app[0]}" "$work/run/"
@@ -72,24 +74,24 @@ program() {
     step "$name" analyze-dir 60 "$rp" analyze "$work/p-$name"
     step "$name" analyze-db 60 "$rp" analyze "$work/p-$name/profile.db"
     [ -n "$source" ] && [ "${CORPUS_STEPS:-all}" = all ] || return 0
-    step "$name" kernels 60 "$rp" kernels "$src/$source"
+    mkdir -p "$repo"
+    cp -r "$src/$root/." "$repo/"
+    git -C "$repo" init -q -b main && git -C "$repo" add . &&
+        git -C "$repo" -c user.name=check -c user.email=check@localhost commit -q -m src
+    local extra=() kextra=()
+    if [ "$has_build" = yes ] && [ -n "$build" ]; then
+        extra=(--build "$build")
+        kextra=(--build "${build//\{dir\}/$repo}")
+    fi
+    step "$name" kernels 60 "$rp" kernels "$repo/$source" "${kextra[@]}"
     step "$name" capture "$limit" "$rp" capture --kernel "$kre" -o "$work/snap-$name" \
         -- "./${app[0]}" "${app[@]:1}"
     step "$name" replay-check 60 "$rp" replay full-vm "$work/snap-$name" --check
-    # The user's repository: the program's source tree, committed.
-    mkdir -p "$repo"
-    cp -r "$src/$(dirname "$source")/." "$repo/"
-    git -C "$repo" init -q -b main && git -C "$repo" add . &&
-        git -C "$repo" -c user.name=check -c user.email=check@localhost commit -q -m src
-    local extra=()
-    [ "$has_build" = yes ] && [ -n "$build" ] && extra=(--build "$build")
-    local rel
-    rel=$(basename "$source")
-    step "$name" optimize 200 "$rp" optimize "$repo/$rel" "./${app[0]} ${app[*]:1}" \
+    step "$name" optimize 200 "$rp" optimize "$repo/$source" "./${app[0]} ${app[*]:1}" \
         --artifacts "$work/art-$name-opt" "${extra[@]}"
     if [ -d "$bundle/answers/$name" ]; then
         serve "$name"
-        OPENAI_API_KEY=$key step "$name" llm-optimize 240 "$rp" llm-optimize "$repo/$rel" \
+        OPENAI_API_KEY=$key step "$name" llm-optimize 240 "$rp" llm-optimize "$repo/$source" \
             "./${app[0]} ${app[*]:1}" --base-url "$url" --model standin-model \
             --artifacts "$work/art-$name-llm" --rounds 2 --max-iters 1 --auto-approve \
             "${extra[@]}"
@@ -102,6 +104,8 @@ program() {
         git -C "$repo" log -1 --format='--- %h %s%n%b' "$b"
     done >>"$work/logs/$name.branches" 2>&1
     git -C "$repo" status --porcelain >"$work/logs/$name.status" 2>&1
+    cp -r "$work/art-$name-opt" "$work/logs/$name.art-opt" 2>/dev/null
+    cp -r "$work/art-$name-llm" "$work/logs/$name.art-llm" 2>/dev/null
 }
 
 # The README's demo trace: two_streams (gpu/cupti/two_streams.cu) with counters on every
@@ -127,14 +131,17 @@ for k in 1 2; do
     step bench "profile-k$k" "$limit" "$rp" profile -o "$work/bench" -- ./layernorm_forward "$k"
 done
 
-nvflags='-O3 --use_fast_math -std=c++17 -arch={arch} -lcublas -lcublasLt'
-program layernorm karpathy+llm.c/dev/cuda/layernorm_forward.cu 'layernorm_forward_kernel3' \
-    "nvcc $nvflags {src} -o {out}" -- layernorm_forward 3
-program reduction NVIDIA+cuda-samples/Samples/2_Concepts_and_Techniques/reduction/reduction_kernel.cu \
-    'reduce1' '' -- reduction --kernel=1
-program sgemm siboehm+SGEMM_CUDA/src/kernels/5_kernel_2D_blocktiling.cuh 'sgemm2DBlocktiling' '' \
+program layernorm karpathy+llm.c/dev/cuda layernorm_forward.cu 'layernorm_forward_kernel3' \
+    'nvcc -O3 --use_fast_math -std=c++17 -arch={arch} {src} -lcublas -lcublasLt -o {out}' \
+    -- layernorm_forward 3
+program reduction NVIDIA+cuda-samples \
+    Samples/2_Concepts_and_Techniques/reduction/reduction_kernel.cu 'reduce1' \
+    'nvcc -O3 -arch={arch} -I{dir}/Common {dir}/Samples/2_Concepts_and_Techniques/reduction/reduction.cpp {src} -o {out}' \
+    -- reduction --kernel=1
+program sgemm siboehm+SGEMM_CUDA src/kernels/5_kernel_2D_blocktiling.cuh 'sgemm2DBlocktiling' \
+    'nvcc -O3 -std=c++20 -arch={arch} -I{dir}/src -include {src} {dir}/sgemm.cu {dir}/src/runner.cu -lcublas -o {out}' \
     -- sgemm 5
-program radixsort '' '' '' -- radixSortThrust
+program radixsort NVIDIA+cuda-samples '' '' '' -- radixSortThrust
 tr '\t' '|' <"$tsv" | tee "$out/summary.txt"
 tar -czf "$out/profiles.tar.gz" -C "$work" $(cd "$work" && ls -d p-* 2>/dev/null | sed 's|$|/profile.json|') \
     2>/dev/null

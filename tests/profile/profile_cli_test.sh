@@ -340,6 +340,14 @@ s = json.load(open(sys.argv[1]))["counter_sample"]
 assert s == {"skip": 0, "dispatches_per_kernel": 3, "dispatches_measured": 5, "dispatches": 7,
              "stopped_early": True}, s
 PY
+    # report DIR says it too; analyze DIR gives the count.
+    rp report D
+    expect_rc 0
+    grep -q '^counters: measured on 5 of 7 dispatches (3 dispatches of each kernel' out.txt ||
+        fail "report D does not say what was sampled"
+    rp analyze D
+    expect_rc 0
+    grep -q '^counters: measured on 5 of 7 dispatches$' out.txt || fail "analyze D gives no count"
     rp profile --backend cupti --counter-dispatches 0 -o D -- "$TESTDATA/fake-cuda-app"
     expect_rc 2
     expect_err "counter-dispatches: '0' is not a count of 1 or more, nor 'all'"

@@ -184,6 +184,17 @@ static int substitute(rpl_strbuf *sb, const char *word, const char *what, const 
     return RPL_OK;
 }
 
+int rpl_template_check_words(const char *const *words, const char *what, const char *const *names,
+                             size_t nnames, uint64_t *used)
+{
+    int rc = RPL_OK;
+
+    *used = 0;
+    for (size_t i = 0; rc == RPL_OK && words[i]; i++)
+        rc = substitute(NULL, words[i], what, names, NULL, nnames, used);
+    return rc;
+}
+
 int rpl_template_parse(rpl_template **out, const char *text, const char *what,
                        const char *const *names, size_t nnames)
 {
@@ -196,8 +207,8 @@ int rpl_template_parse(rpl_template **out, const char *text, const char *what,
         return rpl_error_oom();
     }
     rc = rpl_words_split(&t->words, &t->nwords, text, what);
-    for (size_t i = 0; rc == RPL_OK && i < t->nwords; i++)
-        rc = substitute(NULL, t->words[i], what, names, NULL, nnames, &t->used);
+    if (rc == RPL_OK)
+        rc = rpl_template_check_words((const char *const *)t->words, what, names, nnames, &t->used);
     if (rc != RPL_OK) {
         rpl_template_free(t);
         return rc;

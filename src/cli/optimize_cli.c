@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "optimize_cli.h"
+#include "rpl/autotune.h"
 #include "rpl/error.h"
 #include "rpl/kernel_source.h"
 #include "rpl/log.h"
@@ -123,6 +124,15 @@ int rpl_optimize_cli_option(rpl_optimize_cli *o, int opt, const char *arg)
         rc = whole(arg, "--seed", 1, 4000000000u, &u);
         o->pipe.seed = u;
         break;
+    case RPL_OPTCLI_BUILD:
+        o->build_cmd = arg;
+        break;
+    case RPL_OPTCLI_RUN:
+        o->run_cmd = arg;
+        break;
+    case RPL_OPTCLI_COMPILE_DB:
+        o->compile_commands = arg;
+        break;
     case 'I':
     case 'D':
         if (o->ncflags + 2 > RPL_OPTIMIZE_CLI_MAX_FLAGS)
@@ -136,14 +146,39 @@ int rpl_optimize_cli_option(rpl_optimize_cli *o, int opt, const char *arg)
     return rc ? rc : 1;
 }
 
+/* Refuse a bad --build or --run before anything runs (also with --check-args). */
+static int check_command(const char *text, const char *option, unsigned needs)
+{
+    char **words = NULL;
+
+    if (text && rpl_pipe_command_words(&words, text, option, needs) != 0)
+        return rpl_cli_usage_error("%s", rpl_error_last()->message);
+    rpl_argv_free(words);
+    return 0;
+}
+
 int rpl_optimize_cli_finish(rpl_optimize_cli *o, const char *cmd, int nargs, char **args)
 {
+    int rc;
+
+    if ((rc = check_command(o->build_cmd, "--build", RPL_PIPE_NEEDS_SRC | RPL_PIPE_NEEDS_OUT)) ||
+        (rc = check_command(o->run_cmd, "--run", RPL_PIPE_NEEDS_OUT)))
+        return rc;
     if (o->test) {
         if (!o->build_dir)
             return rpl_cli_usage_error("--test needs --build-dir DIR; see 'rocm-perf %s --help'",
                                        cmd);
         if (nargs > 0)
             return rpl_cli_usage_error("--test takes no SOURCE; unexpected '%s'", args[0]);
+        if (o->build_cmd || o->run_cmd || o->compile_commands)
+            return rpl_cli_usage_error("--test takes its commands from target.json: no --build, "
+                                       "--run or --compile-commands");
+    } else if (o->run_cmd) {
+        if (nargs != 1)
+            return rpl_cli_usage_error("with --run, %s takes SOURCE alone; see 'rocm-perf %s "
+                                       "--help'",
+                                       cmd, cmd);
+        o->source = args[0];
     } else {
         if (nargs != 2)
             return rpl_cli_usage_error("%s needs SOURCE \"APP ARGS\" or --test NAME --build-dir "
@@ -157,19 +192,40 @@ int rpl_optimize_cli_finish(rpl_optimize_cli *o, const char *cmd, int nargs, cha
     return 0;
 }
 
-/* A malloc'ed NULL-terminated copy of `n` words. */
-static char **words(const char *const *w, size_t n)
+/* Append copies of `n` words to the NULL-terminated *argv (NULL: none yet). */
+static int append_words(char ***argv, const char *const *w, size_t n)
 {
-    char **v = calloc(n + 1, sizeof(char *));
+    size_t have = 0;
+    char **v;
 
-    for (size_t i = 0; v && i < n; i++)
-        if (!(v[i] = strdup(w[i]))) {
-            for (size_t j = 0; j < i; j++)
-                free(v[j]);
-            free(v);
-            return NULL;
-        }
-    return v;
+    while (*argv && (*argv)[have])
+        have++;
+    if (!(v = realloc(*argv, (have + n + 1) * sizeof(char *))))
+        return rpl_error_oom();
+    *argv = v;
+    for (size_t i = 0; i < n; i++) {
+        v[have + i + 1] = NULL;
+        if (!(v[have + i] = strdup(w[i])))
+            return rpl_error_oom();
+    }
+    v[have + n] = NULL;
+    return 0;
+}
+
+/*
+ * --compile-commands: the source's compile command, for libclang and, as its
+ * include, macro and -std words, for the default compiler.
+ */
+static int compile_db_flags(rpl_pipe_target *t, const char *db)
+{
+    int rc = rpl_compile_db_find(db, t->source, &t->compile_words, &t->compile_dir);
+
+    if (rc == RPL_ENOTFOUND)
+        return rpl_error_set(RPL_EINPUT, "%s", rpl_error_last()->message);
+    if (rc == 0 && !t->build_argv)
+        rc =
+            rpl_ks_compile_flags((const char *const *)t->compile_words, t->compile_dir, &t->cflags);
+    return rc;
 }
 
 int rpl_optimize_cli_target(rpl_pipe_target **out, rpl_optimize_cli *o)
@@ -181,9 +237,13 @@ int rpl_optimize_cli_target(rpl_pipe_target **out, rpl_optimize_cli *o)
     if (o->test)
         rc = rpl_pipe_target_from_test(&t, o->build_dir, o->test);
     else
-        rc = rpl_pipe_target_from_seed(&t, o->source, o->app_args);
-    if (rc)
+        rc = rpl_pipe_target_from_commands(&t, o->source, o->app_args, o->build_cmd, o->run_cmd);
+    if (rc == 0 && o->compile_commands)
+        rc = compile_db_flags(t, o->compile_commands);
+    if (rc) {
+        rpl_pipe_target_free(t);
         return rc;
+    }
     if (o->kernel && !t->kernel && !(t->kernel = strdup(o->kernel)))
         rc = rpl_error_oom();
     if (rc == 0 && o->kernel && strcmp(t->kernel, o->kernel) != 0) {
@@ -196,8 +256,8 @@ int rpl_optimize_cli_target(rpl_pipe_target **out, rpl_optimize_cli *o)
         if (!(t->seed_flag = strdup(o->seed_flag)))
             rc = rpl_error_oom();
     }
-    if (rc == 0 && o->ncflags && !(t->cflags = words(o->cflags, o->ncflags)))
-        rc = rpl_error_oom();
+    if (rc == 0 && o->ncflags)
+        rc = append_words(&t->cflags, o->cflags, o->ncflags);
     if (rc == 0 && !t->build_dir && o->build_dir && !(t->build_dir = strdup(o->build_dir)))
         rc = rpl_error_oom();
     if (tool && tool[0])
@@ -215,6 +275,13 @@ void rpl_optimize_cli_usage(FILE *out)
     fputs("Target (one of):\n"
           "  SOURCE \"APP ARGS\"      a standalone kernel program built with hipcc/nvcc -O3;\n"
           "                         APP names the built program, ARGS are its arguments\n"
+          "    --build \"CMD\"        how to build it instead: {src} the kernel source, {out}\n"
+          "                         the program, {arch} the GPU architecture, {dir} the\n"
+          "                         scratch tree (\"nvcc -O3 -arch={arch} -o {out} {src}\n"
+          "                         main.cu -lcublas\"; quotes group words, no shell)\n"
+          "    --run \"CMD\"          how to run it, instead of \"APP ARGS\" (\"{out} -n 4096\")\n"
+          "    --compile-commands FILE\n"
+          "                         SOURCE's flags from compile_commands.json (CMake, Bear)\n"
           "  --test NAME --build-dir DIR\n"
           "                         a perf test of rocm_perf_add_kernel_test\n"
           "                         (DIR/rocm-perf/NAME/target.json)\n"

@@ -25,6 +25,9 @@ typedef struct rpl_optimize_cli {
     const char *kernel;
     const char *push;
     const char *seed_flag;
+    const char *build_cmd;        /* --build "CMD" */
+    const char *run_cmd;          /* --run "CMD" */
+    const char *compile_commands; /* --compile-commands FILE */
     bool auto_approve, allow_dirty, check_args;
     rpl_pipe_opts pipe;
     const char *cflags[RPL_OPTIMIZE_CLI_MAX_FLAGS + 1];
@@ -54,7 +57,10 @@ enum {
     RPL_OPTCLI_RTOL,
     RPL_OPTCLI_ATOL,
     RPL_OPTCLI_SEED,
-    RPL_OPTCLI_APP_ROUNDS
+    RPL_OPTCLI_APP_ROUNDS,
+    RPL_OPTCLI_BUILD,
+    RPL_OPTCLI_RUN,
+    RPL_OPTCLI_COMPILE_DB
 };
 
 /* The getopt_long entries of the shared options (-I and -D are short options "I:D:"). */
@@ -80,6 +86,9 @@ enum {
         {"arch", required_argument, NULL, RPL_OPTCLI_ARCH},                                        \
         {"rtol", required_argument, NULL, RPL_OPTCLI_RTOL},                                        \
         {"atol", required_argument, NULL, RPL_OPTCLI_ATOL},                                        \
+        {"build", required_argument, NULL, RPL_OPTCLI_BUILD},                                      \
+        {"run", required_argument, NULL, RPL_OPTCLI_RUN},                                          \
+        {"compile-commands", required_argument, NULL, RPL_OPTCLI_COMPILE_DB},                      \
     {                                                                                              \
         "seed", required_argument, NULL, RPL_OPTCLI_SEED                                           \
     }
@@ -91,8 +100,9 @@ void rpl_optimize_cli_init(rpl_optimize_cli *o);
 int rpl_optimize_cli_option(rpl_optimize_cli *o, int opt, const char *arg);
 
 /*
- * The positional words after the options (SOURCE "APP ARGS", or none with
- * --test) and the checks across options.  0, or exit code 2 (message printed).
+ * The positional words after the options (SOURCE "APP ARGS", SOURCE with
+ * --run, or none with --test) and the checks across options.  0, or exit
+ * code 2 (message printed).
  */
 int rpl_optimize_cli_finish(rpl_optimize_cli *o, const char *cmd, int nargs, char **args);
 

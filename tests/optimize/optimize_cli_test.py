@@ -10,6 +10,7 @@ usage: optimize_cli_test.py ROCM_PERF OPTCHECK SOURCE_DIR SCENARIO CMAKE
 import hashlib
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -67,7 +68,8 @@ class Env(ScratchRepo):
                          staged=True)
 
     def run(self, *args, env_extra=None, expect=None, app="./kern --size 64"):
-        argv = [ROCM_PERF, "optimize", self.source, app, "--artifacts", self.art,
+        argv = [ROCM_PERF, "optimize", self.source] + ([app] if app else []) + [
+                "--artifacts", self.art,
                 "--rounds", "4", "--iterations", "5", "--seed", "7"] + list(args)
         return self.run_cli(argv, self.environ(**(env_extra or {})), 300, expect)
 
@@ -115,7 +117,17 @@ def rules_accepted():
         info = json.loads(sh(OPTCHECK, env.repo, br[0]))
         t = info["trailers"]
         check(info["subject"].startswith("perf(scale): unroll x4 (loop 0, line ") and
-              "(-" in info["subject"], f"{SCENARIO}: subject {info['subject']}")
+              "(-" in info["subject"] and len(info["subject"]) <= 72,
+              f"{SCENARIO}: subject {info['subject']}")
+        # The metrics table: n/a for what the platform lacks, times in readable units.
+        body = sh("git", "log", "-1", "--format=%B", br[0], cwd=env.repo)
+        rows = [[c.strip() for c in line.split("|")[1:-1]] for line in body.splitlines()
+                if line.startswith("| ") and not line.startswith("| metric")]
+        check(rows and all(c != "-1" and "e+" not in c for r in rows for c in r[1:]),
+              f"{SCENARIO}: metrics table\n{body}")
+        times = [r for r in rows if r[0].endswith("_ns")]
+        check(times and all(re.fullmatch(r"[0-9.]+ (ns|us|ms|s)|n/a", c)
+                            for r in times for c in r[1:]), f"{SCENARIO}: times\n{body}")
         for key in ["Rocm-Perf-Speedup", "Rocm-Perf-CI95", "Rocm-Perf-Correctness",
                     "Rocm-Perf-Baseline", "Rocm-Perf-Snapshot", "Rocm-Perf-Tool"]:
             check(key in t, f"{SCENARIO}: trailer {key} missing: {t}")
@@ -335,6 +347,68 @@ def test_target():
     env.done()
 
 
+def default_artifacts():
+    """No --artifacts, run from the work tree: ./rocm-perf-optimize holds a .gitignore of
+    "*", as pytest and ruff do with their caches, so `git status` does not change."""
+    env = Env()
+    status = sh("git", "status", "--porcelain", "--untracked-files=all", cwd=env.repo)
+    argv = [ROCM_PERF, "optimize", env.source, "./kern --size 64", "--rounds", "4",
+            "--iterations", "5", "--seed", "7"]
+    p = subprocess.run(argv, env=env.environ(), cwd=env.repo, capture_output=True, text=True,
+                       stdin=subprocess.DEVNULL, timeout=300)
+    check(p.returncode == 0, f"{SCENARIO}: exit {p.returncode}\n{p.stdout}{p.stderr}")
+    folder = os.path.join(env.repo, "rocm-perf-optimize")
+    ignore = os.path.join(folder, ".gitignore")
+    check(os.path.exists(ignore) and "*" in open(ignore).read().splitlines(),
+          f"{SCENARIO}: no .gitignore of '*' in {folder}")
+    check(len(os.listdir(folder)) == 2, f"{SCENARIO}: {os.listdir(folder)}")
+    after = sh("git", "status", "--porcelain", "--untracked-files=all", cwd=env.repo)
+    check(after == status, f"{SCENARIO}: git status changed:\n{status}\n->\n{after}")
+    shutil.rmtree(folder)
+    env.done()
+
+
+def build_run_commands():
+    """--build and --run for the standalone form, checked like autotune's templates; a
+    target.json whose commands are not is refused naming the field."""
+    env = Env()
+    env.run("--build", "hipcc -O3 '-DTAG=a b' -o {out} {src}", "--run", "{out} --size 64",
+            "--auto-approve", app=None, expect=0)
+    check(len(env.branches()) == 1, f"{SCENARIO}: branches {env.branches()}\n{env.out}")
+    log = open(os.path.join(env.art, "original.build.log")).read()
+    check("-DTAG=a b" in log or "'-DTAG=a b'" in log, f"{SCENARIO}: build log\n{log}")
+    for args, words in ((["--build", "hipcc -o {out}"], "--build must hold {src}"),
+                        (["--build", "hipcc -o {out} {src} {lib}"],
+                         "unknown placeholder '{lib}'"),
+                        (["--build", "hipcc -o {out} {src}", "--run", "./kern"],
+                         "--run must hold {out}"),
+                        (["--run", "{out} 'open"], "the single quote")):
+        if "--run" not in args:
+            args = args + ["--run", "{out}"]
+        env.run(*args, "--check-args", app=None, expect=2)
+        check(words in env.err, f"{SCENARIO}: {args}: {env.err}")
+    build = os.path.join(env.tmp, "build")
+    os.makedirs(os.path.join(build, "rocm-perf", "kern"))
+    for field, cmd, words in (("build_command", ["hipcc", "-o", "{out}", "src.hip"],
+                               "'build_command' must hold {src}"),
+                              ("build_command", ["hipcc", "-o", "{out}", "{src}", "{libs}"],
+                               "'build_command': unknown placeholder '{libs}'"),
+                              ("codeobj_command", ["hipcc", "--genco", "{src}"],
+                               "'codeobj_command' must hold {out}"),
+                              ("test_command", ["{out}", "{size}"],
+                               "'test_command': unknown placeholder '{size}'")):
+        doc = {"schema_version": "1.0", "name": "kern", "sources": [env.source],
+               "build_command": ["hipcc", "-o", "{out}", "{src}"], "test_command": ["{out}"]}
+        doc[field] = cmd
+        with open(os.path.join(build, "rocm-perf", "kern", "target.json"), "w") as f:
+            json.dump(doc, f)
+        p = subprocess.run([ROCM_PERF, "optimize", "--test", "kern", "--build-dir", build],
+                           capture_output=True, text=True, env=env.environ())
+        check(p.returncode == 2 and words in p.stderr and "target.json" in p.stderr,
+              f"{SCENARIO}: {field} {cmd}: exit {p.returncode}: {p.stderr}")
+    env.done()
+
+
 def cmake_target():
     """rocm_perf_add_kernel_test(SOURCES ...) writes target.json; optimize --test reads it."""
     env = Env()
@@ -420,7 +494,8 @@ def main():
          "test_target": test_target, "cmake_target": cmake_target,
          "interactive": interactive, "same": same,
          "rank_gpu_time": rank_gpu_time, "app_noise": app_noise,
-         "rank_recorded": rank_recorded}[SCENARIO]()
+         "rank_recorded": rank_recorded, "default_artifacts": default_artifacts,
+         "build_run_commands": build_run_commands}[SCENARIO]()
     if failures:
         print(f"{len(failures)} failure(s)")
         return 1

@@ -84,6 +84,12 @@ typedef struct rpl_template {
  */
 int rpl_template_parse(rpl_template **out, const char *text, const char *what,
                        const char *const *names, size_t nnames);
+/*
+ * The same check on words already split (a JSON array of words): *used gets
+ * a bit per name used.
+ */
+int rpl_template_check_words(const char *const *words, const char *what, const char *const *names,
+                             size_t nnames, uint64_t *used);
 /* The argv with values[i] for {names[i]} (NULL-terminated, rpl_argv_free). */
 int rpl_template_expand(char ***out, const rpl_template *t, const char *const *names,
                         const char *const *values, size_t nnames);

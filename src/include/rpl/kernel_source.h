@@ -307,6 +307,14 @@ int rpl_compile_db_find(const char *db_path, const char *source, char ***words, 
 int rpl_compile_db_parse(const char *text, size_t len, const char *db_name, const char *source,
                          char ***words, char **dir);
 
+/*
+ * The words of a compile command that decide how a source parses (include
+ * directories, macros, forced includes, -std), as clang spells them, with
+ * relative paths made absolute against `dir`: *out NULL-terminated
+ * (rpl_argv_free; NULL when there are none).
+ */
+int rpl_ks_compile_flags(const char *const *words, const char *dir, char ***out);
+
 /* "hip", "cuda", "cuda-prelude"; "for", "while", "do", "range-for". */
 const char *rpl_ks_mode_name(rpl_ks_mode mode);
 const char *rpl_ks_loop_kind_name(rpl_ks_loop_kind kind);

@@ -205,16 +205,23 @@ typedef struct rpl_commit_msg {
  *
  *     perf(<kernel>): <strategy> (-12.3% ±0.8%)
  *
+ *     [<strategy>, whole, when the subject had to cut it]
+ *
  *     <body>
  *
  *     Key: value
  *     ...
  *
- * The sign is an ASCII '-' or '+', "±" is UTF-8.  RPL_EINPUT for a subject
+ * The subject holds at most RPL_COMMIT_SUBJECT_MAX characters: a longer
+ * strategy is cut at a word and ends in "...", and a kernel name too long
+ * to leave room for it gives "perf: <strategy>", with "Kernel <kernel>:
+ * <strategy>" opening the body.  The sign is an ASCII '-' or '+', "±" is
+ * UTF-8.  RPL_EINPUT for a subject
  * part or a trailer value with a line break, an empty value, a key that is
  * not letters, digits and '-', or a body line starting with "---" (git reads
  * it as the start of a patch and would lose the trailers).
  */
+#define RPL_COMMIT_SUBJECT_MAX 72
 int rpl_commit_msg_format(const rpl_commit_msg *m, char **out);
 
 typedef struct rpl_trailers {

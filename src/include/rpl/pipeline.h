@@ -74,19 +74,22 @@ extern "C" {
  * seed form named) is replaced by the built program.
  */
 typedef struct rpl_pipe_target {
-    char *name;          /* the test's name, or the source file's stem */
-    char *source;        /* the kernel source, absolute */
-    char *kernel;        /* the kernel to optimise, or NULL: ranked from the profile */
-    char **build_argv;   /* builds {out} from {src}; NULL-terminated, NULL: the default compiler */
-    char **test_argv;    /* the program and its arguments (the same for original and candidate) */
-    char *seed_flag;     /* the option that sets the program's input seed ("--seed"), or NULL:
-                            the program's own check does not run on fresh seeds */
-    char *baseline;      /* stored baseline file, or NULL (reported, not required) */
-    char *build_dir;     /* where scratch trees and default artifacts go, or NULL */
-    char **cflags;       /* extra words for the default compiler (-I DIR, -D X), NULL-terminated,
-                            or NULL */
-    char **codeobj_argv; /* builds the device code object {out} for {arch} from {src}; NULL:
-                            the default compiler's (hipcc --genco, nvcc -cubin) */
+    char *name;           /* the test's name, or the source file's stem */
+    char *source;         /* the kernel source, absolute */
+    char *kernel;         /* the kernel to optimise, or NULL: ranked from the profile */
+    char **build_argv;    /* builds {out} from {src}; NULL-terminated, NULL: the default compiler */
+    char **test_argv;     /* the program and its arguments (the same for original and candidate) */
+    char *seed_flag;      /* the option that sets the program's input seed ("--seed"), or NULL:
+                             the program's own check does not run on fresh seeds */
+    char *baseline;       /* stored baseline file, or NULL (reported, not required) */
+    char *build_dir;      /* where scratch trees and default artifacts go, or NULL */
+    char **cflags;        /* extra words for the default compiler (-I DIR, -D X), NULL-terminated,
+                             or NULL */
+    char **codeobj_argv;  /* builds the device code object {out} for {arch} from {src}; NULL:
+                             the default compiler's (hipcc --genco, nvcc -cubin) */
+    char **compile_words; /* the source's compile command for libclang (compile_commands.json),
+                             or NULL: build_argv's, else cflags */
+    char *compile_dir;    /* where compile_words run, or NULL: the source's directory */
 } rpl_pipe_target;
 
 /*
@@ -97,6 +100,16 @@ typedef struct rpl_pipe_target {
  * quoted command, RPL_ENOTFOUND for a missing source.
  */
 int rpl_pipe_target_from_seed(rpl_pipe_target **out, const char *source, const char *app_args);
+
+/*
+ * The standalone form with its own commands: `build` ("nvcc -O3 -o {out}
+ * {src} -lcublas", NULL: the default compiler) builds the program, `run`
+ * ("{out} --size 4096", NULL: APP ARGS) runs it.  Both are split as
+ * autotune splits its templates (quotes, no shell) and checked by
+ * rpl_pipe_command_check: the build needs {src} and {out}, the run {out}.
+ */
+int rpl_pipe_target_from_commands(rpl_pipe_target **out, const char *source, const char *app_args,
+                                  const char *build, const char *run);
 
 /*
  * A test registered with rocm_perf_add_kernel_test: <build_dir>/rocm-perf/<name>/target.json
@@ -114,6 +127,18 @@ int rpl_pipe_target_parse(rpl_pipe_target **out, const char *text, size_t len,
                           const char *build_dir);
 
 void rpl_pipe_target_free(rpl_pipe_target *t);
+
+/*
+ * Check a command's words as autotune checks its templates: every {NAME}
+ * is one of {src} {out} {dir} {arch} ({{ and }} are literal braces), and
+ * the placeholders `needs` asks for are there.  `field` names the command
+ * in the message ("'build_command'", "--build").  0, or RPL_EINPUT.
+ */
+#define RPL_PIPE_NEEDS_SRC (1u << 0)
+#define RPL_PIPE_NEEDS_OUT (1u << 1)
+int rpl_pipe_command_check(const char *const *argv, const char *field, unsigned needs);
+/* A command given as text (--build "CMD"): split as autotune splits its templates, then checked. */
+int rpl_pipe_command_words(char ***out, const char *text, const char *option, unsigned needs);
 
 /* ---- candidate ------------------------------------------------------------- */
 

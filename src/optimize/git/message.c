@@ -1,6 +1,7 @@
 /* Commit messages of accepted changes, and their trailers read back (rpl/optgit.h). */
 #include <math.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -95,11 +96,50 @@ static int check_reads_back(const char *msg, const rpl_commit_msg *m)
     return rc;
 }
 
+/* Characters of a UTF-8 text (bytes that do not continue a sequence). */
+static size_t utf8_chars(const char *s, size_t len)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < len; i++)
+        n += ((unsigned char)s[i] & 0xc0) != 0x80;
+    return n;
+}
+
+/*
+ * The bytes of `s` to keep in at most `room` characters: all of it when it
+ * fits, else up to the last blank that leaves room for "...", without the
+ * punctuation before it (a word longer than the room is cut at a character).
+ */
+static size_t fit_words(const char *s, size_t room, bool *cut)
+{
+    size_t len = strlen(s), end = 0, keep = 0;
+
+    *cut = utf8_chars(s, len) > room;
+    if (!*cut)
+        return len;
+    room = room > 3 ? room - 3 : 0;
+    while (end < len && utf8_chars(s, end + 1) <= room) {
+        end++;
+        if (s[end] == ' ')
+            keep = end;
+    }
+    while (end < len && ((unsigned char)s[end] & 0xc0) == 0x80)
+        end--; /* never half a character */
+    if (keep == 0)
+        keep = end;
+    while (keep > 0 && strchr(" ,;:.-", s[keep - 1]))
+        keep--;
+    return keep;
+}
+
 int rpl_commit_msg_format(const rpl_commit_msg *m, char **out)
 {
     rpl_strbuf sb = RPL_STRBUF_INIT;
     double change = m->time_change_pct;
-    size_t i;
+    char result[64], prefix[RPL_COMMIT_SUBJECT_MAX + 1];
+    size_t i, keep, room;
+    bool cut, short_prefix;
     int rc;
 
     *out = NULL;
@@ -112,12 +152,28 @@ int rpl_commit_msg_format(const rpl_commit_msg *m, char **out)
         if ((rc = check_key(m->trailers[i].key)) < 0 ||
             (rc = check_line(m->trailers[i].key, m->trailers[i].value, true)) < 0)
             return rc;
-    rc = rpl_strbuf_printf(&sb, "perf(%s): %s (%c%.1f%%", m->kernel, m->strategy,
-                           change < 0 ? '-' : '+', fabs(change));
-    if (!rc && isfinite(m->ci_half_pct) && m->ci_half_pct >= 0)
-        rc = rpl_strbuf_printf(&sb, " \u00b1%.1f%%", m->ci_half_pct);
-    if (!rc)
-        rc = rpl_strbuf_puts(&sb, ")\n");
+    /* perf(KERNEL): STRATEGY (-12.3% ±0.4%) in at most 72 characters: the strategy is cut at
+       a word (and a long kernel name left out) with the whole of both in the body. */
+    if (isfinite(m->ci_half_pct) && m->ci_half_pct >= 0)
+        snprintf(result, sizeof(result), " (%c%.1f%% \u00b1%.1f%%)", change < 0 ? '-' : '+',
+                 fabs(change), m->ci_half_pct);
+    else
+        snprintf(result, sizeof(result), " (%c%.1f%%)", change < 0 ? '-' : '+', fabs(change));
+    short_prefix =
+        snprintf(prefix, sizeof(prefix), "perf(%s): ", m->kernel) >= (int)sizeof(prefix) ||
+        utf8_chars(prefix, strlen(prefix)) + utf8_chars(result, strlen(result)) + 16 >
+            RPL_COMMIT_SUBJECT_MAX;
+    if (short_prefix)
+        snprintf(prefix, sizeof(prefix), "perf: ");
+    room = RPL_COMMIT_SUBJECT_MAX - utf8_chars(prefix, strlen(prefix)) -
+           utf8_chars(result, strlen(result));
+    keep = fit_words(m->strategy, room, &cut);
+    rc = rpl_strbuf_printf(&sb, "%s%.*s%s%s\n", prefix, (int)keep, m->strategy, cut ? "..." : "",
+                           result);
+    if (!rc && (cut || short_prefix))
+        rc =
+            rpl_strbuf_printf(&sb, "\n%s%s%s%s\n", short_prefix ? "Kernel " : "",
+                              short_prefix ? m->kernel : "", short_prefix ? ": " : "", m->strategy);
     if (!rc && m->body)
         rc = put_body(&sb, m->body);
     if (!rc && m->n_trailers)

@@ -63,7 +63,7 @@ static int compile(rpl_pipe *p, pipe_build *b, const char *const *cmd, const cha
                    const char *arch, bool *failed)
 {
     const char *dir = rpl_scratch_path(b->scratch);
-    const char *vars[4] = {b->src, output, dir, arch ? arch : p->opts.arch};
+    const char *vars[4] = {b->src, output, dir, arch ? arch : pipe_arch(p)};
     char **argv = NULL, **own = NULL, *srcdir = NULL, *slash;
     rpl_strbuf log = RPL_STRBUF_INIT;
     rpl_spawn_result res;

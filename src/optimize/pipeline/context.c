@@ -18,6 +18,7 @@
 #include "rpl/fsutil.h"
 #include "rpl/json.h"
 #include "rpl/log.h"
+#include "rpl/profile_backend.h"
 
 /* Whether `prog` is an executable file in a PATH directory. */
 static bool in_path(const char *prog)
@@ -49,33 +50,79 @@ static const char *pick_compiler(const char *source)
     return in_path("nvcc") ? "nvcc" : "hipcc";
 }
 
+/*
+ * <build dir or .>/rocm-perf-optimize/<target>-<UTC>.  The folder holds a
+ * .gitignore of "*", as pytest and ruff do with their caches, so that a run
+ * in a work tree does not show in `git status`.
+ */
 static int default_artifacts(char **out, const rpl_pipe_target *t)
 {
-    char stamp[32];
+    static const char ignore_all[] = "# rocm-perf optimize artifacts: not for git\n*\n";
+    char stamp[32], *dir = NULL, *ignore = NULL;
     time_t now = time(NULL);
     struct tm tm;
+    int rc;
 
     gmtime_r(&now, &tm);
     strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-    return pipe_set(out, "%s/rocm-perf-optimize/%s-%s", t->build_dir ? t->build_dir : ".", t->name,
-                    stamp);
+    if ((rc = pipe_set(&dir, "%s/rocm-perf-optimize", t->build_dir ? t->build_dir : ".")) ||
+        (rc = pipe_set(&ignore, "%s/.gitignore", dir)) || (rc = rpl_mkdir_p(dir)))
+        goto done;
+    if (access(ignore, F_OK) != 0 &&
+        (rc = rpl_file_write_atomic(ignore, ignore_all, sizeof(ignore_all) - 1)) != 0)
+        goto done;
+    rc = pipe_set(out, "%s/%s-%s", dir, t->name, stamp);
+done:
+    free(dir);
+    free(ignore);
+    return rc;
 }
 
-/* The -I directories of the compiler words, for libclang. */
-static int includes(rpl_pipe *p)
+/*
+ * How libclang parses the source: as the build compiles it (the database's
+ * command, the build command, or the default compiler's extra words), for
+ * --arch, else the build's architecture, else the GPU's.
+ */
+static int parse_options(rpl_pipe *p)
 {
-    char **cf = p->target->cflags;
-    size_t n = 0;
-    int rc = 0;
+    const rpl_pipe_target *t = p->target;
+    rpl_gpu_probe probe;
+    char *slash;
 
-    for (size_t i = 0; rc == 0 && cf && cf[i]; i++) {
-        if (strcmp(cf[i], "-I") == 0 && cf[i + 1])
-            rc = pipe_argv_push(&p->ks_includes, &n, cf[++i]);
-        else if (strncmp(cf[i], "-I", 2) == 0 && cf[i][2])
-            rc = pipe_argv_push(&p->ks_includes, &n, cf[i] + 2);
+    p->ks.arch = p->opts.arch;
+    p->ks.compile_words = (const char *const *)(t->compile_words ? t->compile_words
+                                                : t->build_argv  ? t->build_argv
+                                                                 : t->cflags);
+    if (t->compile_words)
+        p->ks.compile_dir = t->compile_dir;
+    else {
+        if (!(p->ks_dir = strdup(t->source)))
+            return rpl_error_oom();
+        if ((slash = strrchr(p->ks_dir, '/')) != NULL)
+            *slash = '\0';
+        p->ks.compile_dir = p->ks_dir;
     }
-    p->ks.include_dirs = (const char *const *)p->ks_includes;
-    return rc;
+    if (rpl_gpu_probe_run(&probe, NULL) == 0) {
+        snprintf(p->gpu_arch, sizeof(p->gpu_arch), "%s",
+                 probe.nvidia_arch[0] ? probe.nvidia_arch : probe.amd_arch);
+        p->ks.gpu_arch = p->gpu_arch[0] ? p->gpu_arch : NULL;
+    }
+    return 0;
+}
+
+const char *pipe_arch(const rpl_pipe *p)
+{
+    return p->opts.arch ? p->opts.arch : p->gpu_arch[0] ? p->gpu_arch : NULL;
+}
+
+/* A build command with {arch} needs an architecture before anything is built. */
+static int check_build_arch(const rpl_pipe *p)
+{
+    for (size_t i = 0; p->target->build_argv && p->target->build_argv[i]; i++)
+        if (strstr(p->target->build_argv[i], "{arch}") && !pipe_arch(p))
+            return rpl_error_set(RPL_EINPUT, "the build command uses {arch}, but no --arch was "
+                                             "given and no GPU was found to take it from");
+    return 0;
 }
 
 int pipe_kernel_parsed(const rpl_pipe *p, const rpl_ks_kernel *k)
@@ -256,7 +303,7 @@ static int open_steps(rpl_pipe *p)
     memcpy(p->baseline, head.hex, sizeof(p->baseline));
     if ((rc = rpl_file_read_all(p->target->source, 16u << 20, &p->orig_text, &p->orig_len)) != 0)
         return rc;
-    if ((rc = includes(p)) != 0 ||
+    if ((rc = parse_options(p)) != 0 || (rc = check_build_arch(p)) != 0 ||
         (rc = rpl_kernel_source_parse_buffer(&p->orig_ks, p->target->source, p->orig_text,
                                              p->orig_len, &p->ks)) != 0)
         return rc;
@@ -530,7 +577,7 @@ void rpl_pipe_close(rpl_pipe *p)
     free(p->kernels);
     pipe_build_release(&p->orig);
     rpl_kernel_source_free(p->orig_ks);
-    pipe_argv_free(p->ks_includes);
+    free(p->ks_dir);
     pipe_argv_free(p->ranked);
     free(p->ceilings);
     rpl_git_repo_free(p->repo);

@@ -49,7 +49,8 @@ struct rpl_pipe {
     pipe_build orig;
     rpl_kernel_source *orig_ks; /* the original parsed with libclang */
     rpl_ks_options ks;
-    char **ks_includes; /* -I directories of target->cflags */
+    char *ks_dir;       /* the source's directory, where its build runs */
+    char gpu_arch[16];  /* this machine's GPU, or "" */
     unsigned wave_size;
     double app_ns; /* the original's critical path, NaN when not profiled */
     char **ranked; /* kernels by 1/(1-f) */
@@ -68,6 +69,8 @@ struct rpl_pipe {
 
 /* argv helpers (NULL-terminated arrays of malloc'ed strings). */
 void pipe_argv_free(char **argv);
+/* The architecture of the program's build: --arch, else the GPU's; NULL when neither. */
+const char *pipe_arch(const rpl_pipe *p);
 /* 0 when the kernel parsed completely in the original, else RPL_EINPUT naming FILE:LINE. */
 int pipe_kernel_parsed(const rpl_pipe *p, const rpl_ks_kernel *k);
 int pipe_split_words(char ***out, const char *text);

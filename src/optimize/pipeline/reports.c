@@ -266,6 +266,30 @@ int rpl_pipe_write_reports(rpl_pipe *p)
 
 /* ---- commit message ---------------------------------------------------------- */
 
+/*
+ * A metric as the commit body shows it: "n/a" for a value the platform does
+ * not have (the static counts are -1 then, a time is NaN), times in a
+ * readable unit ("20.73 ms"), the rest as numbers ("128", "0.5").
+ */
+static void metric_text(char *buf, size_t size, const char *name, double v)
+{
+    size_t n = strlen(name);
+    bool is_ns = n > 3 && strcmp(name + n - 3, "_ns") == 0;
+
+    if (!isfinite(v) || v < 0)
+        snprintf(buf, size, "n/a");
+    else if (!is_ns)
+        snprintf(buf, size, "%.6g", v);
+    else if (v < 1e3)
+        snprintf(buf, size, "%.0f ns", v);
+    else if (v < 1e6)
+        snprintf(buf, size, "%.2f us", v / 1e3);
+    else if (v < 1e9)
+        snprintf(buf, size, "%.2f ms", v / 1e6);
+    else
+        snprintf(buf, size, "%.3f s", v / 1e9);
+}
+
 int rpl_pipe_commit_message(const rpl_pipe *p, const rpl_pipe_outcome *o, char **out)
 {
     rpl_strbuf body = RPL_STRBUF_INIT;
@@ -279,9 +303,12 @@ int rpl_pipe_commit_message(const rpl_pipe *p, const rpl_pipe_outcome *o, char *
     if (o->decision != RPL_PIPE_ACCEPTED)
         return rpl_error_set(RPL_EUSAGE, "only an accepted candidate is committed");
     rpl_strbuf_puts(&body, "| metric | original | candidate |\n|---|---|---|\n");
-    for (size_t i = 0; i < o->nmetrics; i++)
-        rpl_strbuf_printf(&body, "| %s | %.6g | %.6g |\n", o->metrics[i].name,
-                          o->metrics[i].original, o->metrics[i].candidate);
+    for (size_t i = 0; i < o->nmetrics; i++) {
+        char a[32], b[32];
+        metric_text(a, sizeof(a), o->metrics[i].name, o->metrics[i].original);
+        metric_text(b, sizeof(b), o->metrics[i].name, o->metrics[i].candidate);
+        rpl_strbuf_printf(&body, "| %s | %s | %s |\n", o->metrics[i].name, a, b);
+    }
     rpl_strbuf_printf(&body,
                       "\nMeasured by replaying the captured dispatch, original and "
                       "candidate alternately (%u rounds x %u launches).",

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "pipe_int.h"
+#include "rpl/autotune.h"
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
 #include "rpl/json.h"
@@ -24,6 +25,8 @@ void rpl_pipe_target_free(rpl_pipe_target *t)
     free(t->build_dir);
     pipe_argv_free(t->cflags);
     pipe_argv_free(t->codeobj_argv);
+    pipe_argv_free(t->compile_words);
+    free(t->compile_dir);
     free(t);
 }
 
@@ -44,7 +47,25 @@ static int source_and_name(rpl_pipe_target *t, const char *source)
     return t->name ? 0 : rpl_error_oom();
 }
 
+int rpl_pipe_command_words(char ***out, const char *text, const char *option, unsigned needs)
+{
+    size_t n = 0;
+    int rc = rpl_words_split(out, &n, text, option);
+
+    if (rc == 0 && (rc = rpl_pipe_command_check((const char *const *)*out, option, needs)) != 0) {
+        rpl_argv_free(*out);
+        *out = NULL;
+    }
+    return rc ? rpl_error_set(RPL_EINPUT, "%s", rpl_error_last()->message) : 0;
+}
+
 int rpl_pipe_target_from_seed(rpl_pipe_target **out, const char *source, const char *app_args)
+{
+    return rpl_pipe_target_from_commands(out, source, app_args, NULL, NULL);
+}
+
+int rpl_pipe_target_from_commands(rpl_pipe_target **out, const char *source, const char *app_args,
+                                  const char *build, const char *run)
 {
     rpl_pipe_target *t = calloc(1, sizeof(*t));
     int rc;
@@ -52,8 +73,12 @@ int rpl_pipe_target_from_seed(rpl_pipe_target **out, const char *source, const c
     *out = NULL;
     if (!t)
         return rpl_error_oom();
-    if ((rc = source_and_name(t, source)) == 0 &&
-        (rc = pipe_split_words(&t->test_argv, app_args)) == 0) {
+    if ((rc = source_and_name(t, source)) == 0 && build)
+        rc = rpl_pipe_command_words(&t->build_argv, build, "--build",
+                                    RPL_PIPE_NEEDS_SRC | RPL_PIPE_NEEDS_OUT);
+    if (rc == 0 && run)
+        rc = rpl_pipe_command_words(&t->test_argv, run, "--run", RPL_PIPE_NEEDS_OUT);
+    else if (rc == 0 && (rc = pipe_split_words(&t->test_argv, app_args)) == 0) {
         free(t->test_argv[0]);
         if (!(t->test_argv[0] = strdup("{out}")))
             rc = rpl_error_oom();
@@ -64,6 +89,21 @@ int rpl_pipe_target_from_seed(rpl_pipe_target **out, const char *source, const c
         return rc;
     }
     *out = t;
+    return 0;
+}
+
+int rpl_pipe_command_check(const char *const *argv, const char *field, unsigned needs)
+{
+    static const char *const names[] = {"src", "out", "dir", "arch"};
+    static const char *const roles[] = {"the kernel source", "the program built",
+                                        "the scratch tree", "the GPU architecture"};
+    uint64_t used = 0;
+
+    if (rpl_template_check_words(argv, field, names, 4, &used) != 0)
+        return rpl_error_set(RPL_EINPUT, "%s", rpl_error_last()->message);
+    for (unsigned k = 0; k < 4; k++)
+        if ((needs & (1u << k)) && !(used & (1u << k)))
+            return rpl_error_set(RPL_EINPUT, "%s must hold {%s} (%s)", field, names[k], roles[k]);
     return 0;
 }
 
@@ -126,7 +166,13 @@ static int from_doc(rpl_pipe_target *t, const cJSON *doc, const char *build_dir)
         (rc = json_text(&t->seed_flag, doc, "seed_flag")) ||
         (rc = json_words(&t->build_argv, doc, "build_command", true)) ||
         (rc = json_words(&t->codeobj_argv, doc, "codeobj_command", false)) ||
-        (rc = json_words(&t->test_argv, doc, "test_command", true)))
+        (rc = json_words(&t->test_argv, doc, "test_command", true)) ||
+        (rc = rpl_pipe_command_check((const char *const *)t->build_argv, "'build_command'",
+                                     RPL_PIPE_NEEDS_SRC | RPL_PIPE_NEEDS_OUT)) ||
+        (t->codeobj_argv &&
+         (rc = rpl_pipe_command_check((const char *const *)t->codeobj_argv, "'codeobj_command'",
+                                      RPL_PIPE_NEEDS_SRC | RPL_PIPE_NEEDS_OUT))) ||
+        (rc = rpl_pipe_command_check((const char *const *)t->test_argv, "'test_command'", 0)))
         return rc;
     return (t->build_dir = strdup(build_dir)) ? 0 : rpl_error_oom();
 }

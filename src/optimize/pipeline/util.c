@@ -87,7 +87,10 @@ int pipe_argv_expand(char ***out, const char *const *argv, const char *const var
             size_t k = 0;
             while (k < 4 && strncmp(s, names[k], strlen(names[k])) != 0)
                 k++;
-            if (k < 4 && vars && vars[k]) {
+            if ((s[0] == '{' && s[1] == '{') || (s[0] == '}' && s[1] == '}')) {
+                rc = rpl_strbuf_putc(&w, *s); /* a literal brace, as in command templates */
+                s += 2;
+            } else if (k < 4 && vars && vars[k]) {
                 rc = rpl_strbuf_puts(&w, vars[k]);
                 s += strlen(names[k]);
             } else {

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ks_internal.h"
+#include "rpl/autotune.h"
 #include "rpl/error.h"
 
 /* An option that takes a value: the clang spelling it becomes. */
@@ -149,4 +150,39 @@ int ks_flags_take(const char *const *words, const char *dir, ks_flags_sink add, 
         i += used;
     }
     return rc;
+}
+
+typedef struct word_list {
+    char **v;
+    size_t n;
+} word_list;
+
+static int push_word(void *ctx, const char *prefix, const char *value)
+{
+    word_list *l = ctx;
+    char **grown = realloc(l->v, (l->n + 2) * sizeof(*grown));
+    int n;
+
+    if (!grown)
+        return rpl_error_oom();
+    l->v = grown;
+    n = snprintf(NULL, 0, "%s%s", prefix, value ? value : "");
+    if (n < 0 || !(l->v[l->n] = malloc((size_t)n + 1)))
+        return rpl_error_oom();
+    snprintf(l->v[l->n], (size_t)n + 1, "%s%s", prefix, value ? value : "");
+    l->v[++l->n] = NULL;
+    return 0;
+}
+
+int rpl_ks_compile_flags(const char *const *words, const char *dir, char ***out)
+{
+    word_list l = {0};
+    int rc = ks_flags_take(words, dir, push_word, &l);
+
+    if (rc) {
+        rpl_argv_free(l.v);
+        return rc;
+    }
+    *out = l.v;
+    return 0;
 }

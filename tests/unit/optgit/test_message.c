@@ -1,6 +1,7 @@
 /* Commit messages and trailers: format, refuse, parse back (rpl/optgit.h). */
 #include <math.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -87,6 +88,73 @@ static void subject_variants(void **state)
     m.body = "\n\nfree text\n\n\n";
     assert_int_equal(rpl_commit_msg_format(&m, &msg), 0);
     assert_string_equal(msg, "perf(k): s (-0.5%)\n\nfree text\n");
+    free(msg);
+}
+
+/* Characters of the first line (UTF-8). */
+static size_t subject_chars(const char *msg)
+{
+    size_t n = 0;
+
+    for (const char *p = msg; *p && *p != '\n'; p++)
+        n += ((unsigned char)*p & 0xc0) != 0x80;
+    return n;
+}
+
+static bool starts_with(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static void long_subjects_are_cut_at_a_word(void **state)
+{
+    static const char strategy[] =
+        "stage both input tiles in shared memory so that both the global loads and the "
+        "stores coalesce, then unroll the inner product by four";
+    rpl_commit_msg m = {.kernel = "matrix_multiplication_kernel<16>",
+                        .strategy = strategy,
+                        .time_change_pct = -85.5,
+                        .ci_half_pct = 0.04};
+    char *msg, *nl;
+
+    (void)state;
+    assert_int_equal(rpl_commit_msg_format(&m, &msg), 0);
+    assert_true(subject_chars(msg) <= RPL_COMMIT_SUBJECT_MAX);
+    nl = strchr(msg, '\n');
+    assert_non_null(nl);
+    /* The subject ends with the cut strategy, "..." and the result; the cut is at a word. */
+    assert_true(starts_with(msg, "perf(matrix_multiplication_kernel<16>): stage both"));
+    assert_non_null(strstr(msg, "... (-85.5% \xc2\xb1"
+                                "0.0%)\n"));
+    const char *dots = strstr(msg, "...");
+    assert_true(dots < nl && dots[-1] != ' ' && strchr(strategy, dots[-1]));
+    size_t kept = (size_t)(dots - msg) - strlen("perf(matrix_multiplication_kernel<16>): ");
+    assert_true(strategy[kept] == ' ' || strategy[kept] == ',');
+    /* The whole strategy opens the body. */
+    assert_non_null(strstr(nl, strategy));
+    free(msg);
+
+    /* A kernel name that leaves no room: "perf: ", the kernel and strategy in the body. */
+    m.kernel = "void very_long_namespace::detail::tiled_matrix_product_kernel<float, 128u, 8u>"
+               "(float const*, float const*, float*, unsigned int)";
+    m.strategy = "unroll x4";
+    assert_int_equal(rpl_commit_msg_format(&m, &msg), 0);
+    assert_true(subject_chars(msg) <= RPL_COMMIT_SUBJECT_MAX);
+    assert_true(starts_with(msg, "perf: unroll x4 (-85.5%"));
+    assert_non_null(strstr(msg, "\n\nKernel void very_long_namespace::"));
+    free(msg);
+
+    /* One word longer than the room is cut at a character, never inside a UTF-8 sequence. */
+    m.kernel = "k";
+    m.strategy = "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+                 "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+                 "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+                 "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+                 "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+                 "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9";
+    assert_int_equal(rpl_commit_msg_format(&m, &msg), 0);
+    assert_true(subject_chars(msg) == RPL_COMMIT_SUBJECT_MAX);
+    assert_non_null(strstr(msg, "\xc3\xa9..."));
     free(msg);
 }
 
@@ -209,6 +277,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(formats_subject_body_and_trailers),
         cmocka_unit_test(subject_variants),
+        cmocka_unit_test(long_subjects_are_cut_at_a_word),
         cmocka_unit_test(refuses_what_would_break_the_message),
         cmocka_unit_test(trailers_parse_back_exactly),
         cmocka_unit_test(trailers_survive_a_real_commit),

@@ -11,7 +11,8 @@
 # For each program: its own run time; profile --counters none; profile (counters, the
 # default sample); analyze on the output folder; kernels; capture + replay --check;
 # optimize; llm-optimize with the stand-in answers where the program has them.  Each
-# step has a time limit (STEP_LIMIT, default 150 s; the whole check stops starting
+# step has a time limit (STEP_LIMIT, default 150 s; OPT_LIMIT for optimize and
+# llm-optimize, default 200 s; the whole check stops starting
 # steps after CHECK_BUDGET s, default 500; CORPUS_STEPS=profile: only the run, profile and
 # analyze steps).  $OUT/steps.tsv: program, step, exit
 # status, seconds, note; $OUT/summary.txt the same as a table; logs.tar.gz the output
@@ -23,6 +24,7 @@ gpu_lib=$(dirname "$0")/lib.sh
 . "$gpu_lib"
 check_start corpus
 limit=${STEP_LIMIT:-150}
+opt_limit=${OPT_LIMIT:-200}
 budget=${CHECK_BUDGET:-500}
 key=rpl-SENTINEL-corpus-51c0
 export ROCM_PERF_TEMPLATES=$bundle/templates
@@ -87,14 +89,15 @@ program() {
     step "$name" capture "$limit" "$rp" capture --kernel "$kre" -o "$work/snap-$name" \
         -- "./${app[0]}" "${app[@]:1}"
     step "$name" replay-check 60 "$rp" replay full-vm "$work/snap-$name" --check
-    step "$name" optimize 200 "$rp" optimize "$repo/$source" "./${app[0]} ${app[*]:1}" \
-        --artifacts "$work/art-$name-opt" "${extra[@]}"
+    step "$name" optimize "$opt_limit" "$rp" optimize "$repo/$source" "./${app[0]} ${app[*]:1}" \
+        --artifacts "$work/art-$name-opt" --max-kernels 1 --rounds 4 --app-rounds 2 \
+        --auto-approve "${extra[@]}"
     if [ -d "$bundle/answers/$name" ]; then
         serve "$name"
-        OPENAI_API_KEY=$key step "$name" llm-optimize 240 "$rp" llm-optimize "$repo/$source" \
-            "./${app[0]} ${app[*]:1}" --base-url "$url" --model standin-model \
-            --artifacts "$work/art-$name-llm" --rounds 2 --max-iters 1 --auto-approve \
-            "${extra[@]}"
+        OPENAI_API_KEY=$key step "$name" llm-optimize "$opt_limit" "$rp" llm-optimize \
+            "$repo/$source" "./${app[0]} ${app[*]:1}" --base-url "$url" --model standin-model \
+            --artifacts "$work/art-$name-llm" --rounds 4 --app-rounds 2 --max-iters 1 \
+            --auto-approve "${extra[@]}"
         kill "$server_pid" 2>/dev/null
         wait "$server_pid" 2>/dev/null
     fi
@@ -124,12 +127,6 @@ for i in 1 2 3; do
     step bench "run-$i" "$limit" ./layernorm_forward 3
     step bench "profile-$i" "$limit" "$rp" profile -v -o "$work/bench" -- ./layernorm_forward 3
 done
-# The same program with its other kernels: longer runs of >= 10k launches (kernel 2 makes
-# three launches per call).
-for k in 1 2; do
-    step bench "run-k$k" "$limit" ./layernorm_forward "$k"
-    step bench "profile-k$k" "$limit" "$rp" profile -o "$work/bench" -- ./layernorm_forward "$k"
-done
 
 program layernorm karpathy+llm.c/dev/cuda layernorm_forward.cu 'layernorm_forward_kernel3' \
     'nvcc -O3 --use_fast_math -std=c++17 -arch={arch} {src} -lcublas -lcublasLt -o {out}' \
@@ -142,6 +139,12 @@ program sgemm siboehm+SGEMM_CUDA src/kernels/5_kernel_2D_blocktiling.cuh 'sgemm2
     'nvcc -O3 -std=c++20 -arch={arch} -I{dir}/src -include {src} {dir}/sgemm.cu {dir}/src/runner.cu -lcublas -o {out}' \
     -- sgemm 5
 program radixsort NVIDIA+cuda-samples '' '' '' -- radixSortThrust
+# The same program with its other kernels: longer runs of >= 10k launches (kernel 2 makes
+# three launches per call).
+for k in 1 2; do
+    step bench "run-k$k" "$limit" ./layernorm_forward "$k"
+    step bench "profile-k$k" "$limit" "$rp" profile -o "$work/bench" -- ./layernorm_forward "$k"
+done
 tr '\t' '|' <"$tsv" | tee "$out/summary.txt"
 tar -czf "$out/profiles.tar.gz" -C "$work" $(cd "$work" && ls -d p-* 2>/dev/null | sed 's|$|/profile.json|') \
     2>/dev/null

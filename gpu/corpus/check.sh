@@ -107,8 +107,14 @@ program() {
         git -C "$repo" log -1 --format='--- %h %s%n%b' "$b"
     done >>"$work/logs/$name.branches" 2>&1
     git -C "$repo" status --porcelain >"$work/logs/$name.status" 2>&1
-    cp -r "$work/art-$name-opt" "$work/logs/$name.art-opt" 2>/dev/null
-    cp -r "$work/art-$name-llm" "$work/logs/$name.art-llm" 2>/dev/null
+    # The artifacts' reports and logs (not their snapshots: too large to bring back).
+    local a
+    for a in opt llm; do
+        [ -d "$work/art-$name-$a" ] || continue
+        mkdir -p "$work/logs/$name.art-$a"
+        (cd "$work/art-$name-$a" && find . -type f -size -1M -print0 | tar --null -cf - -T -) |
+            tar -xf - -C "$work/logs/$name.art-$a"
+    done
 }
 
 # The README's demo trace: two_streams (gpu/cupti/two_streams.cu) with counters on every

@@ -15,6 +15,7 @@
 #include "rpl/fsutil.h"
 #include "rpl/json.h"
 #include "rpl/autotune.h"
+#include "rpl/codeobj.h"
 #include "rpl/kernel_source.h"
 #include "rpl/profile_backend.h"
 #include "rpl/strbuf.h"
@@ -37,16 +38,28 @@ typedef struct kernels_opts {
     char **compile_words;         /* from either; owned */
     char *compile_dir;
     char gpu_arch[16];
+    const char *code_object; /* --code-object FILE */
+    rpl_codeobj_set *symbols;
 } kernels_opts;
 
-enum { OPT_LANG = 256, OPT_ARCH, OPT_WAVE, OPT_JSON, OPT_NO_VENDOR, OPT_BUILD, OPT_COMPILE_DB };
+enum {
+    OPT_LANG = 256,
+    OPT_ARCH,
+    OPT_WAVE,
+    OPT_JSON,
+    OPT_NO_VENDOR,
+    OPT_BUILD,
+    OPT_COMPILE_DB,
+    OPT_CODE_OBJECT
+};
 
 static void usage(FILE *out)
 {
     fprintf(out,
             "usage: rocm-perf kernels SOURCE [--lang hip|cuda] [--arch A] [-I DIR]...\n"
             "                         [-D NAME[=VALUE]]... [--build \"CMD\"]\n"
-            "                         [--compile-commands FILE] [--wave 32|64]\n"
+            "                         [--compile-commands FILE] [--code-object FILE]\n"
+            "                         [--wave 32|64]\n"
             "                         [--no-vendor-headers] [--json] [-o FILE] [-v|-q]\n"
             "\n"
             "Parse a HIP or CUDA source with libclang, as the optimizer does, and print its\n"
@@ -66,6 +79,8 @@ static void usage(FILE *out)
             "  --compile-commands FILE\n"
             "                       take SOURCE's compile command from a compilation\n"
             "                       database (compile_commands.json of CMake or Bear)\n"
+            "  --code-object FILE   a code object, cubin or program built from SOURCE: list\n"
+            "                       the instantiations of each template kernel it holds\n"
             "  --wave N             wavefront size for the unroll factor (default: the arch's)\n"
             "  --no-vendor-headers  parse with rocm-perf's CUDA prelude instead of the ROCm or\n"
             "                       CUDA headers\n"
@@ -88,6 +103,7 @@ static int parse_args(kernels_opts *o, int argc, char **argv)
         {"no-vendor-headers", no_argument, NULL, OPT_NO_VENDOR},
         {"build", required_argument, NULL, OPT_BUILD},
         {"compile-commands", required_argument, NULL, OPT_COMPILE_DB},
+        {"code-object", required_argument, NULL, OPT_CODE_OBJECT},
         {"out", required_argument, NULL, 'o'},
         RPL_CLI_COMMON_LONGOPTS,
         {NULL, 0, NULL, 0}};
@@ -131,6 +147,9 @@ static int parse_args(kernels_opts *o, int argc, char **argv)
         case OPT_COMPILE_DB:
             o->compile_commands = optarg;
             break;
+        case OPT_CODE_OBJECT:
+            o->code_object = optarg;
+            break;
         case 'I':
         case 'D':
             if ((opt == 'I' ? o->n_includes : o->n_defines) == MAX_LIST)
@@ -172,6 +191,9 @@ static int compile_context(kernels_opts *o)
     if (o->compile_commands && (rc = rpl_compile_db_find(o->compile_commands, o->source,
                                                          &o->compile_words, &o->compile_dir)) != 0)
         return rpl_cli_fail(rc == RPL_ENOTFOUND ? RPL_EINPUT : rc);
+    if (o->code_object && ((rc = rpl_codeobj_set_new(&o->symbols)) != 0 ||
+                           (rc = rpl_codeobj_read_file(o->symbols, o->code_object)) != 0))
+        return rpl_cli_fail(rc);
     o->ks.compile_words = (const char *const *)o->compile_words;
     o->ks.compile_dir = o->compile_dir;
     if (o->ks.arch || rpl_gpu_probe_run(&probe, NULL) != 0)
@@ -227,6 +249,16 @@ static int text_loop(rpl_strbuf *sb, const rpl_ks_loop *l, unsigned wave)
                              l->blocker ? l->blocker : rpl_error_last()->message);
 }
 
+/* `symbol` (from the code object) is an instantiation of the template kernel k. */
+static bool is_instance(const rpl_kernel_source *src, const rpl_ks_kernel *k, const char *symbol)
+{
+    const rpl_ks_kernel *found = NULL;
+    bool yes = rpl_kernel_source_find(src, symbol, &found) == 0 && found == k;
+
+    rpl_error_clear();
+    return yes;
+}
+
 static int text_output(rpl_strbuf *sb, const kernels_opts *o, const rpl_kernel_source *src)
 {
     unsigned wave = wave_size(o, src);
@@ -254,6 +286,9 @@ static int text_output(rpl_strbuf *sb, const kernels_opts *o, const rpl_kernel_s
         free(sig);
         if (!rc && k->launch_bounds)
             rc = rpl_strbuf_printf(sb, "  launch bounds: %s\n", k->launch_bounds);
+        for (size_t j = 0; !rc && k->is_template && o->symbols && j < o->symbols->count; j++)
+            if (is_instance(src, k, o->symbols->kernels[j].name))
+                rc = rpl_strbuf_printf(sb, "  instantiation: %s\n", o->symbols->kernels[j].name);
         const rpl_ks_diag *e = rpl_ks_kernel_error(src, k);
         if (!rc && e)
             rc = rpl_strbuf_printf(sb,
@@ -343,9 +378,10 @@ static bool add_error(cJSON *o, const rpl_ks_diag *d)
            cJSON_AddStringToObject(e, "message", d->message);
 }
 
-static cJSON *json_kernel(const rpl_kernel_source *src, const rpl_ks_kernel *k, unsigned wave)
+static cJSON *json_kernel(const rpl_kernel_source *src, const rpl_ks_kernel *k, unsigned wave,
+                          const rpl_codeobj_set *symbols)
 {
-    cJSON *o = cJSON_CreateObject(), *params, *tparams, *loops;
+    cJSON *o = cJSON_CreateObject(), *params, *tparams, *loops, *inst = NULL;
     char *sig = NULL;
     bool ok = o != NULL && rpl_ks_kernel_signature(k, &sig) == 0;
 
@@ -381,6 +417,11 @@ static cJSON *json_kernel(const rpl_kernel_source *src, const rpl_ks_kernel *k, 
     }
     for (size_t i = 0; ok && i < k->n_loops; i++)
         ok = cJSON_AddItemToArray(loops, json_loop(&k->loops[i], wave));
+    if (ok && symbols && (inst = cJSON_AddArrayToObject(o, "instantiations")) == NULL)
+        ok = false;
+    for (size_t i = 0; ok && symbols && k->is_template && i < symbols->count; i++)
+        if (is_instance(src, k, symbols->kernels[i].name))
+            ok = cJSON_AddItemToArray(inst, cJSON_CreateString(symbols->kernels[i].name));
     if (!ok) {
         cJSON_Delete(o);
         return NULL;
@@ -419,7 +460,7 @@ static cJSON *json_output(const kernels_opts *o, const rpl_kernel_source *src)
              cJSON_AddStringToObject(j, "message", d->message);
     }
     for (size_t i = 0; ok && i < src->n_kernels; i++)
-        ok = cJSON_AddItemToArray(kernels, json_kernel(src, &src->kernels[i], wave));
+        ok = cJSON_AddItemToArray(kernels, json_kernel(src, &src->kernels[i], wave, o->symbols));
     if (!ok) {
         cJSON_Delete(doc);
         return NULL;
@@ -452,6 +493,7 @@ int cmd_kernels(int argc, char **argv)
          (rc = rpl_cli_fail(rc)) != 0)) {
         rpl_argv_free(o.compile_words);
         free(o.compile_dir);
+        rpl_codeobj_set_free(o.symbols);
         return rc;
     }
     rpl_argv_free(o.compile_words);
@@ -470,5 +512,6 @@ int cmd_kernels(int argc, char **argv)
         rpl_strbuf_release(&sb);
     }
     rpl_kernel_source_free(src);
+    rpl_codeobj_set_free(o.symbols);
     return rc ? rpl_cli_fail(rc) : RPL_EXIT_OK;
 }

@@ -67,6 +67,12 @@ def main():
             problems.append(f"{path}: the perf gate does not run 'ctest -L perf'")
         if "junit" not in text.lower():
             problems.append(f"{path}: no JUnit upload")
+        # A failure to open a pull request is the user's to see, not to hide.
+        for line in text.splitlines():
+            if re.search(r"\|\|\s*true\b", line):
+                problems.append(f"{path}: a failure is hidden: '{line.strip()}'")
+        if "gh pr create" in text and "--label" in text and "gh label create" not in text:
+            problems.append(f"{path}: gh pr create --label with no 'gh label create' first")
         cmds = commands(doc)
         if not cmds:
             problems.append(f"{path}: no rocm-perf command line found")

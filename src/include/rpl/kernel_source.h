@@ -197,7 +197,10 @@ void rpl_kernel_source_free(rpl_kernel_source *src);
 
 /*
  * The kernel called `name`: a device symbol ("_ZN5alpha5scaleEPff"), a
- * qualified name ("alpha::scale") or a plain name that only one kernel has.
+ * qualified name ("alpha::scale") or a plain name that only one kernel has;
+ * for a template kernel also an instantiation, by its symbol
+ * ("_Z8tiled_mmILj16EEvPKfS1_Pfj") or demangled ("void tiled_mm<16u>(float
+ * const*, ...)", "tiled_mm<16>").
  * RPL_ENOTFOUND when none matches, RPL_EINPUT when the name is ambiguous (the
  * message lists the candidates: qualified names, or the device symbols of
  * overloads).

@@ -96,17 +96,14 @@ typedef struct rpl_pipe_target {
  * The seed form `SOURCE "APP ARGS"`: SOURCE is a standalone program (kernels
  * and main) built with hipcc or nvcc -O3; APP ARGS is split on blanks (single
  * and double quotes group words, no other shell syntax) and its first word
- * names the program built from SOURCE.  RPL_EINPUT for an empty or badly
- * quoted command, RPL_ENOTFOUND for a missing source.
- */
-int rpl_pipe_target_from_seed(rpl_pipe_target **out, const char *source, const char *app_args);
-
-/*
- * The standalone form with its own commands: `build` ("nvcc -O3 -o {out}
- * {src} -lcublas", NULL: the default compiler) builds the program, `run`
- * ("{out} --size 4096", NULL: APP ARGS) runs it.  Both are split as
- * autotune splits its templates (quotes, no shell) and checked by
+ * names the program built from SOURCE.  `build` ("nvcc -O3 -o {out} {src}
+ * main.cu -lcublas", NULL: the default compiler) builds the program
+ * instead, `run` ("{out} --size 4096", NULL: APP ARGS) runs it.  Both are
+ * split as autotune splits its templates (quotes, no shell) and checked by
  * rpl_pipe_command_check: the build needs {src} and {out}, the run {out}.
+ * RPL_EINPUT for an empty or badly quoted command or a missing or unknown
+ * placeholder,
+ * RPL_ENOTFOUND for a missing source.
  */
 int rpl_pipe_target_from_commands(rpl_pipe_target **out, const char *source, const char *app_args,
                                   const char *build, const char *run);

@@ -86,12 +86,28 @@ done:
 static int parse_options(rpl_pipe *p)
 {
     const rpl_pipe_target *t = p->target;
+    size_t root_len = strlen(t->source) - strlen(p->relpath);
     rpl_gpu_probe probe;
-    char *slash;
+    char *slash, *root;
+    int rc = 0;
 
+    if (rpl_gpu_probe_run(&probe, NULL) == 0) {
+        snprintf(p->gpu_arch, sizeof(p->gpu_arch), "%s",
+                 probe.nvidia_arch[0] ? probe.nvidia_arch : probe.amd_arch);
+        p->ks.gpu_arch = p->gpu_arch[0] ? p->gpu_arch : NULL;
+    }
     p->ks.arch = p->opts.arch;
+    /* The build command as it would run on the original: {dir} is the work tree's root. */
+    if (!(root = strndup(t->source, root_len > 0 ? root_len - 1 : 0)))
+        return rpl_error_oom();
+    const char *vars[4] = {t->source, NULL, root, pipe_arch(p)};
+    if (t->build_argv)
+        rc = pipe_argv_expand(&p->ks_words, (const char *const *)t->build_argv, vars);
+    free(root);
+    if (rc)
+        return rc;
     p->ks.compile_words = (const char *const *)(t->compile_words ? t->compile_words
-                                                : t->build_argv  ? t->build_argv
+                                                : p->ks_words    ? p->ks_words
                                                                  : t->cflags);
     if (t->compile_words)
         p->ks.compile_dir = t->compile_dir;
@@ -101,11 +117,6 @@ static int parse_options(rpl_pipe *p)
         if ((slash = strrchr(p->ks_dir, '/')) != NULL)
             *slash = '\0';
         p->ks.compile_dir = p->ks_dir;
-    }
-    if (rpl_gpu_probe_run(&probe, NULL) == 0) {
-        snprintf(p->gpu_arch, sizeof(p->gpu_arch), "%s",
-                 probe.nvidia_arch[0] ? probe.nvidia_arch : probe.amd_arch);
-        p->ks.gpu_arch = p->gpu_arch[0] ? p->gpu_arch : NULL;
     }
     return 0;
 }
@@ -135,6 +146,23 @@ int pipe_kernel_parsed(const rpl_pipe *p, const rpl_ks_kernel *k)
                          "%s:%u: %s (in kernel %s: its loops and signature are not "
                          "known for certain)",
                          d->file, d->line, d->message, k->qualified_name);
+}
+
+/*
+ * The name the pipeline knows a kernel by: its qualified name, or for an
+ * instantiation of a template kernel the instantiation as `name` gives it,
+ * a symbol ("_Z8tiled_mmILj16EEvPKfS1_Pfj") or demangled without return type
+ * and parameters ("tiled_mm<16u>").
+ */
+static int kernel_display(char **out, const rpl_ks_kernel *ks, const char *name)
+{
+    const char *at = ks->is_template ? strstr(name, ks->qualified_name) : NULL;
+
+    if (ks->is_template && strncmp(name, "_Z", 2) == 0)
+        return pipe_set(out, "%s", name);
+    if (!at || at[strlen(ks->qualified_name)] != '<')
+        return pipe_set(out, "%s", ks->qualified_name);
+    return pipe_set(out, "%.*s", (int)strcspn(at, "("), at);
 }
 
 static int check_source_state(rpl_pipe *p)
@@ -198,8 +226,14 @@ static int rank_by(rpl_pipe *p, const cJSON *syms, double gpu_ns)
         if (!k)
             continue;
         at = p->nranked;
-        if ((rc = pipe_argv_push(&p->ranked, &p->nranked, k->qualified_name)) != 0)
-            return rc;
+        {
+            char *display = NULL;
+            if ((rc = kernel_display(&display, k, name)) == 0)
+                rc = pipe_argv_push(&p->ranked, &p->nranked, display);
+            free(display);
+            if (rc)
+                return rc;
+        }
         double *grown = realloc(p->ceilings, p->nranked * sizeof(double));
         if (!grown)
             return rpl_error_oom();
@@ -418,7 +452,7 @@ int pipe_kernel_get(rpl_pipe *p, const char *name, pipe_kernel **out)
 {
     const rpl_ks_kernel *ks;
     pipe_kernel *k = kernel_entry(p, name), *grown;
-    char *safe = NULL;
+    char *safe = NULL, *display = NULL;
     bool failed = false;
     int rc;
 
@@ -427,19 +461,28 @@ int pipe_kernel_get(rpl_pipe *p, const char *name, pipe_kernel **out)
     if ((rc = rpl_kernel_source_find(p->orig_ks, name, &ks)) != 0 ||
         (rc = pipe_kernel_parsed(p, ks)) != 0)
         return rc;
-    if ((k = kernel_entry(p, ks->qualified_name)) != NULL) {
+    if ((rc = kernel_display(&display, ks, name)) != 0)
+        return rc;
+    if ((k = kernel_entry(p, display)) != NULL) {
+        free(display);
         *out = k;
         return 0;
     }
-    if (!(grown = realloc(p->kernels, (p->nkernels + 1) * sizeof(*grown))))
+    if (!(grown = realloc(p->kernels, (p->nkernels + 1) * sizeof(*grown)))) {
+        free(display);
         return rpl_error_oom();
+    }
     p->kernels = grown;
     k = &p->kernels[p->nkernels++];
     memset(k, 0, sizeof(*k));
+    k->display = display;
+    display = NULL;
     if ((rc = pipe_set(&k->name, "%s", name)) ||
-        (rc = pipe_set(&k->display, "%s", ks->qualified_name)) ||
-        (rc = pipe_set(&k->mangled, "%s", ks->mangled ? ks->mangled : "")) ||
-        (rc = safe_name(&safe, ks->qualified_name)) ||
+        (rc = pipe_set(&k->mangled, "%s",
+                       ks->mangled                         ? ks->mangled
+                       : strncmp(k->display, "_Z", 2) == 0 ? k->display
+                                                           : "")) ||
+        (rc = safe_name(&safe, k->display)) ||
         (rc = pipe_set(&k->snapshot, "%s/snapshots/%s", p->artifacts, safe)))
         goto fail;
     if ((rc = pipe_capture(p, k)) != 0)
@@ -578,6 +621,7 @@ void rpl_pipe_close(rpl_pipe *p)
     pipe_build_release(&p->orig);
     rpl_kernel_source_free(p->orig_ks);
     free(p->ks_dir);
+    pipe_argv_free(p->ks_words);
     pipe_argv_free(p->ranked);
     free(p->ceilings);
     rpl_git_repo_free(p->repo);

@@ -49,8 +49,9 @@ struct rpl_pipe {
     pipe_build orig;
     rpl_kernel_source *orig_ks; /* the original parsed with libclang */
     rpl_ks_options ks;
-    char *ks_dir;       /* the source's directory, where its build runs */
-    char gpu_arch[16];  /* this machine's GPU, or "" */
+    char *ks_dir;      /* the source's directory, where its build runs */
+    char **ks_words;   /* the build command as libclang reads it ({src} {dir} filled in) */
+    char gpu_arch[16]; /* this machine's GPU, or "" */
     unsigned wave_size;
     double app_ns; /* the original's critical path, NaN when not profiled */
     char **ranked; /* kernels by 1/(1-f) */

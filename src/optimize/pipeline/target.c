@@ -59,11 +59,6 @@ int rpl_pipe_command_words(char ***out, const char *text, const char *option, un
     return rc ? rpl_error_set(RPL_EINPUT, "%s", rpl_error_last()->message) : 0;
 }
 
-int rpl_pipe_target_from_seed(rpl_pipe_target **out, const char *source, const char *app_args)
-{
-    return rpl_pipe_target_from_commands(out, source, app_args, NULL, NULL);
-}
-
 int rpl_pipe_target_from_commands(rpl_pipe_target **out, const char *source, const char *app_args,
                                   const char *build, const char *run)
 {

@@ -65,7 +65,9 @@ static int child_error(const rpl_spawn_result *res, const char *what, int code)
 static int kernel_regex(char **out, const char *name)
 {
     rpl_strbuf sb = RPL_STRBUF_INIT;
-    int rc = rpl_strbuf_puts(&sb, "(^|:)");
+    /* A demangled template instantiation starts with its return type ("void k<16u>(...)"),
+       and a template's bare name matches any instantiation of it. */
+    int rc = rpl_strbuf_puts(&sb, "(^|[ :])");
 
     for (const char *s = name; rc == 0 && *s; s++) {
         if (strchr(".[]{}()\\*+?^$|", *s))
@@ -73,6 +75,8 @@ static int kernel_regex(char **out, const char *name)
         if (rc == 0)
             rc = rpl_strbuf_putc(&sb, *s);
     }
+    if (rc == 0 && !strchr(name, '<') && strncmp(name, "_Z", 2) != 0)
+        rc = rpl_strbuf_puts(&sb, "(<.*>)?");
     if (rc == 0)
         rc = rpl_strbuf_puts(&sb, "(\\(|$)");
     if (rc) {

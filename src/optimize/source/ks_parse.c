@@ -245,6 +245,76 @@ static void list_matches(const rpl_kernel_source *src, const char *name, bool by
     }
 }
 
+/*
+ * The qualified name an Itanium symbol of a template instantiation spells
+ * ("_ZN2ns8tiled_mmILj16EEvPKf" -> "ns::tiled_mm"): its <number><name>
+ * components up to the template arguments.  false for anything else.
+ */
+static bool symbol_template_name(const char *sym, char *out, size_t size)
+{
+    const char *p = sym + 2;
+    size_t used = 0;
+    bool nested;
+
+    if (strncmp(sym, "_Z", 2) != 0)
+        return false;
+    nested = *p == 'N';
+    p += nested;
+    out[0] = '\0';
+    while (*p >= '1' && *p <= '9') {
+        char *end;
+        unsigned long n = strtoul(p, &end, 10);
+        if (n == 0 || strnlen(end, n) < n)
+            return false;
+        int w = snprintf(out + used, size - used, "%s%.*s", used ? "::" : "", (int)n, end);
+        if (w < 0 || (size_t)w >= size - used)
+            return false;
+        used += (size_t)w;
+        p = end + n;
+        if (!nested)
+            break;
+    }
+    return used > 0 && *p == 'I';
+}
+
+/*
+ * The qualified name a demangled instantiation spells: "void
+ * ns::tiled_mm<16u>(float const*, ...)" or "tiled_mm<16>" -> "ns::tiled_mm".
+ */
+static bool demangled_template_name(const char *name, char *out, size_t size)
+{
+    const char *lt = strchr(name, '<'), *begin = lt;
+
+    if (!lt || lt == name)
+        return false;
+    while (begin > name && begin[-1] != ' ' && begin[-1] != '*' && begin[-1] != '&')
+        begin--;
+    if (lt - begin <= 0 || (size_t)(lt - begin) >= size)
+        return false;
+    snprintf(out, size, "%.*s", (int)(lt - begin), begin);
+    return true;
+}
+
+/* The one template kernel an instantiation's symbol or demangled name belongs to. */
+static const rpl_ks_kernel *find_template(const rpl_kernel_source *src, const char *name)
+{
+    char qualified[512];
+    const rpl_ks_kernel *found = NULL;
+
+    if (!symbol_template_name(name, qualified, sizeof(qualified)) &&
+        !demangled_template_name(name, qualified, sizeof(qualified)))
+        return NULL;
+    for (size_t i = 0; i < src->n_kernels; i++) {
+        const rpl_ks_kernel *k = &src->kernels[i];
+        if (!k->is_template || strcmp(k->qualified_name, qualified) != 0)
+            continue;
+        if (found)
+            return NULL; /* overloaded templates: the signature would have to decide */
+        found = k;
+    }
+    return found;
+}
+
 int rpl_kernel_source_find(const rpl_kernel_source *src, const char *name,
                            const rpl_ks_kernel **out)
 {
@@ -273,6 +343,8 @@ int rpl_kernel_source_find(const rpl_kernel_source *src, const char *name,
                                  src->name, list);
         }
     }
+    if ((*out = find_template(src, name)) != NULL)
+        return 0;
     return rpl_error_set(RPL_ENOTFOUND, "%s defines no kernel '%s'", src->name, name);
 }
 

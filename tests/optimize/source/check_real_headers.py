@@ -77,6 +77,24 @@ def main(argv):
     expect("depends on a template parameter" in (functor["blocker"] or ""),
            f"op(v[i]): {functor['blocker']}")
 
+    # The instantiations a build holds, from the cubin's symbols (nvcc builds sm_90 cubins
+    # without a GPU), matched to the template kernel.
+    nvcc = os.path.join(cuda, "bin", "nvcc")
+    if os.access(nvcc, os.X_OK):
+        cubin = os.path.join(work, "tiled_template.cubin")
+        run([nvcc, "-cubin", "-arch=sm_90", "-o", cubin, os.path.join(real, "tiled_template.cu")])
+        doc, ks = kernels(rocm_perf, ["--arch", "sm_90", "--code-object", cubin,
+                                      os.path.join(real, "tiled_template.cu")])
+        expect(sorted(ks["tiled_product"]["instantiations"]) ==
+               ["_Z13tiled_productILj16EEvPKfS1_Pfj", "_Z13tiled_productILj32EEvPKfS1_Pfj"],
+               f"instantiations {ks['tiled_product']['instantiations']}")
+        expect(ks["apply"]["instantiations"] == [], "apply is never instantiated")
+        text = run([rocm_perf, "kernels", "--code-object", cubin,
+                    os.path.join(real, "tiled_template.cu")]).stdout
+        expect("instantiation: _Z13tiled_productILj16EEvPKfS1_Pfj" in text, text)
+    else:
+        print(f"note: no {nvcc}: instantiations from a cubin not checked")
+
     # Errors in a header and in another kernel: the clean kernels are whole.
     doc, ks = kernels(rocm_perf, ["--arch", "sm_90", os.path.join(real, "header_error.cu")])
     expect(doc["diagnostics"]["errors"] > 0, "header_error.cu has errors")

@@ -185,7 +185,7 @@ static bool stopped_early(const char *plan)
 int rpl_profile_run_cupti(rpl_profile_ctx *ctx)
 {
     rpl_profile_result *r = ctx->result;
-    recorder_run run = {ctx->run_dir, r->counters, NULL, "counter run"};
+    recorder_run run = {ctx->run_dir, r->counters, NULL, NULL};
     char *lib = NULL, *plan = NULL;
     bool counting = strcmp(r->counters, "none") != 0;
     int rc;

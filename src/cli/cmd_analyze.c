@@ -60,6 +60,8 @@ typedef struct analyze_ctx {
     analyze_opts opts;
     rpl_trace *trace; /* every trace DB merged, with the counter passes */
     rpl_kernel_filter filter;
+    char **inputs; /* the databases read (a folder argument resolved), for the reports */
+    size_t ninputs;
     rpl_counter_sample sample; /* which dispatches carry counters */
     bool sampled;              /* the profile measured a sample (rocm-perf profile) */
     rpl_profile *profile;
@@ -208,28 +210,47 @@ static int parse_args(analyze_opts *o, int argc, char **argv)
     return -1;
 }
 
+/* Append a database read to ctx->inputs (taking `path`). */
+static int add_input(analyze_ctx *ctx, char *path)
+{
+    char **n = path ? realloc(ctx->inputs, (ctx->ninputs + 1) * sizeof(*n)) : NULL;
+
+    if (!n) {
+        free(path);
+        return rpl_error_oom();
+    }
+    ctx->inputs = n;
+    ctx->inputs[ctx->ninputs++] = path;
+    return 0;
+}
+
 /*
  * A folder: a `rocm-perf profile` output folder (its profile.db), else a
- * profiler's own output folder (its databases, counter passes merged).
+ * profiler's own output folder (its databases, counter passes merged).  The
+ * databases read become inputs, so that the reports name files `report`
+ * can read again.
  */
-static int read_folder(rpl_trace *trace, const char *dir, const rpl_rocpd_read_opts *read)
+static int read_folder(analyze_ctx *ctx, const char *dir, const rpl_rocpd_read_opts *read)
 {
     char *db = NULL, **files = NULL;
-    uint32_t nfiles = 0;
+    uint32_t nfiles = 0, i = 0;
     struct stat st;
     int rc = rpl_path_join(&db, dir, "profile.db");
 
     if (!rc && stat(db, &st) == 0) {
-        rc = rpl_rocpd_read_with(trace, db, read);
+        if ((rc = rpl_rocpd_read_with(ctx->trace, db, read)) == 0)
+            return add_input(ctx, db);
     } else if (!rc) {
-        rc = rpl_profile_read_dir(trace, dir, &files, &nfiles);
+        rc = rpl_profile_read_dir(ctx->trace, dir, &files, &nfiles);
         if (rc == RPL_ENOTFOUND)
             rc = rpl_error_set(RPL_EINPUT,
                                "'%s' holds neither profile.db (a 'rocm-perf profile' output "
                                "folder) nor a profiler's databases",
                                dir);
+        for (; !rc && i < nfiles; i++)
+            rc = add_input(ctx, files[i]);
     }
-    for (uint32_t i = 0; i < nfiles; i++)
+    for (; i < nfiles; i++)
         free(files[i]);
     free(files);
     free(db);
@@ -258,9 +279,9 @@ static int load_trace(analyze_ctx *ctx)
 
     for (size_t i = 0; !rc && i < o->ntraces; i++) {
         if (stat(o->traces[i], &st) == 0 && S_ISDIR(st.st_mode))
-            rc = read_folder(ctx->trace, o->traces[i], &read);
-        else
-            rc = rpl_rocpd_read_with(ctx->trace, o->traces[i], &read);
+            rc = read_folder(ctx, o->traces[i], &read);
+        else if ((rc = rpl_rocpd_read_with(ctx->trace, o->traces[i], &read)) == 0)
+            rc = add_input(ctx, strdup(o->traces[i]));
         rpl_log_info("read '%s': %u dispatches in all so far", o->traces[i],
                      ctx->trace ? ctx->trace->dispatches.count : 0);
     }
@@ -454,8 +475,8 @@ static int write_outputs(analyze_ctx *ctx)
         job_start(&ctx->print_job, print_roofline, ctx, true);
     }
     if (!rc)
-        rc = rpl_dag_json_write(ctx->opts.out_dir, ctx->dag, &ctx->filter, ctx->opts.traces,
-                                ctx->opts.ntraces);
+        rc = rpl_dag_json_write(ctx->opts.out_dir, ctx->dag, &ctx->filter,
+                                (const char *const *)ctx->inputs, ctx->ninputs);
     if (!rc)
         rc = job_wait(&analysis);
     if (!rc)
@@ -481,6 +502,9 @@ static void release(analyze_ctx *ctx)
     rpl_trace_free(ctx->trace);
     rpl_kernel_filter_release(&ctx->filter);
     free(ctx->opts.passes);
+    for (size_t i = 0; i < ctx->ninputs; i++)
+        free(ctx->inputs[i]);
+    free(ctx->inputs);
 }
 
 static double now_ms(void)
@@ -494,7 +518,7 @@ static double now_ms(void)
 static int run(analyze_ctx *ctx)
 {
     const analyze_opts *o = &ctx->opts;
-    rpl_report_inputs in = {o->traces, o->ntraces, o->passes, o->npasses, NULL};
+    rpl_report_inputs in = {NULL, 0, o->passes, o->npasses, NULL};
     double t0, t1;
     int rc;
 
@@ -518,6 +542,8 @@ static int run(analyze_ctx *ctx)
                       ctx->trace->dispatches.count, t1 - t0, now_ms() - t1);
     if (!rc && ctx->profile->nkernels == 0)
         rc = explain_empty(ctx);
+    in.traces = (const char *const *)ctx->inputs;
+    in.ntraces = ctx->ninputs;
     if (!rc && ctx->sampled)
         in.counter_sample = &ctx->sample;
     if (!rc)

@@ -291,6 +291,14 @@ cupti)
     rp analyze D
     expect_rc 0
     grep -q '_Z4gemmPKfS0_Pfi\|gemm' out.txt || fail "analyze D printed no kernel table"
+    # Its reports name the database read, which report reads again.
+    rp analyze D --out R
+    expect_rc 0
+    grep -q "D/profile.db" R/dag.json || fail "R/dag.json does not name D/profile.db"
+    rp report R
+    expect_rc 0
+    rp analyze D/cupti
+    expect_rc 0
     mkdir -p empty
     rp analyze empty
     expect_rc 2

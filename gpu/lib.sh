@@ -14,6 +14,9 @@
 #   scratch_repo FILE...    the user's repository: $repo with FILE... committed under src/,
 #                           its state hashed into $before
 #   check_untouched FILE    "checkout untouched: yes" (or NO) appended to FILE and printed
+#   serve NAME              the stand-in LLM server ($bundle/standin_server.py) answering from
+#                           $bundle/answers/NAME and expecting the API key $key; sets $url and
+#                           $server_pid
 # shellcheck shell=bash
 
 bundle_start() {
@@ -99,4 +102,14 @@ check_untouched() {
     else
         echo "checkout untouched: NO" | tee -a "$1" >&2
     fi
+}
+
+serve() {
+    rm -f "$work/port"
+    STANDIN_EXPECTED_KEY=$key python3 "$bundle/standin_server.py" \
+        --scripts "$bundle/answers/$1" --port-file "$work/port" \
+        --log "$work/logs/$1.requests.jsonl" --time-limit 400 &
+    server_pid=$!
+    for _ in $(seq 100); do [ -s "$work/port" ] && break; sleep 0.1; done
+    url=http://127.0.0.1:$(cat "$work/port")/v1
 }

@@ -4,13 +4,14 @@
 #  2. run the perf suite: the static gates (registers, LDS, scratch,
 #     occupancy of the compiled kernels against baselines/) everywhere, the
 #     dynamic runtime gates where a GPU is present (skipped, exit 77, without);
-#  3. summarise a bundled trace recorded on a real NVIDIA H200 (two streams
-#     joined by an event; tests/fixtures/recorded/README.md) and print the
-#     report: the per-kernel table and the critical path.
+#  3. summarise a bundled profile recorded on a real NVIDIA H200 (two streams
+#     joined by an event, with the roofline counters of every dispatch;
+#     tests/fixtures/recorded/README.md), print the report (the per-kernel
+#     table and the critical path) and draw the roofline with every kernel on it.
 # usage: scripts/demo.sh [TRACE.db]
 set -eu
 cd "$(dirname "$0")/.."
-trace=${1:-tests/fixtures/recorded/two_streams.db}
+trace=${1:-tests/fixtures/recorded/two_streams_profile.db}
 out=build/dev/demo-report
 
 echo "== building (cmake --preset dev; cmake --build --preset dev)"
@@ -25,7 +26,8 @@ echo
 echo "== rocm-perf analyze $trace --out $out"
 "$rpl" analyze "$trace" --out "$out"
 echo
-echo "== rocm-perf report $out"
-"$rpl" report "$out"
+echo "== rocm-perf report $out --roofline-svg $out/roofline.svg"
+"$rpl" report "$out" --roofline-svg "$out/roofline.svg"
 echo
 echo "JSON reports: $(ls "$out"/*.json | tr '\n' ' ')"
+echo "roofline: $out/roofline.svg"

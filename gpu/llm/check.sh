@@ -46,17 +46,6 @@ check_machine "python3: $(python3 --version 2>&1)"
 check_need_gpu
 scratch_repo "$bundle/gpu/saxpy_slow.hip" "$bundle/gpu/twokernel.cu" "$bundle/gpu/rpl_harness.h"
 
-# serve NAME: the stand-in server answering from answers/NAME; sets $url
-serve() {
-    rm -f "$work/port"
-    STANDIN_EXPECTED_KEY=$key python3 "$bundle/standin_server.py" \
-        --scripts "$bundle/answers/$1" --port-file "$work/port" \
-        --log "$work/logs/$1.requests.jsonl" --time-limit 400 &
-    server_pid=$!
-    for _ in $(seq 100); do [ -s "$work/port" ] && break; sleep 0.1; done
-    url=http://127.0.0.1:$(cat "$work/port")/v1
-}
-
 # run NAME ARGS...: one llm-optimize run with its server; reports kept under $out/NAME
 run() {
     local name=$1

@@ -11,6 +11,9 @@ typedef struct rpl_cli_cmd {
 } rpl_cli_cmd;
 
 int cmd_analyze(int argc, char **argv);
+/* `analyze` with the counter sample of the profile it analyses (NULL: none; rpl/report.h). */
+struct rpl_counter_sample;
+int rpl_cli_analyze(int argc, char **argv, const struct rpl_counter_sample *sample);
 int cmd_autotune(int argc, char **argv);
 int cmd_baseline(int argc, char **argv);
 int cmd_capture(int argc, char **argv);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "cli.h"
@@ -19,6 +20,7 @@
 #include "rpl/json.h"
 #include "rpl/log.h"
 #include "rpl/profile.h"
+#include "rpl/profile_backend.h"
 #include "rpl/report.h"
 #include "rpl/rocpd.h"
 #include "rpl/roofline.h"
@@ -58,6 +60,10 @@ typedef struct analyze_ctx {
     analyze_opts opts;
     rpl_trace *trace; /* every trace DB merged, with the counter passes */
     rpl_kernel_filter filter;
+    char **inputs; /* the databases read (a folder argument resolved), for the reports */
+    size_t ninputs;
+    rpl_counter_sample sample; /* which dispatches carry counters */
+    bool sampled;              /* the profile measured a sample (rocm-perf profile) */
     rpl_profile *profile;
     cJSON *profile_doc;
     /* --out: once the summary is made, the DAG is built on a second thread
@@ -84,7 +90,7 @@ enum {
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: rocm-perf analyze DB... [--json] [--out DIR] [--kernel REGEX]\n"
+            "usage: rocm-perf analyze DB|DIR... [--json] [--out DIR] [--kernel REGEX]\n"
             "                         [--helpers REGEX] [--include-helpers] [--top N]\n"
             "                         [--counter-pass DB]... [--att DIR] [--ceilings FILE]\n"
             "                         [-v|-q]\n"
@@ -93,7 +99,9 @@ static void usage(FILE *out)
             "per kernel the dispatch count, total/mean/median/min/max/p10/p90 duration,\n"
             "CV and stability class (cv <= 0.05 stable, <= 0.10 moderate, else unstable)\n"
             "and share of the selected GPU time.  Runtime helper kernels (__amd_rocclr_*,\n"
-            "hip*/hsa_* internals, memset/fill/copyBuffer kernels) are left out.\n"
+            "hip*/hsa_* internals, memset/fill/copyBuffer kernels) are left out.  A DIR is\n"
+            "a 'rocm-perf profile' output folder (its profile.db) or a profiler's own\n"
+            "output folder (its databases, counter passes merged).\n"
             "\n"
             "  --json               print profile.json on stdout instead of the table\n"
             "  -o, --out DIR        create DIR and write profile.json, dag.json,\n"
@@ -202,6 +210,64 @@ static int parse_args(analyze_opts *o, int argc, char **argv)
     return -1;
 }
 
+/* Append a database read to ctx->inputs (taking `path`). */
+static int add_input(analyze_ctx *ctx, char *path)
+{
+    char **n = path ? realloc(ctx->inputs, (ctx->ninputs + 1) * sizeof(*n)) : NULL;
+
+    if (!n) {
+        free(path);
+        return rpl_error_oom();
+    }
+    ctx->inputs = n;
+    ctx->inputs[ctx->ninputs++] = path;
+    return 0;
+}
+
+/*
+ * A folder: a `rocm-perf profile` output folder (its profile.db), else a
+ * profiler's own output folder (its databases, counter passes merged).  The
+ * databases read become inputs, so that the reports name files `report`
+ * can read again.
+ */
+static int read_folder(analyze_ctx *ctx, const char *dir, const rpl_rocpd_read_opts *read)
+{
+    char *db = NULL, **files = NULL;
+    uint32_t nfiles = 0, i = 0;
+    struct stat st;
+    int rc = rpl_path_join(&db, dir, "profile.db");
+
+    if (!rc && stat(db, &st) == 0) {
+        if ((rc = rpl_rocpd_read_with(ctx->trace, db, read)) == 0)
+            return add_input(ctx, db);
+    } else if (!rc) {
+        rc = rpl_profile_read_dir(ctx->trace, dir, &files, &nfiles);
+        if (rc == RPL_ENOTFOUND)
+            rc = rpl_error_set(RPL_EINPUT,
+                               "'%s' holds neither profile.db (a 'rocm-perf profile' output "
+                               "folder) nor a profiler's databases",
+                               dir);
+        for (; !rc && i < nfiles; i++)
+            rc = add_input(ctx, files[i]);
+    }
+    for (; i < nfiles; i++)
+        free(files[i]);
+    free(files);
+    free(db);
+    return rc;
+}
+
+/* The dispatches that carry counters, of all of them. */
+static void count_measured(analyze_ctx *ctx)
+{
+    const rpl_trace *t = ctx->trace;
+
+    ctx->sample.dispatches = t->dispatches.count;
+    ctx->sample.measured = 0;
+    for (uint32_t d = 0; d < t->dispatches.count; d++)
+        ctx->sample.measured += t->dispatches.items[d].counters_count > 0;
+}
+
 /* Read every trace DB into one trace, then merge each counter pass into it. */
 static int load_trace(analyze_ctx *ctx)
 {
@@ -209,9 +275,13 @@ static int load_trace(analyze_ctx *ctx)
     /* Of the API arguments only the DAG reads a few: the others are not kept. */
     rpl_rocpd_read_opts read = {rpl_dag_arg_names};
     int rc = rpl_trace_new(&ctx->trace);
+    struct stat st;
 
     for (size_t i = 0; !rc && i < o->ntraces; i++) {
-        rc = rpl_rocpd_read_with(ctx->trace, o->traces[i], &read);
+        if (stat(o->traces[i], &st) == 0 && S_ISDIR(st.st_mode))
+            rc = read_folder(ctx, o->traces[i], &read);
+        else if ((rc = rpl_rocpd_read_with(ctx->trace, o->traces[i], &read)) == 0)
+            rc = add_input(ctx, strdup(o->traces[i]));
         rpl_log_info("read '%s': %u dispatches in all so far", o->traces[i],
                      ctx->trace ? ctx->trace->dispatches.count : 0);
     }
@@ -227,6 +297,8 @@ static int load_trace(analyze_ctx *ctx)
         }
         rpl_trace_free(pass);
     }
+    if (!rc)
+        count_measured(ctx);
     return rc;
 }
 
@@ -262,6 +334,9 @@ static int print_summary(const analyze_ctx *ctx)
         free(text);
     } else {
         rc = rpl_profile_table(&table, ctx->profile, ctx->opts.top);
+        /* Say so when only some dispatches carry counters. */
+        if (!rc && ctx->sample.measured && ctx->sample.measured < ctx->sample.dispatches)
+            rc = rpl_counter_sample_line(&table, &ctx->sample);
         if (!rc)
             fputs(rpl_strbuf_cstr(&table), stdout);
         rpl_strbuf_release(&table);
@@ -400,8 +475,8 @@ static int write_outputs(analyze_ctx *ctx)
         job_start(&ctx->print_job, print_roofline, ctx, true);
     }
     if (!rc)
-        rc = rpl_dag_json_write(ctx->opts.out_dir, ctx->dag, &ctx->filter, ctx->opts.traces,
-                                ctx->opts.ntraces);
+        rc = rpl_dag_json_write(ctx->opts.out_dir, ctx->dag, &ctx->filter,
+                                (const char *const *)ctx->inputs, ctx->ninputs);
     if (!rc)
         rc = job_wait(&analysis);
     if (!rc)
@@ -427,6 +502,9 @@ static void release(analyze_ctx *ctx)
     rpl_trace_free(ctx->trace);
     rpl_kernel_filter_release(&ctx->filter);
     free(ctx->opts.passes);
+    for (size_t i = 0; i < ctx->ninputs; i++)
+        free(ctx->inputs[i]);
+    free(ctx->inputs);
 }
 
 static double now_ms(void)
@@ -440,7 +518,7 @@ static double now_ms(void)
 static int run(analyze_ctx *ctx)
 {
     const analyze_opts *o = &ctx->opts;
-    rpl_report_inputs in = {o->traces, o->ntraces, o->passes, o->npasses};
+    rpl_report_inputs in = {NULL, 0, o->passes, o->npasses, NULL};
     double t0, t1;
     int rc;
 
@@ -464,6 +542,10 @@ static int run(analyze_ctx *ctx)
                       ctx->trace->dispatches.count, t1 - t0, now_ms() - t1);
     if (!rc && ctx->profile->nkernels == 0)
         rc = explain_empty(ctx);
+    in.traces = (const char *const *)ctx->inputs;
+    in.ntraces = ctx->ninputs;
+    if (!rc && ctx->sampled)
+        in.counter_sample = &ctx->sample;
     if (!rc)
         rc = rpl_profile_json(&ctx->profile_doc, ctx->profile, &in);
     if (!rc)
@@ -473,15 +555,24 @@ static int run(analyze_ctx *ctx)
     return rc;
 }
 
-int cmd_analyze(int argc, char **argv)
+int rpl_cli_analyze(int argc, char **argv, const rpl_counter_sample *sample)
 {
     analyze_ctx ctx = {0};
     int rc = parse_args(&ctx.opts, argc, argv);
 
+    if (sample) {
+        ctx.sample = *sample;
+        ctx.sampled = true;
+    }
     if (rc < 0) {
         rc = run(&ctx);
         rc = rc ? rpl_cli_fail(rc) : RPL_EXIT_OK;
     }
     release(&ctx);
     return rc;
+}
+
+int cmd_analyze(int argc, char **argv)
+{
+    return rpl_cli_analyze(argc, argv, NULL);
 }

@@ -3,6 +3,7 @@
  * recorder (NVIDIA), merge the counter passes, write the merged trace as
  * DIR/profile.db and analyse it exactly as `rocm-perf analyze --out DIR`.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "rpl/fsutil.h"
 #include "rpl/log.h"
 #include "rpl/profile_backend.h"
+#include "rpl/report.h"
 #include "rpl/rocpd.h"
 #include "rpl/spawn.h"
 
@@ -36,7 +38,9 @@ enum {
     OPT_NO_ROCPROF,
     OPT_TRACE,
     OPT_KERNEL_TIMING,
-    OPT_JSON
+    OPT_JSON,
+    OPT_COUNTER_SKIP,
+    OPT_COUNTER_DISPATCHES
 };
 
 static void usage(FILE *out)
@@ -44,6 +48,7 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: rocm-perf profile [--backend auto|rocprofv3|cupti]\n"
             "                         [--counters roofline|none|LIST] [--arch GFX] [--att]\n"
+            "                         [--counter-dispatches N|all] [--counter-skip K]\n"
             "                         [--kernel-timing concurrent|serial]\n"
             "                         [--out DIR] [--kernel REGEX] [--json] [-v|-q]\n"
             "                         -- PROGRAM [ARGS...]\n"
@@ -63,6 +68,10 @@ static void usage(FILE *out)
             "                       the architecture has a set), none, or counter names\n"
             "                       separated by commas; rocprofv3 runs PROGRAM once per pass;\n"
             "                       with counters PROGRAM runs once more without, for the times\n"
+            "  --counter-dispatches N|all  counters on the first N dispatches of each kernel\n"
+            "                       (default %d), or on all; the others are not replayed\n"
+            "  --counter-skip K     leave out the first K dispatches of each kernel (warm-up)\n"
+            "                       before the measured ones (default 0)\n"
             "  --arch GFX           architecture whose counter set to use (default: the\n"
             "                       first AMD GPU of the KFD topology)\n"
             "  --att                rocprofv3 thread trace (files left in DIR/rocprofv3)\n"
@@ -87,7 +96,8 @@ static void usage(FILE *out)
             "before them hold no option; short options after PROGRAM are PROGRAM's.\n"
             "\n"
             "Exit codes: 0 ok, 2 bad usage or input, 3 profiler missing, /dev/kfd not\n"
-            "accessible, the program failed or wrote nothing, 77 no GPU.\n");
+            "accessible, the program failed or wrote nothing, 77 no GPU.\n",
+            RPL_COUNTER_DISPATCHES_DEFAULT);
 }
 
 static const struct option longopts[] = {
@@ -101,9 +111,30 @@ static const struct option longopts[] = {
     {"trace", required_argument, NULL, OPT_TRACE},
     {"kernel-timing", required_argument, NULL, OPT_KERNEL_TIMING},
     {"json", no_argument, NULL, OPT_JSON},
+    {"counter-skip", required_argument, NULL, OPT_COUNTER_SKIP},
+    {"counter-dispatches", required_argument, NULL, OPT_COUNTER_DISPATCHES},
     RPL_CLI_COMMON_LONGOPTS,
     {NULL, 0, NULL, 0},
 };
+
+/* A count for --counter-skip (0 allowed) or --counter-dispatches (1 or more, or "all"). */
+static int parse_count(uint32_t *out, const char *arg, const char *opt, bool all_ok)
+{
+    char *end;
+    unsigned long long v;
+
+    if (all_ok && strcmp(arg, "all") == 0) {
+        *out = RPL_COUNTER_DISPATCHES_ALL;
+        return 0;
+    }
+    errno = 0;
+    v = strtoull(arg, &end, 10);
+    if (!arg[0] || *end || arg[0] == '-' || errno || v >= UINT32_MAX || (all_ok && v == 0))
+        return rpl_error_set(RPL_EUSAGE, "%s: '%s' is not %s", opt, arg,
+                             all_ok ? "a count of 1 or more, nor 'all'" : "a count");
+    *out = (uint32_t)v;
+    return 0;
+}
 
 /*
  * getopt_long over argv[1..argc).  Returns -1 when every option was good,
@@ -153,6 +184,14 @@ static int parse_options(profile_args *a, int argc, char **argv, const char *sho
             break;
         case OPT_JSON:
             a->json = true;
+            break;
+        case OPT_COUNTER_SKIP:
+            if (parse_count(&a->opts.counter_skip, optarg, "--counter-skip", false))
+                return rpl_cli_fail(RPL_EUSAGE);
+            break;
+        case OPT_COUNTER_DISPATCHES:
+            if (parse_count(&a->opts.counter_dispatches, optarg, "--counter-dispatches", true))
+                return rpl_cli_fail(RPL_EUSAGE);
             break;
         default:
             return rpl_cli_usage_error("profile: unknown option or missing value '%s'; see "
@@ -323,9 +362,14 @@ static int load_traces(rpl_profile_result *r, const profile_args *a)
     return rc;
 }
 
-/* `rocm-perf analyze DB --out DIR [--kernel REGEX]` on the merged trace. */
-static int analyze(const profile_args *a, const char *db)
+/*
+ * `rocm-perf analyze DB --out DIR [--kernel REGEX]` on the merged trace,
+ * told which dispatches the counter run measured (`r` NULL: no profiler ran).
+ */
+static int analyze(const profile_args *a, const char *db, const rpl_profile_result *r)
 {
+    rpl_counter_sample sample = {0};
+    bool sampled = r && r->counters && strcmp(r->counters, "none") != 0;
     char *argv[8];
     int argc = 0;
 
@@ -340,7 +384,12 @@ static int analyze(const profile_args *a, const char *db)
         argv[argc++] = (char *)a->opts.kernel_regex;
     }
     argv[argc] = NULL;
-    return cmd_analyze(argc, argv);
+    if (sampled) {
+        sample.skip = r->counter_skip;
+        sample.per_kernel = r->counter_dispatches;
+        sample.stopped_early = r->counter_stopped_early;
+    }
+    return rpl_cli_analyze(argc, argv, sampled ? &sample : NULL);
 }
 
 /*
@@ -428,7 +477,7 @@ static int run(profile_args *a)
         code = rpl_cli_fail(rc);
     } else {
         rpl_log_info("wrote %s", db);
-        code = analyze(a, db);
+        code = analyze(a, db, a->no_rocprof ? NULL : r);
         if (code == RPL_EXIT_OK && r->timing_dir)
             say_timing(a, r);
     }

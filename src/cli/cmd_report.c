@@ -16,6 +16,7 @@
 #include "rpl/fsutil.h"
 #include "rpl/json.h"
 #include "rpl/log.h"
+#include "rpl/report.h"
 #include "rpl/rocpd.h"
 #include "rpl/roofline.h"
 
@@ -221,6 +222,55 @@ static int read_dag_json(report_input *in, const char *dir)
     return rc;
 }
 
+/*
+ * A profile output folder whose counters are a sample (profile.json's
+ * counter_sample): say so under the summary.  Anything missing or of
+ * another shape says nothing: the sample is a note, not an input.
+ */
+static int say_counter_sample(const char *dir)
+{
+    rpl_counter_sample s = {0};
+    rpl_strbuf line = RPL_STRBUF_INIT;
+    const cJSON *o, *per;
+    cJSON *doc = NULL;
+    char *path = NULL;
+    int64_t v[3];
+    bool early = false;
+    int rc = rpl_path_join(&path, dir, "profile.json");
+
+    if (rc)
+        return rc;
+    if (rpl_json_parse_file(&doc, path, DAG_JSON_MAX) != 0) {
+        rpl_error_clear();
+        free(path);
+        return 0;
+    }
+    o = cJSON_GetObjectItemCaseSensitive(doc, "counter_sample");
+    per = cJSON_GetObjectItemCaseSensitive(o, "dispatches_per_kernel");
+    if (cJSON_IsObject(o) && rpl_json_get_int64(o, "skip", &v[0]) == 0 &&
+        rpl_json_get_int64(o, "dispatches_measured", &v[1]) == 0 &&
+        rpl_json_get_int64(o, "dispatches", &v[2]) == 0 &&
+        rpl_json_get_bool(o, "stopped_early", &early) == 0 &&
+        (cJSON_IsNumber(per) || cJSON_IsString(per)) && v[0] >= 0 && v[0] < UINT32_MAX &&
+        v[1] >= 0 && v[2] >= 0) {
+        s.skip = (uint32_t)v[0];
+        s.per_kernel = cJSON_IsString(per) ? UINT32_MAX
+                       : per->valuedouble >= 1 && per->valuedouble < UINT32_MAX
+                           ? (uint32_t)per->valuedouble
+                           : 0;
+        s.stopped_early = early;
+        s.measured = (uint64_t)v[1];
+        s.dispatches = (uint64_t)v[2];
+        if ((rc = rpl_counter_sample_line(&line, &s)) == 0)
+            fputs(rpl_strbuf_cstr(&line), stdout);
+    }
+    rpl_error_clear();
+    rpl_strbuf_release(&line);
+    cJSON_Delete(doc);
+    free(path);
+    return rc;
+}
+
 static void apply_overrides(report_input *in, const report_opts *o)
 {
     if (o->has_infer)
@@ -269,6 +319,8 @@ static int run(const report_opts *o, report_input *in, int argc, char **argv)
         rc = rpl_dag_summary_text(&text, dag, o->top);
     if (!rc) {
         fputs(text, stdout);
+        if (in->doc)
+            rc = say_counter_sample(argv[optind]);
         if (fflush(stdout) != 0 || ferror(stdout))
             rc = rpl_error_set(RPL_EIO, "writing to standard output failed");
     }

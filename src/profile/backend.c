@@ -155,6 +155,9 @@ int rpl_profile_run(rpl_profile_result **out, const rpl_profile_opts *opts)
         return rpl_error_oom();
     ctx.opts = opts;
     ctx.result = r;
+    r->counter_skip = opts->counter_skip;
+    r->counter_dispatches =
+        opts->counter_dispatches ? opts->counter_dispatches : RPL_COUNTER_DISPATCHES_DEFAULT;
     if ((rc = rpl_trace_new(&r->trace)) != 0 ||
         (rc = rpl_gpu_probe_run(&ctx.probe, opts->probe_root)) != 0 ||
         (rc = rpl_backend_select(&r->backend, opts->backend, &ctx.probe)) != 0)

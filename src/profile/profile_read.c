@@ -357,7 +357,8 @@ static int hand_over(path_list *seen, char ***files, uint32_t *nfiles)
  * The passes of `dir` (the folder itself when it has no pass_N/): the first
  * into `trace` unless `merge_all`, every other one's counters merged.
  */
-static int read_passes(rpl_trace *trace, const char *dir, bool merge_all, path_list *seen)
+static int read_passes(rpl_trace *trace, const char *dir, bool merge_all, bool prefix,
+                       path_list *seen)
 {
     pass_dir *passes = NULL, whole = {0, (char *)dir};
     size_t npasses = 0;
@@ -372,7 +373,8 @@ static int read_passes(rpl_trace *trace, const char *dir, bool merge_all, path_l
         }
         /* Every process of a pass together: the merge matches dispatches in run order. */
         if ((rc = rpl_trace_new(&pass)) == 0 && (rc = read_run(pass, p->path, seen)) == 0)
-            rc = rpl_trace_merge_counter_pass(trace, pass);
+            rc = prefix ? rpl_trace_merge_counter_prefix(trace, pass)
+                        : rpl_trace_merge_counter_pass(trace, pass);
         if (rc == RPL_ENOTFOUND)
             rc = rpl_error_set(RPL_EINPUT, "counter pass '%s' holds no output", p->path);
         rpl_trace_free(pass);
@@ -386,7 +388,7 @@ static int read_passes(rpl_trace *trace, const char *dir, bool merge_all, path_l
 int rpl_profile_read_dir(rpl_trace *trace, const char *dir, char ***files, uint32_t *nfiles)
 {
     path_list seen = {0};
-    int rc = read_passes(trace, dir, false, &seen);
+    int rc = read_passes(trace, dir, false, false, &seen);
 
     if (rc) {
         list_release(&seen);
@@ -396,13 +398,13 @@ int rpl_profile_read_dir(rpl_trace *trace, const char *dir, char ***files, uint3
 }
 
 int rpl_profile_read_timed(rpl_trace *trace, const char *timing_dir, const char *counter_dir,
-                           char ***files, uint32_t *nfiles)
+                           bool stopped_early, char ***files, uint32_t *nfiles)
 {
     path_list seen = {0};
     int rc = read_run(trace, timing_dir, &seen);
 
     if (rc == 0)
-        rc = read_passes(trace, counter_dir, true, &seen);
+        rc = read_passes(trace, counter_dir, true, stopped_early, &seen);
     if (rc) {
         list_release(&seen);
         return rc;

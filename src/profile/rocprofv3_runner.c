@@ -59,6 +59,10 @@ int rpl_rocprofv3_argv(const char ***out, const rpl_rocprofv3_cmd *cmd)
         argv[n++] = "--kernel-include-regex";
         argv[n++] = cmd->kernel_regex;
     }
+    if (cmd->iteration_range) {
+        argv[n++] = "--kernel-iteration-range";
+        argv[n++] = cmd->iteration_range;
+    }
     if (cmd->att)
         argv[n++] = "--att";
     if (cmd->input_file) {
@@ -247,7 +251,7 @@ static int run_once(rpl_profile_ctx *ctx, const char *rocprofv3, const char *for
                     const char *dir, bool counters, bool *rocpd_unsupported)
 {
     bool csv = strcmp(format, "csv") == 0;
-    char *input_file = NULL, *input_text = NULL;
+    char *input_file = NULL, *input_text = NULL, range[48];
     rpl_rocprofv3_cmd cmd = {0};
     rpl_spawn_result res = {0};
     const char **argv = NULL;
@@ -266,6 +270,14 @@ static int run_once(rpl_profile_ctx *ctx, const char *rocprofv3, const char *for
     cmd.output_file = csv ? OUTPUT_FILE_CSV : OUTPUT_FILE;
     cmd.input_file = input_file;
     cmd.kernel_regex = ctx->opts->kernel_regex;
+    /* The sample: dispatches skip+1 .. skip+N of each kernel (rocprofv3 counts from 1). */
+    if (counters && ctx->plan->npasses > 0 &&
+        ctx->result->counter_dispatches != RPL_COUNTER_DISPATCHES_ALL) {
+        uint64_t first = (uint64_t)ctx->result->counter_skip + 1;
+        snprintf(range, sizeof(range), "[%llu-%llu]", (unsigned long long)first,
+                 (unsigned long long)(first + ctx->result->counter_dispatches - 1));
+        cmd.iteration_range = range;
+    }
     cmd.att = counters && ctx->opts->att;
     cmd.app_argv = ctx->opts->app_argv;
     if ((rc = rpl_rocprofv3_argv(&argv, &cmd)) != 0 || (rc = rpl_profile_reset_dir(dir)) != 0 ||
@@ -323,7 +335,7 @@ int rpl_profile_run_rocprofv3(rpl_profile_ctx *ctx)
         (rc = rpl_path_join(&r->timing_dir, ctx->run_dir, "trace_only")) == 0)
         rc = run_once(ctx, rocprofv3, format, r->timing_dir, false, &old);
     if (rc == 0) {
-        rc = r->timing_dir ? rpl_profile_read_timed(r->trace, r->timing_dir, ctx->run_dir,
+        rc = r->timing_dir ? rpl_profile_read_timed(r->trace, r->timing_dir, ctx->run_dir, false,
                                                     &r->files, &r->nfiles)
                            : rpl_profile_read_dir(r->trace, ctx->run_dir, &r->files, &r->nfiles);
         if (rc == RPL_ENOTFOUND)

@@ -221,6 +221,22 @@ static void add_filter(doc_builder *b, cJSON *doc, const rpl_profile *p)
     check(b, cJSON_AddBoolToObject(o, "include_helpers", p->include_helpers));
 }
 
+static void add_counter_sample(doc_builder *b, cJSON *doc, const rpl_counter_sample *s)
+{
+    cJSON *o = check(b, cJSON_AddObjectToObject(doc, "counter_sample"));
+
+    if (!o)
+        return;
+    add_int(b, o, "skip", s->skip);
+    if (s->per_kernel == UINT32_MAX)
+        add_str(b, o, "dispatches_per_kernel", "all");
+    else
+        add_int(b, o, "dispatches_per_kernel", s->per_kernel);
+    add_int(b, o, "dispatches_measured", (int64_t)s->measured);
+    add_int(b, o, "dispatches", (int64_t)s->dispatches);
+    check(b, cJSON_AddBoolToObject(o, "stopped_early", s->stopped_early));
+}
+
 int rpl_profile_json(cJSON **out, const rpl_profile *p, const rpl_report_inputs *in)
 {
     doc_builder b = {true};
@@ -243,6 +259,8 @@ int rpl_profile_json(cJSON **out, const rpl_profile *p, const rpl_report_inputs 
     add_kernels(&b, doc, p);
     add_copies(&b, doc, &p->totals);
     add_filter(&b, doc, p);
+    if (in->counter_sample)
+        add_counter_sample(&b, doc, in->counter_sample);
     if (!b.ok) {
         cJSON_Delete(doc);
         return rpl_error_oom();

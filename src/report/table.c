@@ -156,3 +156,26 @@ int rpl_profile_table(rpl_strbuf *out, const rpl_profile *p, size_t top)
     free(names);
     return rc;
 }
+
+int rpl_counter_sample_line(rpl_strbuf *out, const rpl_counter_sample *s)
+{
+    char rule[128], skip[48] = "";
+
+    if (s->per_kernel == 0) /* the rule is not known: only the count */
+        return rpl_strbuf_printf(out, "counters: measured on %llu of %llu dispatches\n",
+                                 (unsigned long long)s->measured,
+                                 (unsigned long long)s->dispatches);
+    if (s->skip)
+        snprintf(skip, sizeof(skip), " after the first %u", s->skip);
+    if (s->per_kernel == UINT32_MAX)
+        snprintf(rule, sizeof(rule), "every dispatch of each kernel%s", skip);
+    else
+        snprintf(rule, sizeof(rule), "%u dispatch%s of each kernel%s", s->per_kernel,
+                 s->per_kernel == 1 ? "" : "es", skip);
+    return rpl_strbuf_printf(out,
+                             "counters: measured on %llu of %llu dispatches (%s%s; see "
+                             "--counter-dispatches and --counter-skip)\n",
+                             (unsigned long long)s->measured, (unsigned long long)s->dispatches,
+                             rule,
+                             s->stopped_early ? "; the counter run ended once they were" : "");
+}

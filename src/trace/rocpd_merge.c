@@ -93,12 +93,13 @@ static int group_pass(rpl_trace *t, const rpl_trace *pass, const rpl_idmap *name
     return sort_groups(g, pass->dispatches.count);
 }
 
+/* Each kernel's dispatch count agrees (or the pass has none of it; with `prefix`, fewer). */
 static int check_sequences(const rpl_trace *t, const rpl_trace *pass, const kernel_groups *tg,
-                           const kernel_groups *pg)
+                           const kernel_groups *pg, bool prefix)
 {
     for (uint32_t k = 0; k < tg->ngroups; k++) {
         uint32_t nt = tg->first[k + 1] - tg->first[k], np = pg->first[k + 1] - pg->first[k];
-        if (np == 0 || np == nt)
+        if (np == 0 || np == nt || (prefix && np < nt))
             continue;
         return rpl_error_set(
             RPL_EINPUT,
@@ -192,7 +193,7 @@ static int map_counters(rpl_trace *t, const rpl_trace *pass, uint32_t **out)
     return 0;
 }
 
-int rpl_trace_merge_counter_pass(rpl_trace *trace, const rpl_trace *pass)
+static int merge_pass(rpl_trace *trace, const rpl_trace *pass, bool prefix)
 {
     kernel_groups tg = {0}, pg = {0};
     rpl_idmap names = {0};
@@ -206,7 +207,7 @@ int rpl_trace_merge_counter_pass(rpl_trace *trace, const rpl_trace *pass)
     values_before = trace->counter_values.count;
     if ((rc = group_trace(trace, &names, &tg)) != 0 ||
         (rc = group_pass(trace, pass, &names, tg.ngroups, &pg)) != 0 ||
-        (rc = check_sequences(trace, pass, &tg, &pg)) != 0)
+        (rc = check_sequences(trace, pass, &tg, &pg, prefix)) != 0)
         goto out;
     saved = malloc(((size_t)trace->dispatches.count + 1) * sizeof(*saved));
     if (!saved) {
@@ -234,4 +235,14 @@ out:
     free_groups(&pg);
     rpl_idmap_free(&names);
     return rc;
+}
+
+int rpl_trace_merge_counter_pass(rpl_trace *trace, const rpl_trace *pass)
+{
+    return merge_pass(trace, pass, false);
+}
+
+int rpl_trace_merge_counter_prefix(rpl_trace *trace, const rpl_trace *pass)
+{
+    return merge_pass(trace, pass, true);
 }

@@ -92,6 +92,13 @@ roofline)
     longest=$(sql D/profile.db 'SELECT MAX(end - start) FROM rocpd_kernel_dispatch')
     [ "$longest" -lt 60000 ] || fail "longest dispatch $longest ns: times of a counter pass"
     grep -q '^times: from a run without counters' out.txt || fail "no word on where times come from"
+    # The sample goes to rocprofv3 as its iteration range: skip 5, then 2 of each kernel.
+    FAKE_ROCPROF_RANGE='[6-7]' rp profile --backend rocprofv3 --arch gfx942 --counter-skip 5 \
+        --counter-dispatches 2 --out D -- /bin/true
+    expect_rc 0
+    FAKE_ROCPROF_RANGE=none rp profile --backend rocprofv3 --arch gfx942 \
+        --counter-dispatches all --out D -- /bin/true
+    expect_rc 0
     ;;
 list)
     double_env
@@ -256,8 +263,8 @@ cupti)
     expect_rc 0
     valid_profile D
     ls D/cupti/*/*_results.db >/dev/null || fail "no recorder database in D/cupti"
-    # A counter run, then a trace-only run whose times are used.
-    [ "$(tr '\n' ' ' <runs.txt)" = "roofline none " ] || fail "runs: $(cat runs.txt)"
+    # A trace-only run whose times are used, then the counter run.
+    [ "$(tr '\n' ' ' <runs.txt)" = "none roofline " ] || fail "runs: $(cat runs.txt)"
     ls D/cupti/trace_only/*/*_results.db >/dev/null || fail "no trace-only run in D/cupti"
     grep -q '^times: from a run without counters' out.txt || fail "no word on where times come from"
     EXPECT_COUNTERS=sm__cycles_elapsed.avg,dram__bytes_read.sum
@@ -280,12 +287,81 @@ cupti)
     ROCM_PERF_KERNEL_TIMING=parallel rp gate --test fake --baseline-dir B -- /bin/true
     expect_rc 2
     expect_err "ROCM_PERF_KERNEL_TIMING is 'parallel'; it takes concurrent or serial"
+    # analyze takes the output folder, as report does; an empty folder is bad input.
+    rp analyze D
+    expect_rc 0
+    grep -q '_Z4gemmPKfS0_Pfi\|gemm' out.txt || fail "analyze D printed no kernel table"
+    # Its reports name the database read, which report reads again.
+    rp analyze D --out R
+    expect_rc 0
+    grep -q "D/profile.db" R/dag.json || fail "R/dag.json does not name D/profile.db"
+    rp report R
+    expect_rc 0
+    rp analyze D/cupti
+    expect_rc 0
+    mkdir -p empty
+    rp analyze empty
+    expect_rc 2
+    expect_err "'empty' holds neither profile.db"
     rp profile --backend cupti --counters none -o D -- /bin/sh -c 'exit 4'
     expect_rc 3
     expect_err "the program exited with status 4"
     ROCM_PERF_CUPTI_LIB=$work/nothing rp profile --backend cupti -o D -- /bin/true
     expect_rc 3
     expect_err "ROCM_PERF_CUPTI_LIB names"
+    ;;
+counter_sample)
+    # Counters on a sample: the plan the counter run gets, the options, an early end.
+    : >fake_librpl_cupti.so
+    export ROCM_PERF_CUPTI_LIB=$work/fake_librpl_cupti.so EXPECT_LIB=$work/fake_librpl_cupti.so
+    export RPL_FIXTURE_TOOL FAKE_APP_DESC=$TESTDATA/double/trace.json EXPECT_COUNTERS=roofline
+    gemm=_Z4gemmPKfS0_Pfi saxpy=_Z5saxpyfPKfPfi
+    # The fixture dispatches gemm 4 times and saxpy 3 times.
+    FAKE_APP_PLAN_COPY=$work/plan.txt rp profile --backend cupti -o D -- "$TESTDATA/fake-cuda-app"
+    expect_rc 0
+    grep -qx "3	$gemm" plan.txt && grep -qx "3	$saxpy" plan.txt || fail "plan: $(cat plan.txt)"
+    EXPECT_SKIP=2 FAKE_APP_PLAN_COPY=$work/plan.txt rp profile --backend cupti --counter-skip 2 \
+        -o D -- "$TESTDATA/fake-cuda-app"
+    expect_rc 0
+    grep -qx "2	$gemm" plan.txt && grep -qx "1	$saxpy" plan.txt || fail "plan: $(cat plan.txt)"
+    EXPECT_DISPATCHES=all rp profile --backend cupti --counter-dispatches all -o D \
+        -- "$TESTDATA/fake-cuda-app"
+    expect_rc 0
+    # An early end: the counter run has gemm's first 2 dispatches and saxpy's 3, all counted.
+    "$PYTHON" - "$TESTDATA/double/trace.json" stop.json <<'PY' || fail "no stop description"
+import json, sys
+d = json.load(open(sys.argv[1]))
+for x in d["dispatches"]:
+    if x["kernel"] == "gemm":
+        x["count"] = 2
+    x["counters"] = {"dram__bytes_read.sum": 4096}
+json.dump(d, open(sys.argv[2], "w"))
+PY
+    FAKE_APP_STOP_DESC=$work/stop.json rp profile --backend cupti -o D -- "$TESTDATA/fake-cuda-app"
+    expect_rc 0
+    valid_profile D
+    grep -q '^counters: measured on 5 of 7 dispatches (3 dispatches of each kernel; the counter run ended once they were' out.txt ||
+        fail "the table does not say what was sampled: $(grep counters: out.txt)"
+    "$PYTHON" - D/profile.json <<'PY' || fail "profile.json counter_sample is wrong"
+import json, sys
+s = json.load(open(sys.argv[1]))["counter_sample"]
+assert s == {"skip": 0, "dispatches_per_kernel": 3, "dispatches_measured": 5, "dispatches": 7,
+             "stopped_early": True}, s
+PY
+    # report DIR says it too; analyze DIR gives the count.
+    rp report D
+    expect_rc 0
+    grep -q '^counters: measured on 5 of 7 dispatches (3 dispatches of each kernel' out.txt ||
+        fail "report D does not say what was sampled"
+    rp analyze D
+    expect_rc 0
+    grep -q '^counters: measured on 5 of 7 dispatches$' out.txt || fail "analyze D gives no count"
+    rp profile --backend cupti --counter-dispatches 0 -o D -- "$TESTDATA/fake-cuda-app"
+    expect_rc 2
+    expect_err "counter-dispatches: '0' is not a count of 1 or more, nor 'all'"
+    rp profile --backend cupti --counter-skip -1 -o D -- "$TESTDATA/fake-cuda-app"
+    expect_rc 2
+    expect_err "counter-skip: '-1' is not a count"
     ;;
 seed_spellings)
     # The seed tool's spellings: our long options after the program, --json, --quiet.

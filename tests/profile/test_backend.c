@@ -237,6 +237,8 @@ static void rocprofv3_argv(void **state)
                                        "%hostname%/%pid%",
                                        "--kernel-include-regex",
                                        "gemm.*",
+                                       "--kernel-iteration-range",
+                                       "[4-6]",
                                        "--att",
                                        "-i",
                                        "passes.json",
@@ -250,6 +252,7 @@ static void rocprofv3_argv(void **state)
                              "rocpd",
                              "passes.json",
                              "gemm.*",
+                             "[4-6]",
                              true,
                              app,
                              NULL};
@@ -262,14 +265,16 @@ static void rocprofv3_argv(void **state)
         assert_string_equal(argv[i], want[i]);
     assert_null(argv[i]);
     free(argv);
-    /* Trace only: no -i, no regex, no --att. */
+    /* Trace only: no -i, no regex, no sample, no --att. */
     cmd.input_file = NULL;
     cmd.kernel_regex = NULL;
+    cmd.iteration_range = NULL;
     cmd.att = false;
     assert_int_equal(rpl_rocprofv3_argv(&argv, &cmd), 0);
     for (i = 0; argv[i]; i++) {
         assert_string_not_equal(argv[i], "-i");
         assert_string_not_equal(argv[i], "--att");
+        assert_string_not_equal(argv[i], "--kernel-iteration-range");
     }
     assert_int_equal(i, 14);
     free(argv);

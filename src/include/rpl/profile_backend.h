@@ -117,6 +117,7 @@ typedef struct rpl_rocprofv3_cmd {
     const char *output_format;   /* "rocpd" (ROCm 7) or "csv" (ROCm 6.x) */
     const char *input_file;      /* -i passes.json (or .txt), or NULL: a trace-only run */
     const char *kernel_regex;    /* --kernel-include-regex, or NULL */
+    const char *iteration_range; /* --kernel-iteration-range "[FIRST-LAST]", or NULL: all */
     bool att;                    /* --att */
     const char *const *app_argv; /* NULL-terminated */
     const char *output_file;     /* -o; NULL: "%hostname%/%pid%" (ROCm 6.2 knows only %pid%) */
@@ -147,9 +148,11 @@ int rpl_profile_read_dir(rpl_trace *trace, const char *dir, char ***files, uint3
  * their times) from the run without counters in `timing_dir`, the counters
  * of every pass below `counter_dir` merged into them by dispatch.  Counter
  * collection serialises and slows dispatches, so its times are not used.
+ * `stopped_early`: the counter run may have ended once its sample was
+ * measured, so it may hold only the first dispatches of each kernel.
  */
 int rpl_profile_read_timed(rpl_trace *trace, const char *timing_dir, const char *counter_dir,
-                           char ***files, uint32_t *nfiles);
+                           bool stopped_early, char ***files, uint32_t *nfiles);
 
 /* What a rocprofv3 CSV file holds, told by its header row (never by its name). */
 typedef enum rpl_rocprofv3_csv_kind {
@@ -205,6 +208,11 @@ typedef enum rpl_kernel_timing {
 /* "concurrent" or "serial"; anything else is RPL_EUSAGE. */
 int rpl_kernel_timing_parse(rpl_kernel_timing *out, const char *name);
 
+/* --counter-dispatches all: every dispatch of each kernel after the skipped ones. */
+#define RPL_COUNTER_DISPATCHES_ALL UINT32_MAX
+/* The sample when none is asked for: the first 3 dispatches of each kernel. */
+#define RPL_COUNTER_DISPATCHES_DEFAULT 3
+
 /* What `rocm-perf profile` asks of a backend. */
 typedef struct rpl_profile_opts {
     rpl_backend backend;             /* AUTO resolves through rpl_gpu_probe_run */
@@ -213,6 +221,9 @@ typedef struct rpl_profile_opts {
     const char *arch;                /* counter-set architecture; NULL: the probed AMD GPU */
     bool att;                        /* rocprofv3 thread trace */
     const char *kernel_regex;        /* counters (and ATT) only for kernels matching it */
+    uint32_t counter_skip;           /* dispatches of each kernel not measured first */
+    uint32_t counter_dispatches;     /* dispatches of each kernel measured after them;
+                                        RPL_COUNTER_DISPATCHES_ALL: every one; 0: the default */
     const char *out_dir;             /* exists; the backend writes below it */
     const char *const *app_argv;     /* NULL-terminated */
     const char *probe_root;          /* "" for the running system */
@@ -237,8 +248,13 @@ typedef struct rpl_profile_result {
     rpl_counter_plan *plan; /* rocprofv3's passes (npasses 0: none; cupti: none, the
                                recorder replays kernels itself) */
     bool csv_fallback;      /* rocprofv3 had no rocpd output: CSV was imported */
-    char *timing_dir;       /* rocprofv3 with counters: the run without counters that gave
-                               the dispatch times (counter collection distorts them), or NULL */
+    char *timing_dir;       /* with counters: the run without counters that gave the
+                               dispatch times (counter collection distorts them), or NULL */
+
+    /* With counters, the sample measured: after counter_skip dispatches of each kernel,
+     * counter_dispatches of them (or RPL_COUNTER_DISPATCHES_ALL). */
+    uint32_t counter_skip, counter_dispatches;
+    bool counter_stopped_early; /* the counter run was ended once its sample was measured */
 } rpl_profile_result;
 
 /*

@@ -15,13 +15,29 @@
 /* profile.json, docs/schemas/profile.schema.json */
 #define RPL_PROFILE_SCHEMA_VERSION "1.0"
 
+/*
+ * Which dispatches carry counters when a profile measured a sample of them
+ * (rocm-perf profile): the first `per_kernel` dispatches of each kernel
+ * after `skip` (UINT32_MAX: every one after skip); measured of dispatches
+ * carry counters in the trace.
+ */
+typedef struct rpl_counter_sample {
+    uint32_t skip, per_kernel;
+    bool stopped_early; /* the counter run ended once the sample was measured */
+    uint64_t measured, dispatches;
+} rpl_counter_sample;
+
 /* What a report was made from, as the user named it. */
 typedef struct rpl_report_inputs {
     const char *const *traces; /* trace databases */
     size_t ntraces;
     const char *const *counter_passes; /* counter-pass databases merged into them */
     size_t ncounter_passes;
+    const rpl_counter_sample *counter_sample; /* NULL: not a sampled profile */
 } rpl_report_inputs;
+
+/* One line saying which dispatches carry counters ("counters: ..."), appended to `out`. */
+int rpl_counter_sample_line(rpl_strbuf *out, const rpl_counter_sample *s);
 
 /* The profile.json document. */
 int rpl_profile_json(cJSON **out, const rpl_profile *p, const rpl_report_inputs *in);

@@ -49,6 +49,13 @@ int rpl_rocpd_read_db(rpl_trace *trace, sqlite3 *db, const char *label,
  */
 int rpl_trace_merge_counter_pass(rpl_trace *trace, const rpl_trace *pass);
 
+/*
+ * The same for a pass that may have ended early (a counter run stopped once
+ * its sample was measured): each kernel's dispatches in the pass are the
+ * first ones of that kernel in `trace`, so the pass may have fewer.
+ */
+int rpl_trace_merge_counter_prefix(rpl_trace *trace, const rpl_trace *pass);
+
 typedef struct rpl_rocpd_write_opts {
     const char *guid;     /* UUID string for the guid column; NULL: a new UUIDv7 */
     const char *hostname; /* rocpd_info_node.hostname; NULL: this host */

@@ -656,55 +656,6 @@ static void drop_replayed_kernels(cr_state *st)
     st->kernels.count = n;
 }
 
-/* An operation that makes an auto range: a kernel (its dispatch) or a memset (RPL_NONE). */
-typedef struct range_op {
-    uint32_t context, corr;
-    uint64_t start;
-    uint32_t dispatch;
-} range_op;
-
-static int cmp_range_op(const void *a, const void *b)
-{
-    const range_op *x = a, *y = b;
-
-    if (x->context != y->context)
-        return (x->context > y->context) - (x->context < y->context);
-    if (x->corr != y->corr)
-        return (x->corr > y->corr) - (x->corr < y->corr);
-    return (x->start > y->start) - (x->start < y->start);
-}
-
-/* First op at or after (context, corr). */
-static size_t ops_lower(const range_op *ops, size_t n, uint32_t context, uint32_t corr)
-{
-    size_t lo = 0, hi = n;
-
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (ops[mid].context < context || (ops[mid].context == context && ops[mid].corr < corr))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-/* The ops of `context` from correlation id `first` on: [*begin, *begin + return). */
-static size_t ops_span(const range_op *ops, size_t n, uint32_t context, uint32_t first,
-                       size_t *begin)
-{
-    size_t end = context == UINT32_MAX ? n : ops_lower(ops, n, context + 1, 0);
-
-    *begin = ops_lower(ops, n, context, first);
-    return end > *begin ? end - *begin : 0;
-}
-
-/* The operations the ranges of one context stand for, in range order. */
-typedef struct range_plan {
-    const range_op *ops;
-    size_t n;
-} range_plan;
-
 static int set_range_counters(build_ctx *b, const cr_range *rg, uint32_t dispatch,
                               const uint32_t *metric_idx, rpl_counter_value *vals)
 {
@@ -726,89 +677,36 @@ static int set_range_counters(build_ctx *b, const cr_range *rg, uint32_t dispatc
 }
 
 /*
- * Range i of a context is the i-th operation that made a range there since
- * profiling began (cr_profiled): auto range numbers them in order, and
- * kernel replay serialises them, so correlation order is launch order.
- * Memsets make ranges too; when the range count matches kernels and memsets
- * together the memsets' ranges are skipped, when it matches kernels alone
- * those are taken, and otherwise the context gets no counters rather than
- * shifted ones.  Dispatch i is st->kernels.items[i].
+ * Each range names the launch it measured (its operation number, which is
+ * the kernel's correlation id in a counter run); ranges of launches that
+ * made no dispatch are left out.  Dispatch i is st->kernels.items[i].
  */
 static int add_counters(build_ctx *b)
 {
     cr_state *st = b->st;
-    size_t nk = st->kernels.count, nall = 0, nkern = 0;
-    range_op *all = malloc((nk + st->copies.count + 1) * sizeof(*all));
-    range_op *kern = malloc((nk + 1) * sizeof(*kern));
     uint32_t *metric_idx = malloc(st->nmetrics * sizeof(*metric_idx) + 1);
     rpl_counter_value *vals = malloc(st->nmetrics * sizeof(*vals) + 1);
-    range_plan *plans = malloc((st->profiled.count + 1) * sizeof(*plans));
-    u64map nranges = {0}, plan_of = {0};
-    uint32_t pi, *count;
+    u64map dispatch_of = {0};
+    uint32_t d;
     int rc = 0;
 
-    if (!all || !kern || !metric_idx || !vals || !plans || (rc = map_init(&nranges, 16)) ||
-        (rc = map_init(&plan_of, 16))) {
+    if (!metric_idx || !vals || (rc = map_init(&dispatch_of, st->kernels.count))) {
         rc = rc ? rc : rpl_error_oom();
         goto out;
     }
     for (size_t m = 0; m < st->nmetrics && !rc; m++)
         rc = rpl_trace_counter_index(b->t, st->metrics[m], &metric_idx[m]);
-    for (size_t i = 0; i < nk; i++) {
-        const cr_kernel *k = &st->kernels.items[i];
-        all[nall++] = kern[nkern++] = (range_op){k->context, k->corr, k->start, (uint32_t)i};
-    }
-    for (size_t i = 0; i < st->copies.count; i++) {
-        const cr_copy *c = &st->copies.items[i];
-        if (c->dir == CR_COPY_MEMSET)
-            all[nall++] = (range_op){c->context, c->corr, c->start, RPL_NONE};
-    }
-    sort_n(all, nall, sizeof(*all), cmp_range_op);
-    sort_n(kern, nkern, sizeof(*kern), cmp_range_op);
-    for (size_t r = 0; r < st->ranges.count && !rc; r++) {
-        if ((count = map_ref(&nranges, st->ranges.items[r].context)))
-            (*count)++;
-        else
-            rc = map_put(&nranges, st->ranges.items[r].context, 1);
-    }
-    for (size_t i = 0; i < st->profiled.count && !rc; i++) {
-        const cr_profiled *f = &st->profiled.items[i];
-        size_t ba, bk, na = ops_span(all, nall, f->context, f->first_corr, &ba);
-        size_t nkk = ops_span(kern, nkern, f->context, f->first_corr, &bk);
-        uint32_t nr = 0;
-
-        map_get(&nranges, f->context, &nr);
-        if (nr == 0)
-            continue;
-        if (nr == na) {
-            plans[i] = (range_plan){all + ba, na};
-        } else if (nr == nkk) {
-            plans[i] = (range_plan){kern + bk, nkk};
-        } else {
-            rpl_log_warn("cupti: context %u has %u counter ranges for %zu kernels and %zu "
-                         "memsets; its counters are left out",
-                         f->context, nr, nkk, na - nkk);
-            continue;
-        }
-        rc = map_put(&plan_of, f->context, (uint32_t)i);
-    }
+    for (size_t i = 0; i < st->kernels.count && !rc; i++)
+        rc = map_put(&dispatch_of, st->kernels.items[i].corr, (uint32_t)i);
     for (size_t r = 0; r < st->ranges.count && !rc; r++) {
         const cr_range *rg = &st->ranges.items[r];
-        const range_op *op;
-        if (!map_get(&plan_of, rg->context, &pi) || rg->ordinal >= plans[pi].n)
-            continue;
-        op = &plans[pi].ops[rg->ordinal];
-        if (op->dispatch != RPL_NONE)
-            rc = set_range_counters(b, rg, op->dispatch, metric_idx, vals);
+        if (map_get(&dispatch_of, rg->corr, &d) && st->kernels.items[d].context == rg->context)
+            rc = set_range_counters(b, rg, d, metric_idx, vals);
     }
 out:
-    map_free(&nranges);
-    map_free(&plan_of);
-    free(all);
-    free(kern);
+    map_free(&dispatch_of);
     free(metric_idx);
     free(vals);
-    free(plans);
     return rc;
 }
 

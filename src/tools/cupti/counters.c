@@ -4,14 +4,17 @@
  * (CUPTI runs each kernel as often as the metric set needs passes, saving
  * and restoring the memory it touches).  The metric names are ncu's.
  *
- * Per context: at the first counted operation (a kernel launch or a memset,
- * numbered by launches.c) the host object takes the metrics (unknown ones
- * are dropped with a warning), builds the config image and the profiler is
- * enabled; every operation's exit counts towards the image (on an H200 with
- * CUDA 13.0 only the kernels made ranges, so the count errs towards draining
- * early), and when the counter-data image could be full, or the context
- * ends, it is decoded and every range evaluated into cr_g.ranges, then
- * profiling starts again.
+ * Only the launches of the sample (cr_sample, decided by launches.c) are
+ * measured: the profiler runs from the enter of a measured launch until the
+ * enter of the next launch or memset that is not measured, so a run of
+ * measured launches shares one counter-data image and nothing else makes a
+ * range.  Per context: at the first measured launch the host object takes
+ * the metrics (unknown ones are dropped with a warning) and builds the
+ * config image, and the profiler is enabled; each measured launch's
+ * operation number is remembered in launch order, and when the profiler
+ * stops (an unmeasured operation, a full image, the context's end) the
+ * image is decoded and range i evaluated into cr_g.ranges for the i-th
+ * remembered launch.
  */
 #include <math.h>
 #include <stdio.h>
@@ -47,8 +50,9 @@ typedef struct pctx {
     const char **names; /* the accepted metrics */
     size_t *slot;       /* their positions in cr_g.metrics */
     size_t nnames;
-    size_t launches;    /* ranges in the current image */
-    uint64_t evaluated; /* ranges evaluated before the current image */
+    size_t launches; /* ranges in the current image */
+    uint32_t *corrs; /* the measured launches of the current image, in launch order */
+    size_t ncorrs, corrs_cap;
 } pctx;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -144,9 +148,12 @@ static void release(pctx *p)
     free(p->data);
     free(p->names);
     free(p->slot);
+    free(p->corrs);
     p->config = p->data = p->avail = NULL;
     p->names = NULL;
     p->slot = NULL;
+    p->corrs = NULL;
+    p->ncorrs = p->corrs_cap = 0;
 }
 
 static int host_add(CUpti_Profiler_Host_Object *host, const char **names, size_t n)
@@ -328,10 +335,14 @@ static int setup(pctx *p)
         return -1;
     rpl_log_debug("cupti: counter data image of %zu bytes for %d ranges", p->data_size,
                   RANGES_PER_IMAGE);
-    return arm(p);
+    return 0;
 }
 
-/* Evaluate every range of the decoded image into cr_g.ranges. */
+/*
+ * Evaluate every range of the decoded image into cr_g.ranges: range r is
+ * the r-th measured launch.  An image with another number of ranges than
+ * measured launches gives no counters rather than shifted ones.
+ */
 static int evaluate(pctx *p)
 {
     CUpti_RangeProfiler_GetCounterDataInfo_Params info = {
@@ -346,6 +357,16 @@ static int evaluate(pctx *p)
                         "cuptiRangeProfilerGetCounterDataInfo")) {
         free(vals);
         return -1;
+    }
+    if (info.numTotalRanges != p->ncorrs) {
+        rpl_log_warn("cupti: context %u: %zu counter ranges for %zu measured launches; their "
+                     "counters are left out",
+                     p->context_id, info.numTotalRanges, p->ncorrs);
+        pthread_mutex_lock(&cr_g.lock);
+        cr_g.dropped_ranges += info.numTotalRanges;
+        pthread_mutex_unlock(&cr_g.lock);
+        free(vals);
+        return 0;
     }
     for (size_t r = 0; r < info.numTotalRanges; r++) {
         CUpti_Profiler_Host_EvaluateToGpuValues_Params ev = {
@@ -375,7 +396,7 @@ static int evaluate(pctx *p)
             for (size_t m = 0; m < p->nnames && ok; m++)
                 cr_g.range_values.items[first + p->slot[m]] = vals[m];
             rg->context = p->context_id;
-            rg->ordinal = p->evaluated + r;
+            rg->corr = p->corrs[r];
             rg->values_first = (uint32_t)first;
             if (!ok)
                 cr_g.ranges.count--;
@@ -383,7 +404,6 @@ static int evaluate(pctx *p)
         pthread_mutex_unlock(&cr_g.lock);
     }
     rpl_log_debug("cupti: context %u: %zu ranges evaluated", p->context_id, info.numTotalRanges);
-    p->evaluated += info.numTotalRanges;
     free(vals);
     return 0;
 }
@@ -395,6 +415,7 @@ static int drain(pctx *p)
                                                 CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
     CUpti_RangeProfiler_DecodeData_Params dec = {
         .structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
+    int rc;
 
     if (!p->running)
         return 0;
@@ -412,7 +433,9 @@ static int drain(pctx *p)
         cr_g.dropped_ranges += dec.numOfRangeDropped;
         pthread_mutex_unlock(&cr_g.lock);
     }
-    return evaluate(p);
+    rc = evaluate(p);
+    p->ncorrs = 0;
+    return rc;
 }
 
 static void fail(pctx *p)
@@ -450,33 +473,43 @@ int cr_counters_busy(void)
     return inside;
 }
 
-/* Remember where profiling began on a context, for matching ranges to operations. */
-static void note_first(uint32_t context, uint32_t corr)
+/* Remember a measured launch (once: its runtime and driver callbacks both enter). */
+static int remember(pctx *p, uint32_t corr)
 {
-    cr_profiled *f;
-
-    pthread_mutex_lock(&cr_g.lock);
-    f = CR_PUSH(cr_g.profiled);
-    if (f) {
-        f->context = context;
-        f->first_corr = corr;
+    if (p->ncorrs && p->corrs[p->ncorrs - 1] == corr)
+        return 0;
+    if (p->ncorrs == p->corrs_cap) {
+        size_t cap = p->corrs_cap ? p->corrs_cap * 2 : RANGES_PER_IMAGE;
+        uint32_t *n = realloc(p->corrs, cap * sizeof(*n));
+        if (!n)
+            return -1;
+        p->corrs = n;
+        p->corrs_cap = cap;
     }
-    pthread_mutex_unlock(&cr_g.lock);
+    p->corrs[p->ncorrs++] = corr;
+    return 0;
 }
 
-void cr_counters_launch_enter(CUcontext ctx, uint32_t corr)
+void cr_counters_launch_enter(CUcontext ctx, uint32_t corr, int measured)
 {
     pctx *p;
 
     if (!enter())
         return;
-    p = find(ctx, 1);
-    if (p && !p->failed && !p->prof) {
-        if (setup(p) != 0)
-            fail(p);
-        else
-            note_first(p->context_id, corr);
+    p = find(ctx, measured);
+    if (!p || p->failed) {
+        leave();
+        return;
     }
+    if (!measured) {
+        /* Whatever runs now must not make a range. */
+        if (p->running && drain(p) != 0)
+            fail(p);
+        leave();
+        return;
+    }
+    if ((!p->prof && setup(p) != 0) || (!p->running && arm(p) != 0) || remember(p, corr) != 0)
+        fail(p);
     leave();
 }
 
@@ -489,7 +522,7 @@ void cr_counters_launch_exit(CUcontext ctx)
     p = find(ctx, 0);
     if (p && p->running) {
         rpl_log_debug("cupti: launch %zu on context %u returned", p->launches + 1, p->context_id);
-        if (++p->launches >= RANGES_PER_IMAGE && (drain(p) != 0 || arm(p) != 0))
+        if (++p->launches >= RANGES_PER_IMAGE && drain(p) != 0)
             fail(p);
     }
     leave();

@@ -33,14 +33,15 @@ int cr_activity_start(int apis, cr_kernel_timing timing);
 void cr_activity_flush(void);
 
 /*
- * Range profiler (ROCM_PERF_CUPTI_COUNTERS): auto range (one range per
- * kernel launch; memsets may make ranges too, build.c matches either way),
- * kernel replay.  A context is set up at the enter of its first counted
- * operation (`corr`: launches.c's operation number, kept in cr_g.profiled);
- * each operation's exit counts towards the counter-data image, which is
- * decoded into cr_g.ranges before it can overflow.
+ * Range profiler (ROCM_PERF_CUPTI_COUNTERS): auto range, kernel replay, on
+ * the launches of the sample only.  Every launch and memset enters here
+ * (`corr`: launches.c's operation number; `measured`: the sample's verdict,
+ * 0 for memsets): a measured launch starts the profiler on its context (set
+ * up at the first one) and is remembered, anything else stops it and
+ * decodes what it measured into cr_g.ranges; a full counter-data image is
+ * decoded at a launch's exit.
  */
-void cr_counters_launch_enter(CUcontext ctx, uint32_t corr);
+void cr_counters_launch_enter(CUcontext ctx, uint32_t corr, int measured);
 void cr_counters_launch_exit(CUcontext ctx);
 /* Decode what is left and release the profiler of one context (it is going away). */
 void cr_counters_context_ending(CUcontext ctx);
@@ -52,6 +53,12 @@ void cr_counters_context_ending(CUcontext ctx);
  * exit handler calls it again, which then does nothing.
  */
 void cr_counters_finish(void);
+/*
+ * The counter run's sample is complete (cr_sample_complete): finish the
+ * counters, write the database, mark the plan file (PLAN.stopped) and end
+ * the process with status 0, rather than run the program to its end.
+ */
+void cr_end_counter_run(void);
 /* True on a thread that is inside one of the cr_counters_* calls (CUPTI's own work). */
 int cr_counters_busy(void);
 

@@ -40,6 +40,7 @@ static struct {
     char *out_dir;
     int64_t start_ns;      /* process start on trace_clock */
     clockid_t trace_clock; /* CLOCK_BOOTTIME, or CUPTI's CLOCK_REALTIME if ours was refused */
+    const char *plan;      /* ROCM_PERF_CUPTI_COUNTER_STOP: the counter run's sample plan */
 } g;
 
 int cr_cupti_failed(CUptiResult res, const char *what)
@@ -223,6 +224,24 @@ static void at_exit(void)
     pthread_mutex_unlock(&cr_g.lock);
 }
 
+void cr_end_counter_run(void)
+{
+    char mark[4096];
+    FILE *f;
+
+    if (g.forked_child || g.written)
+        return;
+    rpl_log_info("cupti: the sample is measured after %llu launches: ending the counter run",
+                 (unsigned long long)cr_g.sample.launches);
+    at_exit();
+    /* The mark says the database is complete and the program was ended on purpose. */
+    if (snprintf(mark, sizeof(mark), "%s.stopped", g.plan) < (int)sizeof(mark) &&
+        (f = fopen(mark, "w")) != NULL)
+        fclose(f);
+    fflush(NULL);
+    _exit(0);
+}
+
 static void in_forked_child(void)
 {
     g.forked_child = 1;
@@ -373,6 +392,17 @@ int InitializeInjection(void)
         rpl_log_error("cupti: %s; recording without counters", rpl_error_last()->message);
         cr_g.metrics = NULL;
         cr_g.nmetrics = 0;
+    }
+    if (cr_g.metrics && cr_sample_parse(&cr_g.sample, getenv("ROCM_PERF_CUPTI_COUNTER_SKIP"),
+                                        getenv("ROCM_PERF_CUPTI_COUNTER_DISPATCHES")) != 0) {
+        rpl_log_error("cupti: %s; measuring every launch", rpl_error_last()->message);
+        cr_sample_parse(&cr_g.sample, NULL, NULL);
+    }
+    g.plan = getenv("ROCM_PERF_CUPTI_COUNTER_STOP");
+    if (cr_g.metrics && g.plan && g.plan[0] && cr_sample_plan_load(&cr_g.sample, g.plan) != 0) {
+        rpl_log_warn("cupti: %s; the counter run goes to the program's end",
+                     rpl_error_last()->message);
+        g.plan = NULL;
     }
     cr_g.launch_times = cr_g.metrics != NULL;
     if (cr_api_parse(getenv("ROCM_PERF_CUPTI_API"), &apis) != 0)

@@ -6,8 +6,10 @@
  * counter run enables no activity kind at all.
  *
  * Every call that makes an auto range (a kernel launch or a memset) becomes
- * one operation, numbered in call order; range i of a context is the i-th
- * operation there since profiling began.  A runtime call and the driver
+ * one operation, numbered in call order.  Once a launch's kernel name is
+ * known, the sample (cr_g.sample) says whether it is measured; the range
+ * profiler measures those alone (counters.c), and when the sample's plan is
+ * complete the run ends there (cr_end_counter_run).  A runtime call and the driver
  * call the runtime makes for it are one operation: the runtime callback
  * opens it (kernel name from the callback's symbolName, shape from its
  * parameters), the driver callback inside it completes it from the
@@ -20,6 +22,8 @@
  * kernel's end to start + gpu__time_duration.sum of its range.  The
  * trace-only run is the source of the timeline.
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -34,6 +38,8 @@ typedef struct op {
     int runtime;   /* opened by a runtime call */
     int memset;    /* a memset, else a kernel launch */
     int have_func; /* the driver call gave the CUfunction's attributes */
+    int decided;   /* the sample has given its verdict (once the name is known) */
+    int measured;  /* in the sample: the range profiler measures it */
     CUcontext ctx;
     CUstream stream;
     uint32_t seq;
@@ -44,6 +50,12 @@ typedef struct op {
 
 static __thread op cur;
 static uint32_t next_seq = 1; /* under cr_g.lock */
+
+/* Progress lines on stderr (ROCM_PERF_CUPTI_PROGRESS=LABEL): one every 2 s at most. */
+#define PROGRESS_EVERY_NS 2000000000ULL
+static int progress = -1; /* -1: not yet read */
+static const char *progress_label;
+static uint64_t first_ns, last_progress_ns; /* under cr_g.lock */
 
 static uint64_t now_ns(void)
 {
@@ -243,6 +255,40 @@ static void record(op *o)
                       o->name ? o->name : "");
 }
 
+/* A line on stderr every few seconds of a long counter run: launches seen and measured. */
+static void say_progress(uint64_t now)
+{
+    if (progress < 0) {
+        progress_label = getenv("ROCM_PERF_CUPTI_PROGRESS");
+        progress = progress_label && progress_label[0];
+    }
+    if (!progress)
+        return;
+    pthread_mutex_lock(&cr_g.lock);
+    if (!first_ns)
+        first_ns = last_progress_ns = now;
+    if (now - last_progress_ns >= PROGRESS_EVERY_NS) {
+        last_progress_ns = now;
+        fprintf(stderr, "rocm-perf: %s: %llu dispatches seen, %llu measured, %.0f s\n",
+                progress_label, (unsigned long long)cr_g.sample.launches,
+                (unsigned long long)cr_g.sample.measured, (double)(now - first_ns) / 1e9);
+    }
+    pthread_mutex_unlock(&cr_g.lock);
+}
+
+/* The sample's verdict, once the operation is known to be a memset or has a kernel name. */
+static void decide(op *o)
+{
+    if (o->decided || (!o->memset && !o->name))
+        return;
+    o->decided = 1;
+    if (o->memset)
+        return;
+    pthread_mutex_lock(&cr_g.lock);
+    o->measured = cr_sample_next(&cr_g.sample, o->name);
+    pthread_mutex_unlock(&cr_g.lock);
+}
+
 static void open_op(op *o, int runtime, const CUpti_CallbackData *cd)
 {
     memset(o, 0, sizeof(*o));
@@ -273,10 +319,11 @@ void cr_launch_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
         } else if (!runtime && cur.runtime) {
             fill_driver(&cur, cbid, cd); /* the driver call of the runtime call */
         }
+        decide(&cur);
         if (!cur.ctx)
             cur.ctx = cd->context;
         if (cur.ctx)
-            cr_counters_launch_enter(cur.ctx, cur.seq);
+            cr_counters_launch_enter(cur.ctx, cur.seq, cur.measured);
         return;
     }
     /* Exit: only the call that opened the operation closes it. */
@@ -287,6 +334,9 @@ void cr_launch_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
     if (cur.ctx) {
         record(&cur);
         cr_counters_launch_exit(cur.ctx);
+        say_progress(now_ns());
     }
     cur.open = 0;
+    if (cur.measured && cr_sample_complete(&cr_g.sample))
+        cr_end_counter_run();
 }

@@ -83,16 +83,10 @@ typedef struct cr_device {
     void *extdata; /* cJSON object, owned until handed to the trace */
 } cr_device;
 
-/* Where the range profiler began on a context: its first counted API call. */
-typedef struct cr_profiled {
-    uint32_t context;
-    uint32_t first_corr;
-} cr_profiled;
-
-/* Counter values of one range (one kernel launch or memset) of one context. */
+/* Counter values of one range: one sampled kernel launch. */
 typedef struct cr_range {
     uint32_t context;
-    uint64_t ordinal;      /* 0-based launch number within the context */
+    uint32_t corr;         /* the launch's operation number (cr_kernel.corr) */
     uint32_t values_first; /* slice of cr_state.range_values, one per metric */
 } cr_range;
 
@@ -101,6 +95,37 @@ typedef struct cr_range {
         type *items;                                                                               \
         size_t count, cap;                                                                         \
     }
+
+/*
+ * The sample of a counter run: launch i (from 0) of each kernel, by name,
+ * is measured when skip <= i < skip + per_kernel (CR_SAMPLE_ALL: every one
+ * from skip on).  ROCM_PERF_CUPTI_COUNTER_SKIP and
+ * ROCM_PERF_CUPTI_COUNTER_DISPATCHES ("all" or a count) set it; unset, every
+ * launch is measured.
+ */
+#define CR_SAMPLE_ALL UINT32_MAX
+
+typedef struct cr_sample {
+    uint32_t skip, per_kernel;
+    uint64_t launches, measured; /* every launch seen; those measured */
+    struct sample_entry *slots;  /* per kernel name */
+    size_t count, cap;
+    bool planned;      /* a plan was loaded */
+    size_t unfinished; /* planned kernels not yet measured as often as planned */
+} cr_sample;
+
+/* Parse the two variables (NULL or "": the default); RPL_EUSAGE on a bad value. */
+int cr_sample_parse(cr_sample *s, const char *skip, const char *per_kernel);
+/*
+ * Load a plan (ROCM_PERF_CUPTI_COUNTER_STOP): lines "COUNT<TAB>NAME", how
+ * many launches of kernel NAME the sample will measure in this run.
+ */
+int cr_sample_plan_load(cr_sample *s, const char *path);
+/* Count one launch of kernel `name` (NULL: a memset); true when it is to be measured. */
+bool cr_sample_next(cr_sample *s, const char *name);
+/* A plan was loaded and every kernel in it has been measured as often as planned. */
+bool cr_sample_complete(const cr_sample *s);
+void cr_sample_release(cr_sample *s);
 
 typedef struct cr_state {
     pthread_mutex_t lock;
@@ -111,13 +136,13 @@ typedef struct cr_state {
     CR_VEC(cr_sync) syncs;
     CR_VEC(cr_event) events;
     CR_VEC(cr_device) devices;
-    CR_VEC(cr_profiled) profiled;
     CR_VEC(cr_range) ranges;
     CR_VEC(double) range_values;
     const char **metrics; /* counter names, NULL-terminated; NULL when tracing only */
     size_t nmetrics;
     uint64_t dropped_records;
     uint64_t dropped_ranges;
+    cr_sample sample; /* which launches a counter run measures */
     /*
      * Counter run: kernels come from the launch callbacks with start = the
      * launch call's time, and a dispatch's end becomes start +

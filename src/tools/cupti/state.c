@@ -59,6 +59,7 @@ void *cr_vec_push(void **items, size_t *cap, size_t *count, size_t size)
 int cr_state_init(cr_state *st)
 {
     memset(st, 0, sizeof(*st));
+    st->sample.per_kernel = CR_SAMPLE_ALL;
     if (pthread_mutex_init(&st->lock, NULL) != 0)
         return rpl_error_set(RPL_ERROR, "cannot create the recorder lock");
     return rpl_trace_new(&st->trace);
@@ -74,8 +75,8 @@ void cr_state_release(cr_state *st)
     free(st->syncs.items);
     free(st->events.items);
     free(st->devices.items);
-    free(st->profiled.items);
     free(st->ranges.items);
+    cr_sample_release(&st->sample);
     free(st->range_values.items);
     free(st->metrics);
     rpl_trace_free(st->trace);

@@ -74,7 +74,7 @@ static void json_document_holds_the_profile(void **state)
 {
     rpl_trace *t = make_trace();
     rpl_profile *p = build(t, NULL);
-    rpl_report_inputs in = {inputs, 2, passes, 1};
+    rpl_report_inputs in = {inputs, 2, passes, 1, NULL};
     const cJSON *k, *dev, *tot, *res;
     cJSON *doc;
 
@@ -130,7 +130,7 @@ static void json_without_gpu_has_null_device(void **state)
     uint32_t src = tb_source(t, "cpu.db");
     uint32_t cpu = tb_cpu(t, src);
     uint32_t k = tb_symbol(t, src, "_Z1kv", "k()");
-    rpl_report_inputs in = {inputs, 1, NULL, 0};
+    rpl_report_inputs in = {inputs, 1, NULL, 0, NULL};
     rpl_profile *p;
     cJSON *doc;
 
@@ -141,8 +141,55 @@ static void json_without_gpu_has_null_device(void **state)
     assert_int_equal(cJSON_GetArraySize(get(doc, "agents")), 0);
     assert_int_equal(cJSON_GetArraySize(get(doc, "counter_passes")), 0);
     assert_string_equal(get(get(doc, "filter"), "kernel_regex")->valuestring, "k");
+    assert_null(cJSON_GetObjectItemCaseSensitive(doc, "counter_sample")); /* not a sample */
     assert_int_equal(rpl_json_write_file(RPL_TEST_TMP "/unit_profile_nogpu.json", doc), 0);
     cJSON_Delete(doc);
+    rpl_profile_free(p);
+    rpl_trace_free(t);
+}
+
+/* A profile that measured a sample says which one in profile.json and in the table's line. */
+static void a_counter_sample_is_described(void **state)
+{
+    rpl_trace *t = make_trace();
+    rpl_profile *p = build(t, NULL);
+    rpl_counter_sample sample = {2, 3, true, 5, 15};
+    rpl_report_inputs in = {inputs, 1, NULL, 0, &sample};
+    rpl_strbuf sb = RPL_STRBUF_INIT;
+    const cJSON *o;
+    cJSON *doc;
+
+    assert_int_equal(rpl_profile_json(&doc, p, &in), 0);
+    o = get(doc, "counter_sample");
+    assert_int_equal(get(o, "skip")->valueint, 2);
+    assert_int_equal(get(o, "dispatches_per_kernel")->valueint, 3);
+    assert_int_equal(get(o, "dispatches_measured")->valueint, 5);
+    assert_int_equal(get(o, "dispatches")->valueint, 15);
+    assert_true(cJSON_IsTrue(get(o, "stopped_early")));
+    assert_int_equal(rpl_json_write_file(RPL_TEST_TMP "/unit_profile_sample.json", doc), 0);
+    cJSON_Delete(doc);
+    sample.per_kernel = UINT32_MAX;
+    assert_int_equal(rpl_profile_json(&doc, p, &in), 0);
+    assert_string_equal(get(get(doc, "counter_sample"), "dispatches_per_kernel")->valuestring,
+                        "all");
+    cJSON_Delete(doc);
+
+    assert_int_equal(rpl_counter_sample_line(&sb, &sample), 0);
+    assert_string_equal(rpl_strbuf_cstr(&sb),
+                        "counters: measured on 5 of 15 dispatches (every dispatch of each kernel "
+                        "after the first 2; the counter run ended once they were; see "
+                        "--counter-dispatches and --counter-skip)\n");
+    rpl_strbuf_release(&sb);
+    sample = (rpl_counter_sample){0, 3, false, 3, 12006};
+    assert_int_equal(rpl_counter_sample_line(&sb, &sample), 0);
+    assert_string_equal(rpl_strbuf_cstr(&sb),
+                        "counters: measured on 3 of 12006 dispatches (3 dispatches of each kernel; "
+                        "see --counter-dispatches and --counter-skip)\n");
+    rpl_strbuf_release(&sb);
+    sample.per_kernel = 0; /* the rule not known: the count alone */
+    assert_int_equal(rpl_counter_sample_line(&sb, &sample), 0);
+    assert_string_equal(rpl_strbuf_cstr(&sb), "counters: measured on 3 of 12006 dispatches\n");
+    rpl_strbuf_release(&sb);
     rpl_profile_free(p);
     rpl_trace_free(t);
 }
@@ -229,6 +276,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(json_document_holds_the_profile),
         cmocka_unit_test(json_without_gpu_has_null_device),
+        cmocka_unit_test(a_counter_sample_is_described),
         cmocka_unit_test(table_lists_kernels_under_a_header),
         cmocka_unit_test(table_rows_are_aligned),
         cmocka_unit_test(durations_carry_units),

@@ -304,13 +304,14 @@ static void survives_a_rocpd_round_trip(void **unused)
     unlink(path);
 }
 
-static void add_range(cr_state *st, uint32_t ctx, uint64_t ordinal, double v0, double v1)
+/* The range the profiler measured for launch `corr` on context `ctx`. */
+static void add_range(cr_state *st, uint32_t ctx, uint32_t corr, double v0, double v1)
 {
     cr_range *r = CR_PUSH(st->ranges);
     double *a = CR_PUSH(st->range_values), *b = CR_PUSH(st->range_values);
 
     r->context = ctx;
-    r->ordinal = ordinal;
+    r->corr = corr;
     r->values_first = (uint32_t)(a - st->range_values.items);
     *a = v0;
     *b = v1;
@@ -325,14 +326,6 @@ static double counter(const rpl_trace *t, const rpl_dispatch *d, const char *nam
     if (!rpl_dispatch_counter(t, d, idx, &v))
         return -1;
     return v;
-}
-
-static void profiled_from(cr_state *st, uint32_t ctx, uint32_t first_corr)
-{
-    cr_profiled *f = CR_PUSH(st->profiled);
-
-    f->context = ctx;
-    f->first_corr = first_corr;
 }
 
 static void memset_op(cr_state *st, uint32_t ctx, uint32_t corr, uint64_t start)
@@ -355,7 +348,7 @@ static void metrics(cr_state *st)
                      0);
 }
 
-/* Ranges follow launch (correlation) order per context, whatever the start order. */
+/* Each range goes to the launch it names, whatever the start order. */
 static void counters_follow_launch_order(void **unused)
 {
     cr_state st;
@@ -367,11 +360,9 @@ static void counters_follow_launch_order(void **unused)
     kernel(&st, "k_late", 1, 7, 90, 100, 200); /* launched last, started first */
     kernel(&st, "k_first", 1, 7, 10, 300, 400);
     kernel(&st, "k_other_ctx", 2, 9, 50, 500, 600);
-    profiled_from(&st, 1, 10);
-    profiled_from(&st, 2, 50);
-    add_range(&st, 1, 0, 111, 1.5);
-    add_range(&st, 1, 1, 999, 2.5);
-    add_range(&st, 2, 0, 222, 0.0 / 0.0); /* a metric CUPTI could not evaluate */
+    add_range(&st, 1, 10, 111, 1.5);
+    add_range(&st, 1, 90, 999, 2.5);
+    add_range(&st, 2, 50, 222, 0.0 / 0.0); /* a metric CUPTI could not evaluate */
     assert_int_equal(cr_build_trace(&st, &proc, fake_api_name), 0);
     a = dispatch_of(st.trace, "k_first");
     b = dispatch_of(st.trace, "k_late");
@@ -385,48 +376,27 @@ static void counters_follow_launch_order(void **unused)
 }
 
 /*
- * Memsets make ranges too (seen on an H200: 5 GEMMs and the 4 memsets after
- * the first GEMM gave 9 ranges).  Profiling began at the first kernel
- * (corr 10), so the memset before it has no range.
+ * A sample: only some launches were measured.  The others keep no counters,
+ * and a range is never given to a launch of the same number on another
+ * context.
  */
-static void memset_ranges_are_skipped(void **unused)
+static void only_measured_launches_get_counters(void **unused)
 {
     cr_state st;
 
     assert_int_equal(cr_state_init(&st), 0);
     metrics(&st);
-    memset_op(&st, 1, 9, 50);
     kernel(&st, "k_a", 1, 7, 10, 100, 200);
     memset_op(&st, 1, 11, 250);
     kernel(&st, "k_b", 1, 7, 12, 300, 400);
-    memset_op(&st, 1, 13, 450);
     kernel(&st, "k_c", 1, 7, 14, 500, 600);
-    profiled_from(&st, 1, 10);
-    for (int r = 0; r < 5; r++)
-        add_range(&st, 1, (uint64_t)r, 100 + r, 1);
+    add_range(&st, 1, 12, 102, 1);
+    add_range(&st, 2, 14, 555, 1); /* context 2 has no launch 14 */
+    add_range(&st, 1, 11, 777, 1); /* a memset: no dispatch */
     assert_int_equal(cr_build_trace(&st, &proc, fake_api_name), 0);
-    assert_true(counter(st.trace, dispatch_of(st.trace, "k_a"), "dram__bytes_read.sum") == 100);
+    assert_int_equal(dispatch_of(st.trace, "k_a")->counters_count, 0);
     assert_true(counter(st.trace, dispatch_of(st.trace, "k_b"), "dram__bytes_read.sum") == 102);
-    assert_true(counter(st.trace, dispatch_of(st.trace, "k_c"), "dram__bytes_read.sum") == 104);
-    cr_state_release(&st);
-}
-
-/* When memsets made no ranges, the ranges are the kernels'. */
-static void ranges_of_kernels_alone(void **unused)
-{
-    cr_state st;
-
-    assert_int_equal(cr_state_init(&st), 0);
-    metrics(&st);
-    kernel(&st, "k_a", 1, 7, 10, 100, 200);
-    memset_op(&st, 1, 11, 250);
-    kernel(&st, "k_b", 1, 7, 12, 300, 400);
-    profiled_from(&st, 1, 10);
-    add_range(&st, 1, 0, 7, 1);
-    add_range(&st, 1, 1, 8, 1);
-    assert_int_equal(cr_build_trace(&st, &proc, fake_api_name), 0);
-    assert_true(counter(st.trace, dispatch_of(st.trace, "k_a"), "dram__bytes_read.sum") == 7);
-    assert_true(counter(st.trace, dispatch_of(st.trace, "k_b"), "dram__bytes_read.sum") == 8);
+    assert_int_equal(dispatch_of(st.trace, "k_c")->counters_count, 0);
     cr_state_release(&st);
 }
 
@@ -447,10 +417,9 @@ static void counter_runs_take_durations_from_the_counters(void **unused)
     kernel(&st, "k_a", 1, 7, 10, 1000, 90000);
     kernel(&st, "k_b", 1, 7, 11, 100000, 190000);
     kernel(&st, "k_c", 1, 7, 12, 200000, 290000);
-    profiled_from(&st, 1, 10);
-    add_range(&st, 1, 0, 1, 1843.6);
-    add_range(&st, 1, 1, 2, 61120.0);
-    add_range(&st, 1, 2, 3, 0.0 / 0.0);
+    add_range(&st, 1, 10, 1, 1843.6);
+    add_range(&st, 1, 11, 2, 61120.0);
+    add_range(&st, 1, 12, 3, 0.0 / 0.0);
     assert_int_equal(cr_build_trace(&st, &proc, fake_api_name), 0);
     a = dispatch_of(st.trace, "k_a");
     b = dispatch_of(st.trace, "k_b");
@@ -471,34 +440,111 @@ static void activity_times_are_kept(void **unused)
     assert_int_equal(cr_state_init(&st), 0);
     metrics(&st);
     kernel(&st, "k_a", 1, 7, 10, 1000, 90000);
-    profiled_from(&st, 1, 10);
-    add_range(&st, 1, 0, 1, 1843.6);
+    add_range(&st, 1, 10, 1, 1843.6);
     assert_int_equal(cr_build_trace(&st, &proc, fake_api_name), 0);
     assert_int_equal(dispatch_of(st.trace, "k_a")->end, 90000);
     cr_state_release(&st);
 }
 
-/* A count that fits neither reading gives no counters rather than shifted ones. */
-static void mismatched_ranges_give_no_counters(void **unused)
+/* --counter-skip 1 --counter-dispatches 2: launches 1 and 2 of each kernel, by name. */
+static void samples_the_first_launches_of_each_kernel(void **unused)
 {
-    cr_state st;
+    cr_sample s;
+    const char *order[] = {"a", "b", "a", "a", "b", "a", "b", "b", NULL, "a"};
+    const bool want[] = {false, false, true, true, true, false, true, false, false, false};
 
-    assert_int_equal(cr_state_init(&st), 0);
-    metrics(&st);
-    kernel(&st, "k1", 1, 7, 10, 100, 200);
-    kernel(&st, "k2", 1, 7, 11, 300, 400);
-    kernel(&st, "k3", 1, 7, 12, 500, 600);
-    memset_op(&st, 1, 13, 700);
-    profiled_from(&st, 1, 10);
-    add_range(&st, 1, 0, 5, 6);
-    add_range(&st, 1, 1, 5, 6);
-    assert_int_equal(cr_build_trace(&st, &proc, fake_api_name), 0);
-    for (uint32_t i = 0; i < st.trace->dispatches.count; i++)
-        assert_int_equal(st.trace->dispatches.items[i].counters_count, 0);
-    /* A kernel on a device never described still gets a GPU agent. */
-    assert_int_equal(st.trace->agents.items[st.trace->dispatches.items[0].agent].type,
-                     RPL_AGENT_GPU);
-    cr_state_release(&st);
+    assert_int_equal(cr_sample_parse(&s, "1", "2"), 0);
+    for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+        assert_int_equal(cr_sample_next(&s, order[i]), want[i]);
+    assert_int_equal(s.launches, 10);
+    assert_int_equal(s.measured, 4);
+    assert_false(cr_sample_complete(&s)); /* no plan: never complete */
+    cr_sample_release(&s);
+}
+
+/* "all" (and unset) measure every launch from the skipped ones on; many names grow the table. */
+static void samples_every_launch_after_the_skipped(void **unused)
+{
+    cr_sample s;
+    char name[32];
+
+    assert_int_equal(cr_sample_parse(&s, NULL, "all"), 0);
+    assert_int_equal(s.per_kernel, CR_SAMPLE_ALL);
+    for (int i = 0; i < 500; i++) {
+        snprintf(name, sizeof(name), "k%d", i % 200);
+        assert_true(cr_sample_next(&s, name));
+    }
+    assert_int_equal(s.count, 200);
+    cr_sample_release(&s);
+    assert_int_equal(cr_sample_parse(&s, "2", ""), 0);
+    assert_false(cr_sample_next(&s, "k"));
+    assert_false(cr_sample_next(&s, "k"));
+    assert_true(cr_sample_next(&s, "k"));
+    assert_true(cr_sample_next(&s, "k"));
+    cr_sample_release(&s);
+}
+
+static void rejects_bad_sample_settings(void **unused)
+{
+    cr_sample s;
+
+    assert_int_equal(cr_sample_parse(&s, "-1", NULL), RPL_EUSAGE);
+    assert_int_equal(cr_sample_parse(&s, "3x", NULL), RPL_EUSAGE);
+    assert_int_equal(cr_sample_parse(&s, NULL, "0"), RPL_EUSAGE);
+    assert_int_equal(cr_sample_parse(&s, NULL, "some"), RPL_EUSAGE);
+    assert_int_equal(cr_sample_parse(&s, "99999999999", NULL), RPL_EUSAGE);
+}
+
+static void write_plan(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/*
+ * The plan of the trace-only run: a counted 3 times, b once, c (0: only
+ * skipped launches) never; the sample is complete at the third launch of a
+ * once b was measured, whatever else runs.
+ */
+static void a_plan_says_when_the_sample_is_complete(void **unused)
+{
+    char path[512];
+    cr_sample s;
+
+    snprintf(path, sizeof(path), "%s/cupti_plan_%d.txt", RPL_TEST_TMP, (int)getpid());
+    write_plan(path, "3\ta\n1\tb\n0\tc\n2\tb\n");
+    assert_int_equal(cr_sample_parse(&s, NULL, "3"), 0);
+    assert_int_equal(cr_sample_plan_load(&s, path), 0);
+    assert_true(cr_sample_next(&s, "a"));
+    assert_true(cr_sample_next(&s, "b"));
+    assert_true(cr_sample_next(&s, "x")); /* not planned: measured, not waited for */
+    assert_true(cr_sample_next(&s, "a"));
+    assert_false(cr_sample_complete(&s));
+    assert_true(cr_sample_next(&s, "b")); /* b twice: the larger count of the plan */
+    assert_false(cr_sample_complete(&s));
+    assert_true(cr_sample_next(&s, "a"));
+    assert_true(cr_sample_complete(&s));
+    cr_sample_release(&s);
+    unlink(path);
+}
+
+static void rejects_a_bad_plan(void **unused)
+{
+    char path[512];
+    cr_sample s;
+
+    snprintf(path, sizeof(path), "%s/cupti_badplan_%d.txt", RPL_TEST_TMP, (int)getpid());
+    write_plan(path, "3 a\n");
+    assert_int_equal(cr_sample_parse(&s, NULL, NULL), 0);
+    assert_int_equal(cr_sample_plan_load(&s, path), RPL_EINPUT);
+    assert_false(cr_sample_complete(&s));
+    cr_sample_release(&s);
+    unlink(path);
+    assert_int_equal(cr_sample_plan_load(&s, path), RPL_EIO);
+    cr_sample_release(&s);
 }
 
 /* With counters, the records of replay passes collapse into one dispatch per launch. */
@@ -511,9 +557,8 @@ static void replayed_kernels_count_once(void **unused)
     kernel(&st, "k", 1, 7, 10, 100, 200);
     kernel(&st, "k", 1, 7, 10, 300, 410); /* a replay pass of the same launch */
     kernel(&st, "k", 1, 7, 11, 500, 600);
-    profiled_from(&st, 1, 10);
-    add_range(&st, 1, 0, 1, 1);
-    add_range(&st, 1, 1, 2, 1);
+    add_range(&st, 1, 10, 1, 1);
+    add_range(&st, 1, 11, 2, 1);
     assert_int_equal(cr_build_trace(&st, &proc, fake_api_name), 0);
     assert_int_equal(st.trace->dispatches.count, 2);
     assert_int_equal(st.trace->dispatches.items[0].start, 100);
@@ -537,10 +582,8 @@ static void counters_survive_a_rocpd_round_trip(void **unused)
     kernel(&st, "k_a", 1, 7, 10, 100, 200);
     memset_op(&st, 1, 11, 250);
     kernel(&st, "k_b", 1, 7, 12, 300, 400);
-    profiled_from(&st, 1, 10);
-    add_range(&st, 1, 0, 4096, 100);
-    add_range(&st, 1, 1, 1, 1);
-    add_range(&st, 1, 2, 8192, 0.0 / 0.0);
+    add_range(&st, 1, 10, 4096, 100);
+    add_range(&st, 1, 12, 8192, 0.0 / 0.0);
     assert_int_equal(cr_build_trace(&st, &proc, fake_api_name), 0);
     assert_int_equal(rpl_rocpd_write(st.trace, path, NULL), 0);
     assert_int_equal(rpl_trace_new(&back), 0);
@@ -670,11 +713,14 @@ int main(void)
         cmocka_unit_test(builds_the_scenario),
         cmocka_unit_test(survives_a_rocpd_round_trip),
         cmocka_unit_test(counters_follow_launch_order),
-        cmocka_unit_test(memset_ranges_are_skipped),
-        cmocka_unit_test(ranges_of_kernels_alone),
+        cmocka_unit_test(only_measured_launches_get_counters),
         cmocka_unit_test(counter_runs_take_durations_from_the_counters),
         cmocka_unit_test(activity_times_are_kept),
-        cmocka_unit_test(mismatched_ranges_give_no_counters),
+        cmocka_unit_test(samples_the_first_launches_of_each_kernel),
+        cmocka_unit_test(samples_every_launch_after_the_skipped),
+        cmocka_unit_test(rejects_bad_sample_settings),
+        cmocka_unit_test(a_plan_says_when_the_sample_is_complete),
+        cmocka_unit_test(rejects_a_bad_plan),
         cmocka_unit_test(replayed_kernels_count_once),
         cmocka_unit_test(counters_survive_a_rocpd_round_trip),
         cmocka_unit_test(knows_which_calls_make_ranges),

@@ -1,0 +1,157 @@
+#!/bin/bash
+# gpu/corpus/check.sh: every step of rocm-perf on the third-party corpus (issue 23,
+# docs/validation/real-world-gpu.md), on an NVIDIA GPU, with no network.
+#
+# The bundle (gpu/corpus/bundle.sh, e.g. .gpu-corpus/; RPL_BUNDLE) holds bin/rocm-perf,
+# lib/, corpus/bin (the programs, built on the build machine by gpu/corpus/build.sh),
+# corpus/src (their sources as fetched by scripts/fetch-corpus.sh), answers/ (stand-in
+# LLM answers), standin_server.py, lib.sh and this script.
+# On the GPU machine, from the repository root:  OUT=DIR bash .gpu-corpus/check.sh
+#
+# For each program: its own run time; profile --counters none; profile (counters, the
+# default sample); analyze on the output folder; kernels; capture + replay --check;
+# optimize; llm-optimize with the stand-in answers where the program has them.  Each
+# step has a time limit (STEP_LIMIT, default 150 s; OPT_LIMIT for optimize and
+# llm-optimize, default 200 s; the whole check stops starting
+# steps after CHECK_BUDGET s, default 500; CORPUS_STEPS=profile: only the run, profile and
+# analyze steps).  $OUT/steps.tsv: program, step, exit
+# status, seconds, note; $OUT/summary.txt the same as a table; logs.tar.gz the output
+# of every step.  Exit 0 when it ran (the table says what passed), 77 without a GPU.
+set -u
+gpu_lib=$(dirname "$0")/lib.sh
+[ -f "$gpu_lib" ] || gpu_lib=$(dirname "$0")/../lib.sh
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
+. "$gpu_lib"
+check_start corpus
+limit=${STEP_LIMIT:-150}
+opt_limit=${OPT_LIMIT:-200}
+budget=${CHECK_BUDGET:-500}
+key=rpl-SENTINEL-corpus-51c0
+export ROCM_PERF_TEMPLATES=$bundle/templates
+check_machine "python3: $(python3 --version 2>&1)"
+check_need_gpu
+bin=$bundle/corpus/bin
+src=$bundle/corpus/src
+tsv=$out/steps.tsv
+printf 'program\tstep\texit\tseconds\tnote\n' >"$tsv"
+has_build=no
+"$rp" optimize --help 2>&1 | grep -qE -- '--build( |=)' && has_build=yes
+
+# step PROGRAM STEP LIMIT CMD...: run CMD in $work/run, time it, one row of steps.tsv
+step() {
+    local prog=$1 name=$2 lim=$3
+    shift 3
+    local t0 rc secs note
+    if [ "$SECONDS" -ge "$budget" ]; then
+        printf '%s\t%s\t-\t-\tnot run: the check budget (%s s) was spent\n' "$prog" "$name" \
+            "$budget" >>"$tsv"
+        return 0
+    fi
+    t0=$EPOCHREALTIME
+    (cd "$work/run" && timeout -k 5 "$lim" "$@") >"$work/logs/$prog.$name.out" \
+        2>"$work/logs/$prog.$name.err"
+    rc=$?
+    secs=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }')
+    note=$(grep -v '^\s*$' "$work/logs/$prog.$name.err" | tail -1 | cut -c1-160 | tr '\t' ' ')
+    [ "$rc" = 124 ] && note="timed out after $lim s; $note"
+    printf '%s\t%s\t%s\t%s\t%s\n' "$prog" "$name" "$rc" "$secs" "$note" >>"$tsv"
+    log "$prog $name: exit $rc, $secs s"
+    return 0
+}
+
+# program NAME ROOT SOURCE KERNEL_REGEX BUILD_CMD -- APP ARGS...: ROOT is the project's
+# folder below corpus/src (the user's repository: committed into a scratch git repository),
+# SOURCE the kernel source in it ("": no kernel of its own), BUILD_CMD optimize's --build.
+program() {
+    local name=$1 root=$2 source=$3 kre=$4 build=$5
+    shift 6
+    local app=("$@") repo=$work/repo-$name
+    mkdir -p "$work/run"
+    cp "$bin/${app[0]}" "$work/run/"
+    step "$name" run "$limit" "./${app[0]}" "${app[@]:1}"
+    step "$name" profile-none "$limit" "$rp" profile --counters none -q -o "$work/p-$name-none" \
+        -- "./${app[0]}" "${app[@]:1}"
+    step "$name" profile "$limit" "$rp" profile -q -o "$work/p-$name" -- "./${app[0]}" "${app[@]:1}"
+    cp "$work/p-$name/profile.json" "$work/logs/$name.profile.json" 2>/dev/null
+    step "$name" analyze-dir 60 "$rp" analyze "$work/p-$name"
+    step "$name" analyze-db 60 "$rp" analyze "$work/p-$name/profile.db"
+    [ -n "$source" ] && [ "${CORPUS_STEPS:-all}" = all ] || return 0
+    mkdir -p "$repo"
+    cp -r "$src/$root/." "$repo/"
+    git -C "$repo" init -q -b main && git -C "$repo" add . &&
+        git -C "$repo" -c user.name=check -c user.email=check@localhost commit -q -m src
+    local extra=() kextra=()
+    if [ "$has_build" = yes ] && [ -n "$build" ]; then
+        extra=(--build "$build")
+        kextra=(--build "${build//\{dir\}/$repo}")
+    fi
+    step "$name" kernels 60 "$rp" kernels "$repo/$source" "${kextra[@]}"
+    step "$name" capture "$limit" "$rp" capture --kernel "$kre" -o "$work/snap-$name" \
+        -- "./${app[0]}" "${app[@]:1}"
+    step "$name" replay-check 60 "$rp" replay full-vm "$work/snap-$name" --check
+    step "$name" optimize "$opt_limit" "$rp" optimize "$repo/$source" "./${app[0]} ${app[*]:1}" \
+        --artifacts "$work/art-$name-opt" --max-kernels 1 --rounds 4 --app-rounds 2 \
+        --auto-approve "${extra[@]}"
+    if [ -d "$bundle/answers/$name" ]; then
+        serve "$name"
+        OPENAI_API_KEY=$key step "$name" llm-optimize "$opt_limit" "$rp" llm-optimize \
+            "$repo/$source" "./${app[0]} ${app[*]:1}" --base-url "$url" --model standin-model \
+            --artifacts "$work/art-$name-llm" --rounds 4 --app-rounds 2 --max-iters 1 \
+            --auto-approve "${extra[@]}"
+        kill "$server_pid" 2>/dev/null
+        wait "$server_pid" 2>/dev/null
+    fi
+    git -C "$repo" for-each-ref --format='%(refname:short)' refs/heads/rocm-perf/ \
+        >"$work/logs/$name.branches" 2>&1
+    for b in $(cat "$work/logs/$name.branches"); do
+        git -C "$repo" log -1 --format='--- %h %s%n%b' "$b"
+    done >>"$work/logs/$name.branches" 2>&1
+    git -C "$repo" status --porcelain >"$work/logs/$name.status" 2>&1
+    # The artifacts' reports and logs (not their snapshots: too large to bring back).
+    local a
+    for a in opt llm; do
+        [ -d "$work/art-$name-$a" ] || continue
+        mkdir -p "$work/logs/$name.art-$a"
+        (cd "$work/art-$name-$a" && find . -type f -size -1M -print0 | tar --null -cf - -T -) |
+            tar -xf - -C "$work/logs/$name.art-$a"
+    done
+}
+
+# The README's demo trace: two_streams (gpu/cupti/two_streams.cu) with counters on every
+# dispatch, so that every kernel is placed on the roofline.
+mkdir -p "$work/run"
+cp "$bin/two_streams" "$work/run/"
+demo_sample=()
+"$rp" profile --help 2>&1 | grep -q -- '--counter-dispatches' && demo_sample=(--counter-dispatches all)
+step demo profile "$limit" "$rp" profile "${demo_sample[@]}" -q -o "$work/demo" -- ./two_streams
+cp "$work/demo/profile.db" "$out/two_streams_profile.db" 2>/dev/null
+
+# The benchmark: the program of >= 10k launches alone, then `profile` with counters (the
+# default sample), three times each, alternating.
+cp "$bin/layernorm_forward" "$work/run/"
+for i in 1 2 3; do
+    step bench "run-$i" "$limit" ./layernorm_forward 3
+    step bench "profile-$i" "$limit" "$rp" profile -v -o "$work/bench" -- ./layernorm_forward 3
+done
+
+program layernorm karpathy+llm.c/dev/cuda layernorm_forward.cu 'layernorm_forward_kernel3' \
+    'nvcc -O3 --use_fast_math -std=c++17 -arch={arch} {src} -lcublas -lcublasLt -o {out}' \
+    -- layernorm_forward 3
+program reduction NVIDIA+cuda-samples \
+    Samples/2_Concepts_and_Techniques/reduction/reduction_kernel.cu 'reduce1' \
+    'nvcc -O3 -arch={arch} -I{dir}/Common {dir}/Samples/2_Concepts_and_Techniques/reduction/reduction.cpp {src} -o {out}' \
+    -- reduction --kernel=1
+program sgemm siboehm+SGEMM_CUDA src/kernels/5_kernel_2D_blocktiling.cuh 'sgemm2DBlocktiling' \
+    'nvcc -O3 -std=c++20 -arch={arch} -I{dir}/src -include {src} {dir}/sgemm.cu {dir}/src/runner.cu -lcublas -o {out}' \
+    -- sgemm 5
+program radixsort NVIDIA+cuda-samples '' '' '' -- radixSortThrust
+# The same program with its other kernels: longer runs of >= 10k launches (kernel 2 makes
+# three launches per call).
+for k in 1 2; do
+    step bench "run-k$k" "$limit" ./layernorm_forward "$k"
+    step bench "profile-k$k" "$limit" "$rp" profile -o "$work/bench" -- ./layernorm_forward "$k"
+done
+tr '\t' '|' <"$tsv" | tee "$out/summary.txt"
+tar -czf "$out/profiles.tar.gz" -C "$work" $(cd "$work" && ls -d p-* 2>/dev/null | sed 's|$|/profile.json|') \
+    2>/dev/null
+exit 0

@@ -38,6 +38,10 @@ check_machine "python3: $(python3 --version 2>&1)"
 check_need_gpu
 scratch_repo "$bundle/gpu/shapes.cu"
 
+# The program alone first: its own output, for the record.
+(cd "$work" && nvcc -O3 -arch=native -x cu -o shapes_alone "$repo/src/shapes.cu" &&
+    ./shapes_alone --reps 20) >"$work/logs/alone.out" 2>&1
+log "   the program alone: exit $? ($(tr '\n' ' ' <"$work/logs/alone.out"))"
 rm -f "$work/port"
 STANDIN_EXPECTED_KEY=$key python3 "$bundle/standin_server.py" \
     --scripts "$bundle/answers/grounded" --port-file "$work/port" \
@@ -48,7 +52,7 @@ url=http://127.0.0.1:$(cat "$work/port")/v1
 
 log "== grounded: rocm-perf llm-optimize src/shapes.cu \"./shapes --reps 20\" --max-iters 3"
 t0=$SECONDS
-OPENAI_API_KEY=$key timeout -k 10 420 "$rp" llm-optimize "$repo/src/shapes.cu" \
+OPENAI_API_KEY=$key timeout -k 10 300 "$rp" llm-optimize "$repo/src/shapes.cu" \
     "./shapes --reps 20" --max-iters 3 --max-repairs 0 --rounds "${RPL_ROUNDS:-6}" \
     --seed-flag --seed --auto-approve --base-url "$url" --model standin-model \
     --artifacts "$work/art" -v >"$work/logs/grounded.out" 2>"$work/logs/grounded.err"

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "pipe_int.h"
+#include "rpl/cleanup.h"
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
 #include "rpl/json.h"
@@ -131,6 +132,42 @@ static int written_bytes(const char *dir, double *out)
     return rc;
 }
 
+/*
+ * Whether the original replays on the snapshot in `dir` (a later dispatch's device addresses
+ * may be taken in a replay process): 0, or RPL_ENOTFOUND (no error set) with a warning.
+ */
+static int replays(rpl_pipe *p, const pipe_kernel *k, const char *dir, unsigned dispatch)
+{
+    pipe_kernel sk = *k;
+    char *failure = NULL;
+    cJSON *doc = NULL;
+    int rc;
+
+    sk.snapshot = (char *)dir;
+    /* Checked as candidates will be: the original must pass on it. */
+    rc = pipe_replay(p, &sk, k->orig_co, true, 1, &doc, &failure);
+    if (rc == RPL_ENOMEM || rpl_interrupted()) {
+        cJSON_Delete(doc);
+        free(failure);
+        return rc == RPL_ENOMEM ? rc : rpl_interrupt_check();
+    }
+    if (rc == 0 && !failure &&
+        !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(doc, "check"), "passed")))
+        rc = pipe_set(&failure, "its own replay check fails");
+    if (rc != 0 || failure) {
+        rpl_log_warn("%s: dispatch %u is not used as another shape: the original does not "
+                     "replay on it (%s)",
+                     k->display, dispatch, failure ? failure : rpl_error_last()->message);
+        rpl_error_clear();
+        free(failure);
+        cJSON_Delete(doc);
+        return RPL_ENOTFOUND;
+    }
+    cJSON_Delete(doc);
+    return 0;
+}
+
 int pipe_shapes_capture(rpl_pipe *p, pipe_kernel *k)
 {
     unsigned want = p->opts.shapes ? p->opts.shapes : RPL_PIPE_DEFAULT_SHAPES;
@@ -171,6 +208,12 @@ int pipe_shapes_capture(rpl_pipe *p, pipe_kernel *k)
         }
         if (rc == 0 && shape_of(dir, &key, &text) != 0) {
             rpl_error_clear();
+            rc = rpl_remove_tree(dir);
+            continue;
+        }
+        if (rc == 0 && (rc = replays(p, k, dir, probe_dispatches[i])) == RPL_ENOTFOUND) {
+            free(key);
+            free(text);
             rc = rpl_remove_tree(dir);
             continue;
         }
@@ -280,13 +323,22 @@ static int resources_text(pipe_kernel *k)
         rpl_error_clear();
         return rc;
     }
+    /* Figures the code object does not give (SGPRs on NVIDIA) are -1: left out. */
     if (rc == 0)
-        rc = rpl_strbuf_printf(&sb,
-                               "- registers per thread: %lld VGPRs, %lld SGPRs; spills %lld\n"
-                               "- LDS/shared per block: %lld bytes; scratch per thread: %lld "
-                               "bytes\n",
-                               (long long)o->vgpr, (long long)o->sgpr, (long long)o->spills,
-                               (long long)o->lds_bytes, (long long)o->scratch_bytes);
+        rc = rpl_strbuf_printf(&sb, "- registers per thread: %lld %s", (long long)o->vgpr,
+                               o->sgpr >= 0 ? "VGPRs" : "");
+    if (rc == 0 && o->sgpr >= 0)
+        rc = rpl_strbuf_printf(&sb, ", %lld SGPRs", (long long)o->sgpr);
+    if (rc == 0 && o->spills >= 0)
+        rc = rpl_strbuf_printf(&sb, "; spills %lld", (long long)o->spills);
+    if (rc == 0)
+        rc =
+            rpl_strbuf_printf(&sb, "\n- LDS/shared per block: %lld bytes", (long long)o->lds_bytes);
+    if (rc == 0 && o->scratch_bytes >= 0)
+        rc =
+            rpl_strbuf_printf(&sb, "; scratch per thread: %lld bytes", (long long)o->scratch_bytes);
+    if (rc == 0)
+        rc = rpl_strbuf_putc(&sb, '\n');
     if (rc == 0 && o->occupancy >= 0)
         rc = rpl_strbuf_printf(&sb, "- occupancy: %lld %s at block size %u, limited by %s\n",
                                (long long)o->occupancy, o->occ_unit ? o->occ_unit : "", k->block,

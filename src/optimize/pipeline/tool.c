@@ -259,6 +259,8 @@ int pipe_capture_dispatch(rpl_pipe *p, const pipe_kernel *k, unsigned dispatch, 
     return rc;
 }
 
+#define REPLAY_TIMER_ENV "ROCM_PERF_REPLAY_TIMER"
+
 int pipe_counter_pass(rpl_pipe *p, const pipe_kernel *k, const char *co, const char *dir,
                       char **why)
 {
@@ -293,8 +295,23 @@ int pipe_counter_pass(rpl_pipe *p, const pipe_kernel *k, const char *co, const c
     }
     if (rc == 0 && access(dir, F_OK) == 0)
         rc = rpl_remove_tree(dir);
-    if (rc == 0)
-        rc = pipe_run(&res, (const char *const *)argv, NULL, p->opts.run_timeout_ms, NULL);
+    if (rc == 0) {
+        /* The replay times with CUPTI by default, which the profiler's own CUPTI subscriber
+           holds: CUDA events for this one child. */
+        const char *was = getenv(REPLAY_TIMER_ENV);
+        char *saved = was ? strdup(was) : NULL;
+        if (was && !saved)
+            rc = rpl_error_oom();
+        if (rc == 0 && setenv(REPLAY_TIMER_ENV, "event", 1) != 0)
+            rc = rpl_error_oom();
+        if (rc == 0)
+            rc = pipe_run(&res, (const char *const *)argv, NULL, p->opts.run_timeout_ms, NULL);
+        if (saved)
+            setenv(REPLAY_TIMER_ENV, saved, 1);
+        else
+            unsetenv(REPLAY_TIMER_ENV);
+        free(saved);
+    }
     if (rc == RPL_ENOTFOUND || rc == RPL_ETIMEOUT || (rc == 0 && (!res.exited || res.exit_code))) {
         const char *line = pipe_last_line(res.err && res.err[0] ? res.err : res.out);
         rc = pipe_set(why, "the counter pass (`rocm-perf profile` over the replay) %s%s%s",

@@ -206,20 +206,21 @@ int pipe_shapes_capture(rpl_pipe *p, pipe_kernel *k)
             rc = 0;
             break;
         }
+        if (rc != 0 && rc != RPL_ENOMEM && !rpl_interrupted()) {
+            rpl_log_warn("%s: no more shapes: %s", k->display, rpl_error_last()->message);
+            rpl_error_clear();
+            rc = rpl_remove_tree(dir);
+            break;
+        }
         if (rc == 0 && shape_of(dir, &key, &text) != 0) {
             rpl_error_clear();
             rc = rpl_remove_tree(dir);
             continue;
         }
-        if (rc == 0 && (rc = replays(p, k, dir, probe_dispatches[i])) == RPL_ENOTFOUND) {
-            free(key);
-            free(text);
-            rc = rpl_remove_tree(dir);
-            continue;
-        }
         for (size_t j = 0; rc == 0 && j < nkeys; j++)
             seen |= strcmp(keys[j], key) == 0;
-        if (rc == 0 && seen)
+        /* A shape seen already, or one the original does not replay on, is not kept. */
+        if (rc == 0 && (seen || (rc = replays(p, k, dir, probe_dispatches[i])) == RPL_ENOTFOUND))
             rc = rpl_remove_tree(dir);
         else if (rc == 0 && (rc = pipe_argv_push(&keys, &nkeys, key)) == 0 &&
                  (rc = pipe_argv_push(&k->shape_text, &ntext, text)) == 0)
@@ -305,7 +306,8 @@ int pipe_counter_figures(const pipe_kernel *k, const char *dir, double *flops, d
     return rc;
 }
 
-/* "VGPRs 32, SGPRs 16, ..." of the reference's code object. */
+/* The resources fact: registers, spills, LDS, scratch, occupancy of the reference's code
+   object. */
 static int resources_text(pipe_kernel *k)
 {
     rpl_static_kernel *all = NULL;
@@ -325,8 +327,8 @@ static int resources_text(pipe_kernel *k)
     }
     /* Figures the code object does not give (SGPRs on NVIDIA) are -1: left out. */
     if (rc == 0)
-        rc = rpl_strbuf_printf(&sb, "- registers per thread: %lld %s", (long long)o->vgpr,
-                               o->sgpr >= 0 ? "VGPRs" : "");
+        rc = rpl_strbuf_printf(&sb, "- registers per thread: %lld%s", (long long)o->vgpr,
+                               o->sgpr >= 0 ? " VGPRs" : "");
     if (rc == 0 && o->sgpr >= 0)
         rc = rpl_strbuf_printf(&sb, ", %lld SGPRs", (long long)o->sgpr);
     if (rc == 0 && o->spills >= 0)

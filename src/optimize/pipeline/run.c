@@ -391,9 +391,12 @@ static int step_replay(cstate *s)
         if (!first)
             rc = rpl_error_oom();
         else if (n > 1)
-            rc = pipe_set(&ok, "%s; the same on %zu other shape%s%s", first, n - 1 - unchecked,
-                          n - 1 - unchecked == 1 ? "" : "s",
-                          unchecked ? " (the replay could not run on the rest)" : "");
+            rc = unchecked ? pipe_set(&ok,
+                                      "%s; the same on %zu of %zu other shapes (the replay could "
+                                      "not run on the rest)",
+                                      first, n - 1 - unchecked, n - 1)
+                           : pipe_set(&ok, "%s; the same on %zu other shape%s", first, n - 1,
+                                      n == 2 ? "" : "s");
         else
             rc = pipe_set(&ok, "%s", first);
         if (rc == 0 && (rc = pipe_set(&s->o->correctness, "%s", ok)) == 0)

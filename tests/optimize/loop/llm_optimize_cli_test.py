@@ -525,6 +525,25 @@ def shapes():
     env.done()
 
 
+def shapes_env():
+    """A dispatch the original does not replay on is not kept as a shape (said); a shape the
+    candidate's replay cannot run on is left unchecked (said), not the end of the run."""
+    env = Env("cli-shapes-env", fake="time=100 frac_scale=0.8 frac_shift=0.15 "
+                                     "sizes=1048576,4096,65536 env_fail_n=65536")
+    env.run("--auto-approve", "--max-iters", "1", "--kernel", "scale", expect=0)
+    check(env.junit_cases() == ["accepted"], f"{SCENARIO}: verdicts {env.junit_cases()}")
+    expect_in(env.err, "scale: dispatch 2 is not used as another shape: the original does not "
+                       "replay on it (", "stderr")
+    expect_in(env.err, "shape 2 not checked: the replay failed (exit status 3): rocm-perf: "
+                       "reservation failed", "stderr")
+    with open(os.path.join(env.art, "optimize-log.json")) as f:
+        log = json.load(f)
+    check(len(log["snapshots"][0]["shapes"]) == 2, f"{SCENARIO}: {log['snapshots'][0]['shapes']}")
+    expect_in(log["candidates"][0]["steps"]["replay"]["evidence"], "; the same on 0 of 1 other "
+              "shapes (the replay could not run on the rest)", "replay evidence")
+    env.done()
+
+
 def impossible():
     """An answer timed below the physical floor (the timer double says 1 ns; the dispatch
     changes 4096 bytes at 1000 GB/s: 4.1 ns) is `impossible` with both numbers; the next,
@@ -571,7 +590,7 @@ def analysis_bad():
 SCENARIOS = {f.__name__: f
              for f in [six, shift, errors, auth, budget, sigint, contract, bad_prompt,
                        gpu_time, analysis, analysis_pinned, facts_default, facts_unavailable,
-                       analysis_bad, shapes, impossible]}
+                       analysis_bad, shapes, shapes_env, impossible]}
 SCENARIOS[SCENARIO]()
 if failures:
     sys.exit(1)

@@ -205,7 +205,7 @@ static int not_available(char **out, const char *why)
     return rc;
 }
 
-/* `text` with `more` appended on a line of its own (*text replaced). */
+/* The formatted line appended to *text on a line of its own (*text grown). */
 static int append_line(char **text, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int append_line(char **text, const char *fmt, ...)
 {

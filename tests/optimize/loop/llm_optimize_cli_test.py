@@ -211,6 +211,11 @@ def shift():
     expect_in(env.err, "dominance shift: shift now holds 60.0% of the critical path", "stderr")
     expect_in(env.err, "retargeting to shift", "stderr")
     expect_in(env.server.prompt(2), "Make the kernel `shift` of `kern.hip` faster.", "prompt 2")
+    # The archive: the accepted change with the counter figures of before and after.
+    expect_in(env.server.prompt(2), "- turn 1 (scale): accepted, speedup ", "prompt 2 (archive)")
+    expect_in(env.server.prompt(2), "; counters: HBM bytes 1.229e+04 -> 1.229e+04, FLOPs 2048 -> "
+                                    "2048, roofline time ns 12.29 -> 12.29; strategy:",
+              "prompt 2 (archive)")
     check(env.junit_cases() == ["accepted", "accepted"], f"{SCENARIO}: {env.junit_cases()}")
     br = env.branches()
     check(len(br) == 1, f"{SCENARIO}: branches {br}")
@@ -562,6 +567,9 @@ def impossible():
     h = c[1]["roofline_headroom"]
     check(h is not None and 8 < h < 8.4, f"{SCENARIO}: roofline_headroom {h}")
     expect_in(c[1]["message"], "headroom was 8.", "the accepted message")
+    m = c[1]["metrics"]
+    check(m.get("counter_hbm_bytes") == {"original": 12288, "candidate": 12288}
+          and "roofline_ns" in m, f"{SCENARIO}: the counter figures side by side {m}")
     expect_in(c[1]["message"], "x at the roof with the bytes the reference moved, 24.", "the accepted message")
     env.done()
 

@@ -16,8 +16,8 @@ sed -e '/^#ifdef RPL_SAXPY_UNCOALESCED$/d' -e '/^#endif$/d' \
     -e '1s|.*|// saxpy: y = a * x + y, one element per thread, neighbouring threads 4099 apart.|' \
     "$root/ctest/kernels/saxpy.hip" >"$out/gpu/saxpy_slow.hip"
 grep -q '(i \* 4099) & (n - 1)' "$out/gpu/saxpy_slow.hip"
-cp "$root/gpu/llm/twokernel.cu" "$root/templates/rpl_harness.h" "$out/gpu/"
+cp "$root/gpu/llm/twokernel.cu" "$root/gpu/llm/shapes.cu" "$root/templates/rpl_harness.h" "$out/gpu/"
 cp -r "$root/templates/llm" "$out/templates/"
 cp -r "$root/gpu/llm/answers" "$out/"
-bundle_finish "$root/tests/llm/standin_server.py" "$root/gpu/llm/check.sh" \
+bundle_finish "$root/tests/llm/standin_server.py" "$root/gpu/llm/check.sh" "$root/gpu/llm/grounded.sh" \
     "$root/gpu/llm/summary.py" "$root/gpu/lib.sh"

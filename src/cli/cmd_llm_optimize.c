@@ -87,6 +87,7 @@ static void usage(FILE *out)
             "  --budget-tokens N      stop cleanly once N tokens (input + output) are used\n"
             "  --analysis DIR         roofline, bottleneck and ATT facts of the target from\n"
             "                         'rocm-perf analyze --out DIR' (a counter-mode profile)\n"
+            "                         instead of the counter pass over the replay\n"
             "\n",
             RPL_LLM_LOOP_DEFAULT_MAX_ITERS, RPL_LLM_LOOP_DEFAULT_MAX_REPAIRS);
     rpl_optimize_cli_usage(out);

@@ -105,6 +105,21 @@ int rpl_optimize_cli_option(rpl_optimize_cli *o, int opt, const char *arg)
     case RPL_OPTCLI_NO_APP:
         o->pipe.skip_app = true;
         break;
+    case RPL_OPTCLI_SHAPES:
+        rc = whole(arg, "--shapes", 1, 8, &o->pipe.shapes);
+        break;
+    case RPL_OPTCLI_VERIFY_RUN:
+        if (!arg[0] || strspn(arg, " \t") == strlen(arg))
+            return rpl_cli_usage_error("--verify-run wants the program's arguments, not ''");
+        if (o->nverify_runs == RPL_OPTIMIZE_CLI_MAX_VERIFY_RUNS)
+            return rpl_cli_usage_error("at most %d --verify-run options",
+                                       RPL_OPTIMIZE_CLI_MAX_VERIFY_RUNS);
+        o->verify_runs[o->nverify_runs++] = arg;
+        o->pipe.verify_runs = o->verify_runs;
+        break;
+    case RPL_OPTCLI_NO_COUNTERS:
+        o->pipe.no_counters = true;
+        break;
     case RPL_OPTCLI_TIMEOUT:
         rc = seconds_ms(arg, "--timeout", &o->pipe.run_timeout_ms);
         break;
@@ -315,6 +330,13 @@ void rpl_optimize_cli_usage(FILE *out)
           "  --app-rounds N         whole-app profiles of original and candidate, ABAB\n"
           "                         (default 5 each)\n"
           "  --no-app               no whole-application profile (no ranking either)\n"
+          "  --shapes K             replay-check candidates on the first K distinct dispatches\n"
+          "                         of the kernel (scalar arguments or geometry differ;\n"
+          "                         default 3, where the program makes them)\n"
+          "  --verify-run \"ARGS\"    run the program's own check with ARGS too (other sizes;\n"
+          "                         repeatable)\n"
+          "  --no-counters          no counter pass over the replay (no roofline facts, no\n"
+          "                         physical floor)\n"
           "  --rtol X --atol X      replay comparison tolerance (default: per data type)\n"
           "  --arch ARCH            the device code object's target (default: the snapshot's)\n"
           "  -I DIR, -D NAME[=V]    compiler include directories and macros\n"

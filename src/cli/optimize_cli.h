@@ -15,7 +15,8 @@
 #include "rpl/optgit.h"
 #include "rpl/pipeline.h"
 
-#define RPL_OPTIMIZE_CLI_MAX_FLAGS 64
+#define RPL_OPTIMIZE_CLI_MAX_FLAGS       64
+#define RPL_OPTIMIZE_CLI_MAX_VERIFY_RUNS 16
 
 typedef struct rpl_optimize_cli {
     const char *source;   /* SOURCE of the seed form */
@@ -33,6 +34,8 @@ typedef struct rpl_optimize_cli {
     rpl_pipe_opts pipe;
     const char *cflags[RPL_OPTIMIZE_CLI_MAX_FLAGS + 1];
     size_t ncflags;
+    const char *verify_runs[RPL_OPTIMIZE_CLI_MAX_VERIFY_RUNS + 1]; /* --verify-run */
+    size_t nverify_runs;
 } rpl_optimize_cli;
 
 /* Option codes from 0x4f00 up; a command's own codes stay below. */
@@ -61,7 +64,10 @@ enum {
     RPL_OPTCLI_APP_ROUNDS,
     RPL_OPTCLI_BUILD,
     RPL_OPTCLI_RUN,
-    RPL_OPTCLI_COMPILE_DB
+    RPL_OPTCLI_COMPILE_DB,
+    RPL_OPTCLI_SHAPES,
+    RPL_OPTCLI_VERIFY_RUN,
+    RPL_OPTCLI_NO_COUNTERS
 };
 
 /* The getopt_long entries of the shared options (-I and -D are short options "I:D:"). */
@@ -90,6 +96,9 @@ enum {
         {"build", required_argument, NULL, RPL_OPTCLI_BUILD},                                      \
         {"run", required_argument, NULL, RPL_OPTCLI_RUN},                                          \
         {"compile-commands", required_argument, NULL, RPL_OPTCLI_COMPILE_DB},                      \
+        {"shapes", required_argument, NULL, RPL_OPTCLI_SHAPES},                                    \
+        {"verify-run", required_argument, NULL, RPL_OPTCLI_VERIFY_RUN},                            \
+        {"no-counters", no_argument, NULL, RPL_OPTCLI_NO_COUNTERS},                                \
     {                                                                                              \
         "seed", required_argument, NULL, RPL_OPTCLI_SEED                                           \
     }

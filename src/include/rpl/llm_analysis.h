@@ -36,6 +36,10 @@ int rpl_llm_analysis_parse(rpl_llm_analysis **out, const char *roofline, size_t 
 
 void rpl_llm_analysis_free(rpl_llm_analysis *a);
 
+/* The first line of every fact instead of "Measured on the original kernel ... by `rocm-perf
+   analyze`" (the pipeline's own counter pass says what it measured); NULL: that line. */
+int rpl_llm_analysis_set_origin(rpl_llm_analysis *a, const char *origin);
+
 /*
  * The roofline, bottleneck and att facts of `kernel` (the loop's name for it:
  * plain, qualified, demangled with parameters, or the device symbol), into

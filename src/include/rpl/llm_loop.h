@@ -159,9 +159,9 @@ typedef struct rpl_llm_pipe_ctx {
     struct rpl_optbranch *branch; /* accepted candidates are committed here; NULL: dry run */
     /* --analysis DIR (rpl/llm_analysis.h): roofline, bottleneck and ATT facts; NULL: none */
     const struct rpl_llm_analysis *analysis;
-    const char *analysis_dir; /* named in the note about a kernel it lacks */
-    char *resources;          /* internal: the reference's static resources, as text */
-    char *resources_kernel;
+    const char *analysis_dir;          /* named in the note about a kernel it lacks */
+    struct rpl_llm_analysis *counters; /* internal: the pipeline's counter pass, as read */
+    char *counters_dir;
     struct rpl_llm_kernel_note *notes; /* internal: accepted changes per kernel, notes given */
     size_t nnotes;
 } rpl_llm_pipe_ctx;

@@ -63,6 +63,10 @@ extern "C" {
 #define RPL_PIPE_DEFAULT_APP_ROUNDS       5    /* whole-app profiles of each, ABAB */
 #define RPL_PIPE_DEFAULT_BUILD_TIMEOUT_MS 300000
 #define RPL_PIPE_DEFAULT_RUN_TIMEOUT_MS   120000
+#define RPL_PIPE_DEFAULT_SHAPES           3 /* distinct dispatches replay-checked */
+#define RPL_PIPE_COUNTER_LAUNCHES         5 /* launches of the counter pass's replay */
+/* A candidate measured below (1 - margin) x the physical floor is `impossible`. */
+#define RPL_PIPE_FLOOR_MARGIN 0.10
 
 /* ---- target ---------------------------------------------------------------- */
 
@@ -198,6 +202,13 @@ typedef struct rpl_pipe_opts {
     const char *tool;      /* the rocm-perf run for capture/replay/profile children;
                               NULL: this program (/proc/self/exe) */
     const char *arch;      /* the device code object's architecture; NULL: the snapshot's */
+    unsigned shapes;       /* distinct dispatches of the kernel captured and replay-checked
+                              (scalar arguments or geometry differ); 0: the default, 1: only the
+                              first */
+    const char *const *verify_runs; /* more argument lists for the program's own check
+                                       (--verify-run "ARGS", each split as the seed form's),
+                                       NULL-terminated, or NULL */
+    bool no_counters;               /* no counter pass (no roofline facts, no physical floor) */
     rpl_pipe_progress_fn progress;
     void *progress_ctx;
 } rpl_pipe_opts;
@@ -222,6 +233,9 @@ typedef enum rpl_pipe_decision {
                                          not confirmed slower (the CI holds 1) */
     RPL_PIPE_REJECT_PATCH,            /* "patch": llm-optimize rejected the model's reply itself
                                          (no kernel in it, edits outside the kernel) */
+    RPL_PIPE_REJECT_IMPOSSIBLE,       /* "impossible": measured faster than the physical floor
+                                         of the work the dispatch must do (skipped work the
+                                         checks did not see, or a fooled timer) */
     RPL_PIPE_DECISIONS
 } rpl_pipe_decision;
 
@@ -264,6 +278,9 @@ typedef struct rpl_pipe_outcome {
     double app_orig_ns, app_cand_ns; /* whole-app critical path, medians of the app step's
                                         rounds; NaN without the app step */
     double app_ratio, app_ratio_lo, app_ratio_hi; /* app_cand_ns / app_orig_ns and its CI */
+    double floor_ns;   /* the physical floor the candidate was held to; NaN when unknown */
+    double headroom;   /* the reference's median / its roofline time: the most speedup the
+                          roofline allowed; NaN when unknown */
     char *correctness; /* "replay 3/3 regions equal (f32 rtol 1e-05 atol 1e-06), 2 runs
                           identical; test 2/2 fresh seeds" */
 
@@ -324,6 +341,30 @@ const char *rpl_pipe_artifacts(const rpl_pipe *p);
 
 /* The wavefront size of the original's code object (32 or 64; 0 before rpl_pipe_prepare). */
 unsigned rpl_pipe_wave_size(const rpl_pipe *p);
+
+/*
+ * What the pipeline measured of a kernel's reference (the original, or the
+ * last accepted candidate) when it was prepared: text fields are NULL when
+ * not known, with the reason in the matching *_why.
+ */
+typedef struct rpl_pipe_facts {
+    const char *arch;      /* the snapshot's architecture (sm_90, gfx942) */
+    const char *resources; /* registers, LDS, scratch, spills, occupancy (code object) */
+    const char *resources_why;
+    const char *counters_dir; /* the counter pass over the captured dispatch's replay:
+                                 an `analyze --out` folder (roofline.json, analysis.json) */
+    const char *counters_why;
+    const char *shapes; /* one line per captured shape ("1: grid ... n=4096") */
+    size_t nshapes;
+    double flops, bytes;  /* per dispatch, from the counter pass; NaN when unknown */
+    double written_bytes; /* bytes the captured dispatch changed (snapshot pre/post) */
+    double peak_gbps, peak_gflops;
+    double roof_ns;  /* flops and bytes at the peaks: the roofline's time for the reference */
+    double floor_ns; /* written bytes and flops at the peaks: no correct candidate is faster */
+} rpl_pipe_facts;
+
+/* The facts of a prepared kernel (rpl_pipe_prepare first); RPL_ENOTFOUND when not prepared. */
+int rpl_pipe_kernel_facts(const rpl_pipe *p, const char *kernel, rpl_pipe_facts *out);
 
 /*
  * Capture `kernel`'s snapshot from the original and build the original's

@@ -28,6 +28,7 @@
 
 struct rpl_llm_analysis {
     cJSON *roofline, *analysis;
+    char *origin; /* the facts' first line, or NULL: made by `rocm-perf analyze` */
 };
 
 /* ---- reading and checking ------------------------------------------------ */
@@ -255,7 +256,17 @@ void rpl_llm_analysis_free(rpl_llm_analysis *a)
         return;
     cJSON_Delete(a->roofline);
     cJSON_Delete(a->analysis);
+    free(a->origin);
     free(a);
+}
+
+int rpl_llm_analysis_set_origin(rpl_llm_analysis *a, const char *origin)
+{
+    free(a->origin);
+    a->origin = NULL;
+    if (origin && !(a->origin = strdup(origin)))
+        return rpl_error_oom();
+    return 0;
 }
 
 int rpl_llm_analysis_parse(rpl_llm_analysis **out, const char *roofline, size_t roofline_len,
@@ -399,8 +410,10 @@ static int put_text(rpl_strbuf *sb, const char *s)
     return rc;
 }
 
-static int origin_line(rpl_strbuf *sb, unsigned changes)
+static int origin_line(rpl_strbuf *sb, unsigned changes, const char *origin)
 {
+    if (origin)
+        return rpl_strbuf_printf(sb, "%s\n", origin);
     if (changes == 0)
         return rpl_strbuf_puts(sb, "Measured on the original kernel (the version below) by "
                                    "`rocm-perf analyze`.\n");
@@ -430,7 +443,7 @@ static int finish_text(char **out, rpl_strbuf *sb, size_t origin_len, int rc)
     return rc;
 }
 
-static int roofline_text(char **out, const cJSON *k, unsigned changes)
+static int roofline_text(char **out, const cJSON *k, unsigned changes, const char *first)
 {
     const cJSON *roof = cJSON_GetObjectItemCaseSensitive(k, "roofline");
     double ai = number_or(k, "arithmetic_intensity", NAN), gf = number_or(k, "gflops", NAN);
@@ -440,7 +453,7 @@ static int roofline_text(char **out, const cJSON *k, unsigned changes)
     const char *bound = string_or(k, "bound", NULL), *reason = string_or(k, "reason", NULL);
     rpl_strbuf sb = RPL_STRBUF_INIT;
     size_t origin;
-    int rc = origin_line(&sb, changes);
+    int rc = origin_line(&sb, changes, first);
 
     origin = sb.len;
     if (rc == 0 && !isnan(n) && !isnan(nc))
@@ -477,7 +490,7 @@ static int roofline_text(char **out, const cJSON *k, unsigned changes)
     return finish_text(out, &sb, origin, rc);
 }
 
-static int bottleneck_text(char **out, const cJSON *k, unsigned changes)
+static int bottleneck_text(char **out, const cJSON *k, unsigned changes, const char *first)
 {
     const char *cls = string_or(k, "bottleneck", NULL);
     double conf = number_or(k, "confidence", NAN), head = number_or(k, "headroom", NAN);
@@ -490,7 +503,7 @@ static int bottleneck_text(char **out, const cJSON *k, unsigned changes)
 
     if (!cls || strcmp(cls, "unknown") == 0)
         return 0;
-    rc = origin_line(&sb, changes);
+    rc = origin_line(&sb, changes, first);
     origin = sb.len;
     if (rc == 0 && (rc = rpl_strbuf_puts(&sb, "- ")) == 0) {
         size_t at = sb.len;
@@ -555,7 +568,7 @@ static int hottest_text(rpl_strbuf *sb, const cJSON *hot)
     return rc;
 }
 
-static int att_text(char **out, const cJSON *k, unsigned changes)
+static int att_text(char **out, const cJSON *k, unsigned changes, const char *first)
 {
     const cJSON *att = cJSON_GetObjectItemCaseSensitive(k, "att");
     const cJSON *mix = cJSON_GetObjectItemCaseSensitive(att, "instruction_mix"), *e;
@@ -570,7 +583,7 @@ static int att_text(char **out, const cJSON *k, unsigned changes)
 
     if (!cJSON_IsObject(att))
         return 0;
-    rc = origin_line(&sb, changes);
+    rc = origin_line(&sb, changes, first);
     origin = sb.len;
     /* The classes largest first, those of 1% or more. */
     for (;;) {
@@ -628,11 +641,13 @@ int rpl_llm_analysis_facts(const rpl_llm_analysis *a, const char *kernel, unsign
     if (!roof && !an)
         return RPL_ENOTFOUND;
     /* analysis.json repeats the roofline numbers: enough when roofline.json lacks the kernel */
-    if (!out->roofline && (rc = roofline_text(&out->roofline, roof ? roof : an, changes)) != 0)
+    if (!out->roofline &&
+        (rc = roofline_text(&out->roofline, roof ? roof : an, changes, a->origin)) != 0)
         return rc;
-    if (an && !out->bottleneck && (rc = bottleneck_text(&out->bottleneck, an, changes)) != 0)
+    if (an && !out->bottleneck &&
+        (rc = bottleneck_text(&out->bottleneck, an, changes, a->origin)) != 0)
         return rc;
-    if (an && !out->att && (rc = att_text(&out->att, an, changes)) != 0)
+    if (an && !out->att && (rc = att_text(&out->att, an, changes, a->origin)) != 0)
         return rc;
     return 0;
 }

@@ -27,6 +27,7 @@ static void entry_release(rpl_archive_entry *e)
     free(e->kernel);
     free(e->strategy);
     free(e->verdict);
+    free(e->facts);
     memset(e, 0, sizeof(*e));
 }
 
@@ -60,7 +61,8 @@ int rpl_archive_add(rpl_archive *a, const rpl_archive_entry *e)
     copy.kernel = strdup(e->kernel ? e->kernel : "");
     copy.strategy = strdup(e->strategy ? e->strategy : "");
     copy.verdict = strdup(e->verdict ? e->verdict : "");
-    if (!copy.kernel || !copy.strategy || !copy.verdict) {
+    copy.facts = e->facts ? strdup(e->facts) : NULL;
+    if (!copy.kernel || !copy.strategy || !copy.verdict || (e->facts && !copy.facts)) {
         entry_release(&copy);
         return rpl_error_oom();
     }
@@ -71,6 +73,17 @@ int rpl_archive_add(rpl_archive *a, const rpl_archive_entry *e)
     a->items[pos] = copy;
     if (++a->count > a->cap)
         entry_release(&a->items[--a->count]);
+    return 0;
+}
+
+int rpl_archive_set_facts(rpl_archive *a, int turn, const char *facts)
+{
+    for (size_t i = 0; i < a->count; i++)
+        if (a->items[i].turn == turn) {
+            free(a->items[i].facts);
+            if (!(a->items[i].facts = strdup(facts)))
+                return rpl_error_oom();
+        }
     return 0;
 }
 
@@ -90,6 +103,8 @@ int rpl_archive_format(char **out, const rpl_archive *a)
             if (rc == 0 && !isnan(e->ci_lo) && !isnan(e->ci_hi))
                 rc = rpl_strbuf_printf(&sb, " (95%% CI %.3f-%.3f)", e->ci_lo, e->ci_hi);
         }
+        if (rc == 0 && e->facts)
+            rc = rpl_strbuf_printf(&sb, "; %s", e->facts);
         if (rc == 0)
             rc = rpl_strbuf_printf(&sb, "; strategy: %s\n",
                                    e->strategy[0] ? e->strategy : "(not stated)");

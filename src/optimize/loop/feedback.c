@@ -17,9 +17,9 @@
 #define BUILD_LOG_MAX_LINES 40
 #define BUILD_LOG_MAX_BYTES 4000
 
-static const char *const decision_names[] = {"accepted", "build",           "signature",
-                                             "static",   "wrong-result",    "nondeterministic",
-                                             "slower",   "not-significant", "patch"};
+static const char *const decision_names[] = {
+    "accepted",         "build",  "signature",       "static", "wrong-result",
+    "nondeterministic", "slower", "not-significant", "patch",  "impossible"};
 static const char *const step_names[] = {"build", "signature", "static", "replay",
                                          "test",  "measure",   "app"};
 
@@ -88,6 +88,9 @@ static const char *headline(int d)
         return "It is correct but not measurably faster than the current best.";
     case RPL_PIPE_REJECT_PATCH:
         return "It breaks the output contract.";
+    case RPL_PIPE_REJECT_IMPOSSIBLE:
+        return "It was timed faster than the hardware can move its data: it skips work in the "
+               "timed launches that the checks did not see. Do every launch's whole work.";
     default:
         return "It was rejected.";
     }

@@ -434,7 +434,7 @@ static int note_outcome(loop_state *st, const rpl_pipe_outcome *o, const char *s
         rpl_archive_entry e = {st->turn,         st->target,
                                (char *)strategy, (char *)rpl_loop_decision_name((int)o->decision),
                                o->speedup,       o->speedup_lo,
-                               o->speedup_hi};
+                               o->speedup_hi,    NULL};
         rc = rpl_archive_add(&st->archive, &e);
     }
     free(st->feedback);
@@ -443,6 +443,30 @@ static int note_outcome(loop_state *st, const rpl_pipe_outcome *o, const char *s
         rc = rpl_loop_feedback(&st->feedback, o, st->turn);
     if (rc == 0 && st->be->reports)
         rc = st->be->reports(st->be->ctx);
+    return rc;
+}
+
+/*
+ * The counter figures the backend measured of an accepted candidate as the new reference
+ * (metrics counter_hbm_bytes, counter_flops, roofline_ns), beside the old reference's, into
+ * its archive entry.
+ */
+static int archive_counters(loop_state *st, const rpl_pipe_outcome *o)
+{
+    static const char *const names[] = {"counter_hbm_bytes", "counter_flops", "roofline_ns"};
+    static const char *const labels[] = {"HBM bytes", "FLOPs", "roofline time ns"};
+    rpl_strbuf sb = RPL_STRBUF_INIT;
+    int rc = 0;
+
+    for (size_t n = 0; rc == 0 && n < sizeof(names) / sizeof(names[0]); n++)
+        for (size_t i = 0; rc == 0 && i < o->nmetrics; i++)
+            if (strcmp(o->metrics[i].name, names[n]) == 0)
+                rc = rpl_strbuf_printf(&sb, "%s%s %.4g -> %.4g",
+                                       sb.len ? ", " : "counters: ", labels[n],
+                                       o->metrics[i].original, o->metrics[i].candidate);
+    if (rc == 0 && sb.len)
+        rc = rpl_archive_set_facts(&st->archive, st->turn, sb.ptr);
+    rpl_strbuf_release(&sb);
     return rc;
 }
 
@@ -458,6 +482,8 @@ static int accept(loop_state *st, const rpl_pipe_outcome *o, const rpl_pipe_cand
     rpl_log_warn("turn %d: %s accepted, speedup %.3fx: %s", st->turn, st->target, o->speedup,
                  where ? where : "");
     free(where);
+    if ((rc = archive_counters(st, o)) != 0)
+        return rc;
     st->r->accepted++;
     if ((rc = parse_best(st, c->text, c->len)) != 0)
         return rc;

@@ -16,6 +16,7 @@ typedef struct rpl_archive_entry {
     char *verdict;  /* "accepted", "slower", "not-significant" ... */
     double speedup; /* against the best at the time; NAN when not measured */
     double ci_lo, ci_hi;
+    char *facts; /* an accepted one's counter figures, before -> after, or NULL */
 } rpl_archive_entry;
 
 /* The top-k correct candidates, best speedup first (ties: earlier turn first). */
@@ -28,6 +29,9 @@ int rpl_archive_init(rpl_archive *a, size_t k);
 /* Insert a copy; the worst entry falls out when more than k are held. */
 int rpl_archive_add(rpl_archive *a, const rpl_archive_entry *e);
 void rpl_archive_release(rpl_archive *a);
+/* The counter figures of turn `turn`'s entry (accepted: measured when it became the
+   reference), shown beside the reference's; nothing when the entry fell out. */
+int rpl_archive_set_facts(rpl_archive *a, int turn, const char *facts);
 /* The {{archive}} text: one line per entry, or a sentence when empty (*out, free()). */
 int rpl_archive_format(char **out, const rpl_archive *a);
 

@@ -5,6 +5,7 @@
  * reference of the next candidates.
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,6 +193,114 @@ static int analysis_facts(rpl_llm_pipe_ctx *pc, const char *kernel, rpl_llm_fact
     return rc;
 }
 
+/* "Not available: WHY." */
+static int not_available(char **out, const char *why)
+{
+    rpl_strbuf sb = RPL_STRBUF_INIT;
+    int rc = rpl_strbuf_printf(&sb, "Not available: %s.", why);
+
+    if (rc == 0 && !(*out = rpl_strbuf_detach(&sb)))
+        rc = rpl_error_oom();
+    rpl_strbuf_release(&sb);
+    return rc;
+}
+
+/* The formatted line appended to *text on a line of its own (*text grown). */
+static int append_line(char **text, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int append_line(char **text, const char *fmt, ...)
+{
+    size_t old = *text ? strlen(*text) + 1 : 0;
+    char *grown;
+    va_list ap;
+    int n;
+
+    va_start(ap, fmt);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0 || !(grown = realloc(*text, old + (size_t)n + 1)))
+        return rpl_error_oom();
+    if (old)
+        grown[old - 1] = '\n';
+    va_start(ap, fmt);
+    vsnprintf(grown + old, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    *text = grown;
+    return 0;
+}
+
+/* The counter pass's analysis of the reference (read again when the folder changed). */
+static int counters_facts(rpl_llm_pipe_ctx *pc, const char *kernel, const char *dir,
+                          rpl_llm_facts *out)
+{
+    int rc = 0;
+
+    if (!pc->counters_dir || strcmp(pc->counters_dir, dir) != 0) {
+        rpl_llm_analysis_free(pc->counters);
+        free(pc->counters_dir);
+        pc->counters = NULL;
+        if (!(pc->counters_dir = strdup(dir)))
+            return rpl_error_oom();
+        if ((rc = rpl_llm_analysis_load(&pc->counters, dir)) == 0)
+            rc = rpl_llm_analysis_set_origin(pc->counters,
+                                             "Measured on the version below by a counter pass "
+                                             "over the replay of the captured dispatch.");
+    }
+    if (rc == 0 && pc->counters)
+        rc = rpl_llm_analysis_facts(pc->counters, kernel, 0, out);
+    if (rc == RPL_ENOTFOUND || rc == RPL_EINPUT) { /* said below as not available */
+        rpl_log_warn("the counter pass in %s: %s", dir,
+                     rc == RPL_EINPUT ? rpl_error_last()->message : "no such kernel");
+        rpl_error_clear();
+        rc = 0;
+    }
+    return rc;
+}
+
+/*
+ * What the pipeline measured of the reference: static resources, the counter pass (unless
+ * --analysis gave the facts), the shapes, the physical floor; a fact that cannot be had says
+ * why.
+ */
+static int pipe_facts(rpl_llm_pipe_ctx *pc, const char *kernel, rpl_llm_facts *out)
+{
+    static const char why_none[] = "the counter pass recorded no dispatch of this kernel";
+    rpl_pipe_facts f;
+    int rc = rpl_pipe_kernel_facts(pc->pipe, kernel, &f);
+
+    if (rc == RPL_ENOTFOUND) { /* a name the pipeline renamed */
+        rpl_error_clear();
+        return 0;
+    }
+    if (rc == 0 && !out->resources)
+        rc = f.resources
+                 ? ((out->resources = strdup(f.resources)) ? 0 : rpl_error_oom())
+                 : not_available(&out->resources, f.resources_why ? f.resources_why : "unknown");
+    /* --analysis overrides the counter pass for the kernels it has. */
+    if (rc == 0 && !out->roofline && !out->bottleneck && f.counters_dir)
+        rc = counters_facts(pc, kernel, f.counters_dir, out);
+    if (rc == 0 && !out->roofline)
+        rc = not_available(&out->roofline, f.counters_why ? f.counters_why : why_none);
+    if (rc == 0 && !out->bottleneck)
+        rc = not_available(&out->bottleneck, f.counters_why ? f.counters_why : why_none);
+    if (rc == 0 && out->roofline && f.floor_ns > 0)
+        rc = append_line(&out->roofline,
+                         "- physical floor of this dispatch: %.0f ns (the %.0f bytes it changes at "
+                         "%.0f GB/s, its FLOPs at %.0f GFLOP/s); at the roof with the bytes it "
+                         "moves now: %.0f ns",
+                         f.floor_ns, f.written_bytes, f.peak_gbps, f.peak_gflops, f.roof_ns);
+    if (rc == 0 && !out->att)
+        rc = not_available(&out->att, f.arch && strncmp(f.arch, "gfx", 3) != 0
+                                          ? "instruction-level thread trace (ATT) exists on AMD "
+                                            "GPUs only"
+                                          : "the counter pass recorded no thread trace");
+    if (rc == 0 && f.nshapes > 1 && f.shapes)
+        rc = append_line(&out->geometry,
+                         "Every candidate is also checked on the other shapes the program "
+                         "launches it with (do not depend on sizes):\n%s",
+                         f.shapes);
+    return rc;
+}
+
 static int pb_facts(void *ctx, const char *kernel, rpl_llm_facts *out)
 {
     rpl_llm_pipe_ctx *pc = ctx;
@@ -223,51 +332,18 @@ static int pb_facts(void *ctx, const char *kernel, rpl_llm_facts *out)
     rpl_strbuf_release(&sb);
     if (rc == 0)
         rc = snapshot_facts(pc, kernel, out);
-    if (rc == 0 && pc->resources_kernel && strcmp(pc->resources_kernel, kernel) == 0 &&
-        pc->resources && !(out->resources = strdup(pc->resources)))
-        rc = rpl_error_oom();
     if (rc == 0)
         rc = analysis_facts(pc, kernel, out);
+    if (rc == 0)
+        rc = pipe_facts(pc, kernel, out);
     if (rc != 0)
         rpl_llm_facts_release(out);
     return rc;
 }
 
-/* The reference's resources as the static step measured them (`side` 0: original, 1: cand). */
-static int note_resources(rpl_llm_pipe_ctx *pc, const rpl_pipe_outcome *o, int side)
-{
-    static const char *const names[] = {"vgpr",          "sgpr",   "lds_bytes",
-                                        "scratch_bytes", "spills", "occupancy"};
-    static const char *const labels[] = {"VGPRs (registers)", "SGPRs",  "LDS/shared bytes",
-                                         "scratch bytes",     "spills", "occupancy (waves)"};
-    rpl_strbuf sb = RPL_STRBUF_INIT;
-    int rc = 0;
-
-    if (!o->steps[RPL_PIPE_STEP_STATIC].ran)
-        return 0;
-    for (size_t n = 0; rc == 0 && n < sizeof(names) / sizeof(names[0]); n++)
-        for (size_t i = 0; rc == 0 && i < o->nmetrics; i++)
-            if (strcmp(o->metrics[i].name, names[n]) == 0)
-                rc = rpl_strbuf_printf(&sb, "%s%s %.0f", sb.len ? ", " : "", labels[n],
-                                       side ? o->metrics[i].candidate : o->metrics[i].original);
-    if (rc == 0 && sb.len) {
-        free(pc->resources);
-        free(pc->resources_kernel);
-        pc->resources_kernel = strdup(o->kernel);
-        pc->resources = rpl_strbuf_detach(&sb);
-        if (!pc->resources || !pc->resources_kernel)
-            rc = rpl_error_oom();
-    }
-    rpl_strbuf_release(&sb);
-    return rc;
-}
-
 static int pb_run(void *ctx, const rpl_pipe_candidate *c, rpl_pipe_outcome **out)
 {
-    rpl_llm_pipe_ctx *pc = ctx;
-    int rc = rpl_pipe_run(pc->pipe, c, out);
-
-    return rc == 0 ? note_resources(pc, *out, 0) : rc;
+    return rpl_pipe_run(((rpl_llm_pipe_ctx *)ctx)->pipe, c, out);
 }
 
 static int pb_reject(void *ctx, const rpl_pipe_candidate *c, rpl_pipe_decision d,
@@ -311,8 +387,6 @@ static int pb_accept(void *ctx, const rpl_pipe_outcome *o, const rpl_pipe_candid
     }
     if (rc == 0)
         rc = rpl_pipe_rebase(pc->pipe, o);
-    if (rc == 0) /* the candidate is the reference now */
-        rc = note_resources(pc, o, 1);
     return rc;
 }
 
@@ -323,9 +397,10 @@ static int pb_reports(void *ctx)
 
 void rpl_llm_pipe_ctx_release(rpl_llm_pipe_ctx *ctx)
 {
-    free(ctx->resources);
-    free(ctx->resources_kernel);
-    ctx->resources = ctx->resources_kernel = NULL;
+    rpl_llm_analysis_free(ctx->counters);
+    free(ctx->counters_dir);
+    ctx->counters = NULL;
+    ctx->counters_dir = NULL;
     for (size_t i = 0; i < ctx->nnotes; i++)
         free(ctx->notes[i].kernel);
     free(ctx->notes);

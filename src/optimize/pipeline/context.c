@@ -518,10 +518,13 @@ int pipe_kernel_get(rpl_pipe *p, const char *name, pipe_kernel **out)
         goto fail;
     }
     read_wave_size(p, k);
+    if ((rc = pipe_shapes_capture(p, k)) != 0 || (rc = pipe_kernel_measure(p, k)) != 0)
+        goto fail;
     free(safe);
     *out = k;
     return 0;
 fail:
+    pipe_kernel_facts_release(k);
     free(safe);
     free(k->name);
     free(k->display);
@@ -637,6 +640,7 @@ void rpl_pipe_close(rpl_pipe *p)
         free(k->arch);
         free(k->digest);
         free(k->orig_co);
+        pipe_kernel_facts_release(k);
     }
     free(p->kernels);
     pipe_build_release(&p->orig);

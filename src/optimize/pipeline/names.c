@@ -28,6 +28,6 @@ const char *rpl_pipe_decision_name(rpl_pipe_decision d)
 {
     static const char *const names[RPL_PIPE_DECISIONS] = {
         "accepted",         "build",  "signature",       "static", "wrong-result",
-        "nondeterministic", "slower", "not-significant", "patch"};
+        "nondeterministic", "slower", "not-significant", "patch",  "impossible"};
     return (unsigned)d < RPL_PIPE_DECISIONS ? names[d] : "unknown";
 }

@@ -7,6 +7,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "rpl/baseline.h"
 #include "rpl/kernel_source.h"
 #include "rpl/optgit.h"
 #include "rpl/pipeline.h"
@@ -15,14 +16,23 @@
 
 /* What the pipeline knows of one kernel: its snapshot, captured once from the original. */
 typedef struct pipe_kernel {
-    char *name;     /* as the candidate named it */
-    char *display;  /* the kernel's name in the source */
-    char *mangled;  /* the device symbol ("" for a template: matched by the snapshot's) */
-    char *snapshot; /* artifacts/snapshots/<kernel> */
-    char *arch;     /* the snapshot's architecture */
-    char *digest;   /* sha256:<hex> of the manifest */
-    char *orig_co;  /* the original's code object for that arch */
-    unsigned block; /* the captured block size (x*y*z), 0 when unknown */
+    char *name;          /* as the candidate named it */
+    char *display;       /* the kernel's name in the source */
+    char *mangled;       /* the device symbol ("" for a template: matched by the snapshot's) */
+    char *snapshot;      /* artifacts/snapshots/<kernel> */
+    char *arch;          /* the snapshot's architecture */
+    char *digest;        /* sha256:<hex> of the manifest */
+    char *orig_co;       /* the original's code object for that arch */
+    unsigned block;      /* the captured block size (x*y*z), 0 when unknown */
+    char **shapes;       /* the other shapes' snapshots (shape 2, 3 ...), NULL-terminated or NULL */
+    char **shape_text;   /* per shape, the captured one first: "grid ... , param 3 (int) = 4096" */
+    size_t nshapes;      /* shapes captured in all (1 + the others) */
+    char *shapes_joined; /* "- shape 1: ... (timed)\n- shape 2: ..." */
+    double written_bytes;
+    char *resources, *resources_why;   /* the reference's static figures, as text */
+    char *counters_dir, *counters_why; /* the reference's counter pass */
+    double flops, bytes, peak_gbps, peak_gflops, roof_ns, floor_ns;
+    double shapes_s, counters_s; /* what the other shapes and the counter pass cost */
 } pipe_kernel;
 
 /* One build: a scratch tree with the source written in, the program and the code objects. */
@@ -97,6 +107,8 @@ void pipe_progress(const rpl_pipe *p, const char *cand, rpl_pipe_step step, cons
 int pipe_run(rpl_spawn_result *res, const char *const *argv, const char *cwd, int timeout_ms,
              rpl_strbuf *log);
 
+int pipe_add_metric(rpl_pipe_outcome *o, const char *name, double orig, double cand);
+
 /* The kernel's entry, capturing its snapshot and building the original's code object first. */
 int pipe_kernel_get(rpl_pipe *p, const char *name, pipe_kernel **out);
 void pipe_outcome_free(rpl_pipe_outcome *o);
@@ -120,5 +132,24 @@ int pipe_capture(rpl_pipe *p, pipe_kernel *k);
 int pipe_replay(rpl_pipe *p, const pipe_kernel *k, const char *co, bool check, unsigned iterations,
                 cJSON **out, char **failure);
 int pipe_profile_app(rpl_pipe *p, const char *program, const char *dir, cJSON **dag);
+/* The counter pass: `profile` over a replay of k's snapshot with `co`, into `dir`. 0 with *why
+   set when it could not be made (the reason, for the facts). */
+int pipe_counter_pass(rpl_pipe *p, const pipe_kernel *k, const char *co, const char *dir,
+                      char **why);
+/* A capture of the dispatch-th matching dispatch into `dir`: 0, or RPL_ENOTFOUND (no error set)
+   when the program makes fewer dispatches of the kernel. */
+int pipe_capture_dispatch(rpl_pipe *p, const pipe_kernel *k, unsigned dispatch, const char *dir);
+
+/* Facts (facts.c): the other shapes, the written bytes, the static figures and the counter pass
+   of the reference.  A fact that cannot be had is noted with its reason, never an error. */
+int pipe_shapes_capture(rpl_pipe *p, pipe_kernel *k);
+int pipe_kernel_measure(rpl_pipe *p, pipe_kernel *k);
+/* The floor, roofline time and figures of a counter pass in `dir` (roofline.json). */
+int pipe_counter_figures(const pipe_kernel *k, const char *dir, double *flops, double *bytes,
+                         double *peak_gbps, double *peak_gflops, char **why);
+void pipe_kernel_facts_release(pipe_kernel *k);
+/* The static figures of `k` in the code object at `path` (*one points into *all). */
+int pipe_statics(rpl_static_kernel **all, size_t *n, const rpl_static_kernel **one,
+                 const char *path, const pipe_kernel *k);
 
 #endif

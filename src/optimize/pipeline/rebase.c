@@ -39,6 +39,23 @@ static int rerank(rpl_pipe *p, const rpl_pipe_outcome *o)
     return rc;
 }
 
+/*
+ * The facts of a kernel from its new reference; for the accepted candidate's kernel its
+ * outcome gets the counter figures of before and after side by side.
+ */
+static int remeasure(rpl_pipe *p, pipe_kernel *k, rpl_pipe_outcome *o)
+{
+    double flops = k->flops, bytes = k->bytes, roof = k->roof_ns;
+    int rc = pipe_kernel_measure(p, k);
+
+    if (rc == 0 && o && !isnan(bytes) && !isnan(k->bytes) &&
+        ((rc = pipe_add_metric(o, "counter_flops", flops, k->flops)) != 0 ||
+         (rc = pipe_add_metric(o, "counter_hbm_bytes", bytes, k->bytes)) != 0 ||
+         (rc = pipe_add_metric(o, "roofline_ns", roof, k->roof_ns)) != 0))
+        return rc;
+    return rc;
+}
+
 int rpl_pipe_rebase(rpl_pipe *p, const rpl_pipe_outcome *o)
 {
     rpl_kernel_source *ks = NULL;
@@ -86,6 +103,8 @@ int rpl_pipe_rebase(rpl_pipe *p, const rpl_pipe_outcome *o)
         }
         free(pk->orig_co);
         pk->orig_co = co;
+        if ((rc = remeasure(p, pk, strcmp(pk->display, o->kernel) == 0 ? p->outcomes[i] : NULL)))
+            return rc;
     }
     return rerank(p, o);
 }

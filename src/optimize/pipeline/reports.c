@@ -191,6 +191,8 @@ static cJSON *outcome_json(const rpl_pipe *p, size_t i)
     cJSON_AddItemToArray(cJSON_GetObjectItem(c, "speedup_ci"), num_or_null(o->speedup_lo));
     cJSON_AddItemToArray(cJSON_GetObjectItem(c, "speedup_ci"), num_or_null(o->speedup_hi));
     cJSON_AddItemToObject(c, "time_change_pct", num_or_null(o->time_change_pct));
+    cJSON_AddItemToObject(c, "floor_ns", num_or_null(o->floor_ns));
+    cJSON_AddItemToObject(c, "roofline_headroom", num_or_null(o->headroom));
     cJSON_AddStringToObject(c, "correctness", o->correctness ? o->correctness : "");
     cJSON_AddItemToObject(c, "commit",
                           p->commits[i] ? cJSON_CreateString(p->commits[i]) : cJSON_CreateNull());
@@ -198,6 +200,34 @@ static cJSON *outcome_json(const rpl_pipe *p, size_t i)
     cJSON_AddStringToObject(c, "build_log", o->build_log_path);
     cJSON_AddItemToObject(c, "seconds", num_or_null(o->seconds));
     return c;
+}
+
+/* The kernel's other shapes and the facts of its reference (the counter pass, the floor). */
+static void shapes_json(cJSON *s, const pipe_kernel *k)
+{
+    cJSON *arr = cJSON_AddArrayToObject(s, "shapes"), *f;
+
+    for (size_t i = 0; k->shape_text && k->shape_text[i]; i++) {
+        cJSON *one = cJSON_CreateObject();
+        cJSON_AddStringToObject(one, "path", i ? k->shapes[i - 1] : k->snapshot);
+        cJSON_AddStringToObject(one, "shape", k->shape_text[i]);
+        cJSON_AddItemToArray(arr, one);
+    }
+    f = cJSON_AddObjectToObject(s, "facts");
+    cJSON_AddItemToObject(
+        f, "counters", k->counters_dir ? cJSON_CreateString(k->counters_dir) : cJSON_CreateNull());
+    cJSON_AddItemToObject(f, "counters_unavailable",
+                          k->counters_why ? cJSON_CreateString(k->counters_why)
+                                          : cJSON_CreateNull());
+    cJSON_AddItemToObject(f, "flops", num_or_null(k->flops));
+    cJSON_AddItemToObject(f, "hbm_bytes", num_or_null(k->bytes));
+    cJSON_AddItemToObject(f, "written_bytes", num_or_null(k->written_bytes));
+    cJSON_AddItemToObject(f, "peak_gbps", num_or_null(k->peak_gbps));
+    cJSON_AddItemToObject(f, "peak_gflops", num_or_null(k->peak_gflops));
+    cJSON_AddItemToObject(f, "roofline_ns", num_or_null(k->roof_ns));
+    cJSON_AddItemToObject(f, "floor_ns", num_or_null(k->floor_ns));
+    cJSON_AddItemToObject(f, "shapes_seconds", num_or_null(k->shapes_s));
+    cJSON_AddItemToObject(f, "counter_pass_seconds", num_or_null(k->counters_s));
 }
 
 static int write_log(const rpl_pipe *p, const char *path)
@@ -239,6 +269,7 @@ static int write_log(const rpl_pipe *p, const char *path)
         cJSON_AddStringToObject(s, "arch", p->kernels[i].arch);
         cJSON_AddStringToObject(s, "path", p->kernels[i].snapshot);
         cJSON_AddStringToObject(s, "digest", p->kernels[i].digest);
+        shapes_json(s, &p->kernels[i]);
         cJSON_AddItemToArray(snaps, s);
     }
     arr = cJSON_AddArrayToObject(doc, "candidates");

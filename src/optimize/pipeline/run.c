@@ -15,6 +15,7 @@
 #include "rpl/fsutil.h"
 #include "rpl/gate.h"
 #include "rpl/json.h"
+#include "rpl/log.h"
 
 /* The state of one candidate while it runs. */
 typedef struct cstate {
@@ -29,7 +30,7 @@ typedef struct cstate {
     size_t norig, ncand;
 } cstate;
 
-static int add_metric(rpl_pipe_outcome *o, const char *name, double orig, double cand)
+int pipe_add_metric(rpl_pipe_outcome *o, const char *name, double orig, double cand)
 {
     rpl_pipe_metric *grown = realloc(o->metrics, (o->nmetrics + 1) * sizeof(*grown));
 
@@ -138,9 +139,8 @@ static int step_signature(cstate *s)
     return rc;
 }
 
-/* The kernel's static figures from a code object. */
-static int statics(rpl_static_kernel **all, size_t *n, const rpl_static_kernel **one,
-                   const char *path, const pipe_kernel *k)
+int pipe_statics(rpl_static_kernel **all, size_t *n, const rpl_static_kernel **one,
+                 const char *path, const pipe_kernel *k)
 {
     rpl_codeobj_set *set = NULL;
     int rc = rpl_codeobj_set_new(&set);
@@ -173,16 +173,16 @@ static int step_static(cstate *s)
     double t0 = pipe_now();
     int rc;
 
-    if ((rc = statics(&oa, &on, &o, s->k->orig_co, s->k)) != 0 ||
-        (rc = statics(&ca, &cn, &c, s->co, s->k)) != 0)
+    if ((rc = pipe_statics(&oa, &on, &o, s->k->orig_co, s->k)) != 0 ||
+        (rc = pipe_statics(&ca, &cn, &c, s->co, s->k)) != 0)
         goto done;
-    if ((rc = add_metric(s->o, "vgpr", (double)o->vgpr, (double)c->vgpr)) ||
-        (rc = add_metric(s->o, "sgpr", (double)o->sgpr, (double)c->sgpr)) ||
-        (rc = add_metric(s->o, "lds_bytes", (double)o->lds_bytes, (double)c->lds_bytes)) ||
-        (rc = add_metric(s->o, "scratch_bytes", (double)o->scratch_bytes,
-                         (double)c->scratch_bytes)) ||
-        (rc = add_metric(s->o, "spills", (double)o->spills, (double)c->spills)) ||
-        (rc = add_metric(s->o, "occupancy", (double)o->occupancy, (double)c->occupancy)))
+    if ((rc = pipe_add_metric(s->o, "vgpr", (double)o->vgpr, (double)c->vgpr)) ||
+        (rc = pipe_add_metric(s->o, "sgpr", (double)o->sgpr, (double)c->sgpr)) ||
+        (rc = pipe_add_metric(s->o, "lds_bytes", (double)o->lds_bytes, (double)c->lds_bytes)) ||
+        (rc = pipe_add_metric(s->o, "scratch_bytes", (double)o->scratch_bytes,
+                              (double)c->scratch_bytes)) ||
+        (rc = pipe_add_metric(s->o, "spills", (double)o->spills, (double)c->spills)) ||
+        (rc = pipe_add_metric(s->o, "occupancy", (double)o->occupancy, (double)c->occupancy)))
         goto done;
     if (c->spills > 0 && c->spills > o->spills)
         rpl_strbuf_printf(&why, "spills %lld -> %lld; ", (long long)o->spills,
@@ -213,6 +213,9 @@ done:
     rpl_strbuf_release(&why);
     return rc;
 }
+
+/* Said with every failure on another size: the model must not specialise for the one shown. */
+#define SIZES "the kernel must be correct at every size and launch geometry, not only the one timed"
 
 /* "f32 rtol 1e-05 atol 1e-06, u8 exact": every dtype's tolerance once. */
 static void tolerances(rpl_strbuf *sb, const cJSON *regions)
@@ -247,19 +250,47 @@ static void tolerances(rpl_strbuf *sb, const cJSON *regions)
     }
 }
 
-static int step_replay(cstate *s)
+/*
+ * One checked replay of the candidate on shape `shape` (0: the captured dispatch the candidate
+ * is timed on).  A failure decides (its evidence names the shape when it is not the first);
+ * a pass leaves *ok with the evidence.
+ */
+static int replay_shape(cstate *s, size_t shape, double t0, char **ok)
 {
+    pipe_kernel sk = *s->k;
+    char *where = NULL;
     const cJSON *check, *regions, *r;
     rpl_strbuf tol = RPL_STRBUF_INIT;
     char *failure = NULL, *why = NULL;
     cJSON *doc = NULL;
-    double t0 = pipe_now();
     bool passed = false, det = false;
     int rc, nreg = 0, nbad = 0;
 
-    pipe_progress(s->p, s->o->id, RPL_PIPE_STEP_REPLAY, "replaying the snapshot, outputs poisoned");
-    if ((rc = pipe_replay(s->p, s->k, s->co, true, 1, &doc, &failure)) != 0)
+    *ok = NULL;
+    if (shape > 0)
+        sk.snapshot = s->k->shapes[shape - 1];
+    pipe_progress(s->p, s->o->id, RPL_PIPE_STEP_REPLAY,
+                  "replaying shape %zu of %zu, outputs poisoned", shape + 1, s->k->nshapes);
+    rc = pipe_replay(s->p, &sk, s->co, true, 1, &doc, &failure);
+    if (rc == RPL_EENV && shape > 0) {
+        /* The replay could not run there (device addresses taken in its process): that
+           shape goes unchecked for this candidate, said, rather than ending the run. */
+        rpl_log_warn("%s: shape %zu not checked: %s", s->o->id, shape + 1,
+                     rpl_error_last()->message);
+        rpl_error_clear();
+        return 0;
+    }
+    if (rc != 0)
         return rc;
+    if (failure && shape > 0) {
+        /* Passed the captured shape, failed this one: say which, and that sizes vary. */
+        rc = pipe_set(&where, "on shape %zu of %zu (%s), not the one timed: %s; " SIZES, shape + 1,
+                      s->k->nshapes, s->k->shape_text[shape], failure);
+        free(failure);
+        failure = rc ? NULL : where;
+        if (rc)
+            return rc;
+    }
     if (failure) {
         bool refused = strncmp(failure, "replay refused", 14) == 0;
         rc = step_done(s, refused ? RPL_PIPE_STEP_SIGNATURE : RPL_PIPE_STEP_REPLAY, t0, false,
@@ -305,6 +336,15 @@ static int step_replay(cstate *s)
         if (rc)
             goto done;
     }
+    if (shape > 0 && (!det || !passed || nbad)) {
+        char *named = NULL;
+        if ((rc = pipe_set(&named, "on shape %zu of %zu (%s), not the one timed: %s; " SIZES,
+                           shape + 1, s->k->nshapes, s->k->shape_text[shape],
+                           why ? why : "the replay's check failed")) != 0)
+            goto done;
+        free(why);
+        why = named;
+    }
     if (!det) {
         free(why);
         why = NULL;
@@ -321,10 +361,8 @@ static int step_replay(cstate *s)
     } else {
         free(why);
         why = NULL;
-        if ((rc = pipe_set(&why, "replay %d/%d regions equal (%s), 2 runs identical", nreg, nreg,
-                           tol.ptr ? tol.ptr : "no regions")) == 0 &&
-            (rc = pipe_set(&s->o->correctness, "%s", why)) == 0)
-            rc = step_done(s, RPL_PIPE_STEP_REPLAY, t0, true, 0, why);
+        rc = pipe_set(ok, "replay %d/%d regions equal (%s), 2 runs identical", nreg, nreg,
+                      tol.ptr ? tol.ptr : "no regions");
     }
 done:
     cJSON_Delete(doc);
@@ -333,17 +371,102 @@ done:
     return rc;
 }
 
-/* The program's own check on fresh seeds (or once as it is, without a seed flag). */
+static int step_replay(cstate *s)
+{
+    double t0 = pipe_now();
+    size_t n = s->k->nshapes ? s->k->nshapes : 1;
+    char *ok = NULL, *first = NULL;
+    int rc = 0;
+
+    size_t unchecked = 0;
+
+    for (size_t i = 0; rc == 0 && !s->decided && i < n; i++) {
+        free(ok);
+        ok = NULL;
+        if ((rc = replay_shape(s, i, t0, &ok)) == 0 && i == 0 && ok)
+            first = strdup(ok);
+        unchecked += rc == 0 && !s->decided && !ok;
+    }
+    if (rc == 0 && !s->decided) {
+        free(ok);
+        ok = NULL;
+        if (!first)
+            rc = rpl_error_oom();
+        else if (n > 1)
+            rc = unchecked ? pipe_set(&ok,
+                                      "%s; the same on %zu of %zu other shapes (the replay could "
+                                      "not run on the rest)",
+                                      first, n - 1 - unchecked, n - 1)
+                           : pipe_set(&ok, "%s; the same on %zu other shape%s", first, n - 1,
+                                      n == 2 ? "" : "s");
+        else
+            rc = pipe_set(&ok, "%s", first);
+        if (rc == 0 && (rc = pipe_set(&s->o->correctness, "%s", ok)) == 0)
+            rc = step_done(s, RPL_PIPE_STEP_REPLAY, t0, true, 0, ok);
+    }
+    free(ok);
+    free(first);
+    return rc;
+}
+
+/*
+ * --verify-run ARGS: the program built with the candidate, run with ARGS instead of its
+ * arguments (other sizes); *why set when its check fails.
+ */
+static int verify_run(cstate *s, const char *args, char **why)
+{
+    const char *vars[4] = {NULL, s->b.program, NULL, NULL};
+    char **words = NULL, **argv = NULL, **prog = NULL;
+    const char *first[2] = {s->p->target->test_argv[0], NULL};
+    rpl_spawn_result res = {0};
+    size_t n = 0;
+    int rc;
+
+    if ((rc = pipe_split_words(&words, args)) != 0 ||
+        (rc = pipe_argv_expand(&prog, first, vars)) != 0 ||
+        (rc = pipe_argv_push(&argv, &n, prog[0])) != 0)
+        goto done;
+    for (size_t i = 0; rc == 0 && words[i]; i++)
+        rc = pipe_argv_push(&argv, &n, words[i]);
+    if (rc)
+        goto done;
+    pipe_progress(s->p, s->o->id, RPL_PIPE_STEP_TEST, "the program's own check with %s", args);
+    rc = pipe_run(&res, (const char *const *)argv, NULL, s->p->opts.run_timeout_ms, NULL);
+    if (rc == RPL_ENOTFOUND)
+        rc = rpl_error_set(RPL_EENV, "cannot run the built program");
+    else if (rc == 0 || rc == RPL_ETIMEOUT) {
+        rc = 0;
+        if (res.timed_out || !res.exited || res.exit_code != 0)
+            rc = pipe_set(
+                why, "the program's own check failed with --verify-run \"%s\" (%s): %s; " SIZES,
+                args,
+                res.timed_out ? "time limit"
+                : res.exited  ? "non-zero exit"
+                              : "signal",
+                pipe_last_line(res.err && res.err[0] ? res.err : res.out));
+    }
+done:
+    rpl_spawn_result_release(&res);
+    pipe_argv_free(words);
+    pipe_argv_free(prog);
+    pipe_argv_free(argv);
+    return rc;
+}
+
+/* The program's own check on fresh seeds (or once as it is, without a seed flag), and with
+   each --verify-run. */
 static int step_test(cstate *s)
 {
     const rpl_pipe_target *t = s->p->target;
     const char *vars[4] = {NULL, s->b.program, NULL, NULL};
-    unsigned runs = t->seed_flag ? s->p->opts.seeds : 1, ok = 0;
+    const char *const *verify = s->p->opts.verify_runs;
+    unsigned runs = s->p->opts.seeds == 0 ? 0 : t->seed_flag ? s->p->opts.seeds : 1, ok = 0;
+    unsigned nverify = 0;
     char *why = NULL;
     double t0 = pipe_now();
     int rc = 0;
 
-    if (s->p->opts.seeds == 0)
+    if (runs == 0 && !(verify && verify[0]))
         return 0;
     for (unsigned i = 0; rc == 0 && !why && i < runs; i++) {
         char **argv = NULL, seed[32];
@@ -386,13 +509,21 @@ static int step_test(cstate *s)
             ok++;
         rpl_spawn_result_release(&res);
     }
+    for (size_t i = 0; rc == 0 && !why && verify && verify[i]; i++)
+        if ((rc = rpl_interrupt_check()) == 0 && (rc = verify_run(s, verify[i], &why)) == 0)
+            nverify++;
     if (rc == 0 && why)
         rc = step_done(s, RPL_PIPE_STEP_TEST, t0, false, RPL_PIPE_REJECT_WRONG_RESULT, why);
     else if (rc == 0) {
-        if (t->seed_flag)
+        if (runs == 0)
+            rc = pipe_set(&why, "test skipped (--seeds 0)");
+        else if (t->seed_flag)
             rc = pipe_set(&why, "test %u/%u fresh seeds passed", ok, runs);
         else
             rc = pipe_set(&why, "test passed (the program has no seed option)");
+        if (rc == 0 && nverify)
+            rc = pipe_set(&why, "%s; %u --verify-run size%s passed", why, nverify,
+                          nverify == 1 ? "" : "s");
         if (rc == 0)
             rc = pipe_set(&s->o->correctness, "%s; %s", s->o->correctness, why);
         if (rc == 0)
@@ -477,10 +608,24 @@ static int step_measure(cstate *s)
     o->speedup_hi = exp(-cmp.lower);
     o->time_change_pct = (exp(cmp.log_ratio) - 1) * 100;
     o->ci_half_pct = (exp(cmp.upper) - exp(cmp.lower)) * 50;
-    if ((rc = add_metric(o, "median_ns", o->median_orig_ns, o->median_cand_ns)) != 0)
+    if ((rc = pipe_add_metric(o, "median_ns", o->median_orig_ns, o->median_cand_ns)) != 0)
         return rc;
     lo = o->speedup_lo;
     hi = o->speedup_hi;
+    o->floor_ns = s->k->floor_ns;
+    if (s->k->roof_ns > 0)
+        o->headroom = o->median_orig_ns / s->k->roof_ns;
+    if (o->floor_ns > 0 && o->median_cand_ns < (1 - RPL_PIPE_FLOOR_MARGIN) * o->floor_ns) {
+        if ((rc = pipe_set(&why,
+                           "median %.0f ns is below the physical floor of %.0f ns (%.0f bytes the "
+                           "dispatch must write at %.0f GB/s, %.0f FLOP at %.0f GFLOP/s; margin "
+                           "%.0f%%): the timed launches skip work the checks did not see",
+                           o->median_cand_ns, o->floor_ns, s->k->written_bytes, s->k->peak_gbps,
+                           s->k->flops, s->k->peak_gflops, RPL_PIPE_FLOOR_MARGIN * 100)) == 0)
+            rc = step_done(s, RPL_PIPE_STEP_MEASURE, t0, false, RPL_PIPE_REJECT_IMPOSSIBLE, why);
+        free(why);
+        return rc;
+    }
     if ((rc = pipe_set(&why,
                        "speedup %.3fx (%.0f%% CI %.3f-%.3f), median %.0f ns -> %.0f ns, %u rounds "
                        "x %u launches, needs > %.3fx",
@@ -566,7 +711,7 @@ static int step_app(cstate *s)
     o->app_ratio = exp(cmp.log_ratio);
     o->app_ratio_lo = exp(cmp.lower);
     o->app_ratio_hi = exp(cmp.upper);
-    if ((rc = add_metric(o, "critical_path_ns", o->app_orig_ns, o->app_cand_ns)) != 0 ||
+    if ((rc = pipe_add_metric(o, "critical_path_ns", o->app_orig_ns, o->app_cand_ns)) != 0 ||
         (rc = pipe_set(&why,
                        "whole-app critical path median %.0f ns -> %.0f ns, ratio %.3f (%.0f%% CI "
                        "%.3f-%.3f), %u profiles each (ABAB), slower only above %.3f",
@@ -602,6 +747,7 @@ static int outcome_new(cstate *s)
     o->speedup = o->speedup_lo = o->speedup_hi = o->time_change_pct = o->ci_half_pct = NAN;
     o->median_orig_ns = o->median_cand_ns = o->app_orig_ns = o->app_cand_ns = NAN;
     o->app_ratio = o->app_ratio_lo = o->app_ratio_hi = NAN;
+    o->floor_ns = o->headroom = NAN;
     if ((rc = pipe_set(&o->id, "c%02zu-", s->p->noutcomes + 1)) != 0)
         return rc;
     for (const char *c = s->c->strategy; *c && strlen(o->id) < 40; c++) {
@@ -674,7 +820,13 @@ int rpl_pipe_run(rpl_pipe *p, const rpl_pipe_candidate *c, rpl_pipe_outcome **ou
         s.o->decision = RPL_PIPE_ACCEPTED;
         if ((rc = pipe_set(&s.o->message, "%.1f%% faster (speedup %.3fx, CI %.3f-%.3f)",
                            -s.o->time_change_pct, s.o->speedup, s.o->speedup_lo,
-                           s.o->speedup_hi)) != 0)
+                           s.o->speedup_hi)) != 0 ||
+            (s.o->headroom > 0 &&
+             (rc = pipe_set(&s.o->message,
+                            "%s; headroom was %.2fx at the roof with the bytes the reference "
+                            "moved, %.2fx at the physical floor",
+                            s.o->message, s.o->headroom, s.o->median_orig_ns / s.o->floor_ns)) !=
+                 0))
             goto fail;
     }
     s.o->seconds = pipe_now() - t0;

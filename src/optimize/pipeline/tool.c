@@ -185,9 +185,41 @@ static int read_dispatch(pipe_kernel *k)
     return rc;
 }
 
+/* capture --kernel RE [--dispatch N] --out DIR -- the original program. */
+static int capture_run(rpl_pipe *p, const pipe_kernel *k, unsigned dispatch, const char *dir,
+                       rpl_spawn_result *res)
+{
+    char *regex = NULL, **argv = NULL, nth[16];
+    int rc;
+
+    snprintf(nth, sizeof(nth), "%u", dispatch);
+    if ((rc = kernel_regex(&regex, k->display)) == 0) {
+        const char *words[9];
+        size_t w = 0;
+        words[w++] = "capture";
+        words[w++] = "--kernel";
+        words[w++] = regex;
+        if (dispatch) {
+            words[w++] = "--dispatch";
+            words[w++] = nth;
+        }
+        words[w++] = "--out";
+        words[w++] = dir;
+        words[w] = NULL;
+        rc = tool_argv(&argv, p, words, p->orig.program);
+    }
+    if (rc == 0)
+        rc = pipe_run(res, (const char *const *)argv, NULL, p->opts.run_timeout_ms, NULL);
+    if (rc == RPL_ENOTFOUND)
+        rc = rpl_error_set(RPL_EENV, "cannot run '%s'", p->tool);
+    pipe_argv_free(argv);
+    free(regex);
+    return rc;
+}
+
 int pipe_capture(rpl_pipe *p, pipe_kernel *k)
 {
-    char *regex = NULL, *dir = NULL, **argv = NULL;
+    char *dir = NULL;
     rpl_spawn_result res = {0};
     int rc;
 
@@ -196,18 +228,9 @@ int pipe_capture(rpl_pipe *p, pipe_kernel *k)
     /* An artifacts directory used before: its snapshot of this kernel is replaced. */
     if (access(k->snapshot, F_OK) == 0 && (rc = rpl_remove_tree(k->snapshot)) != 0)
         goto done;
-    if ((rc = kernel_regex(&regex, k->display)) != 0)
-        goto done;
-    {
-        const char *words[] = {"capture", "--kernel", regex, "--out", k->snapshot, NULL};
-        if ((rc = tool_argv(&argv, p, words, p->orig.program)) != 0)
-            goto done;
-    }
     pipe_progress(p, NULL, RPL_PIPE_STEP_REPLAY, "capturing the snapshot of %s", k->display);
-    rc = pipe_run(&res, (const char *const *)argv, NULL, p->opts.run_timeout_ms, NULL);
-    if (rc == RPL_ENOTFOUND)
-        rc = rpl_error_set(RPL_EENV, "cannot run '%s'", p->tool);
-    else if (rc == 0 && (!res.exited || res.exit_code != 0))
+    rc = capture_run(p, k, 0, k->snapshot, &res);
+    if (rc == 0 && (!res.exited || res.exit_code != 0))
         rc = child_error(&res, "capturing the original's snapshot", RPL_EINPUT);
     else if (rc == RPL_ETIMEOUT)
         rc = child_error(&res, "capturing the original's snapshot", RPL_ETIMEOUT);
@@ -215,9 +238,95 @@ int pipe_capture(rpl_pipe *p, pipe_kernel *k)
         rc = manifest(k);
 done:
     rpl_spawn_result_release(&res);
-    pipe_argv_free(argv);
-    free(regex);
     free(dir);
+    return rc;
+}
+
+int pipe_capture_dispatch(rpl_pipe *p, const pipe_kernel *k, unsigned dispatch, const char *dir)
+{
+    rpl_spawn_result res = {0};
+    int rc;
+
+    if (access(dir, F_OK) == 0 && (rc = rpl_remove_tree(dir)) != 0)
+        return rc;
+    rc = capture_run(p, k, dispatch, dir, &res);
+    /* Exit 2 after the program ran: fewer dispatches than asked for (or none left). */
+    if (rc == 0 && res.exited && res.exit_code == 2)
+        rc = RPL_ENOTFOUND;
+    else if (rc == 0 && (!res.exited || res.exit_code != 0))
+        rc = child_error(&res, "capturing another dispatch", RPL_EINPUT);
+    else if (rc == RPL_ETIMEOUT)
+        rc = child_error(&res, "capturing another dispatch", RPL_ETIMEOUT);
+    rpl_spawn_result_release(&res);
+    if (rc == RPL_ENOTFOUND)
+        rpl_remove_tree(dir);
+    return rc;
+}
+
+#define REPLAY_TIMER_ENV "ROCM_PERF_REPLAY_TIMER"
+
+int pipe_counter_pass(rpl_pipe *p, const pipe_kernel *k, const char *co, const char *dir,
+                      char **why)
+{
+    char launches[16], **argv = NULL;
+    rpl_spawn_result res = {0};
+    size_t n = 0;
+    int rc;
+
+    *why = NULL;
+    snprintf(launches, sizeof(launches), "%u", RPL_PIPE_COUNTER_LAUNCHES);
+    {
+        /* ATT (thread trace) where the platform has it: AMD. */
+        const char *words[] = {"profile",
+                               "--quiet",
+                               "--out",
+                               dir,
+                               strncmp(k->arch, "gfx", 3) == 0 ? "--att" : "--",
+                               "--",
+                               p->tool,
+                               "replay",
+                               "full-vm",
+                               k->snapshot,
+                               "--code-object",
+                               co,
+                               "--iterations",
+                               launches,
+                               NULL};
+        rc = pipe_argv_push(&argv, &n, p->tool);
+        for (size_t i = 0; rc == 0 && words[i]; i++)
+            if (i != 5 || strcmp(words[4], "--") != 0) /* one "--" only */
+                rc = pipe_argv_push(&argv, &n, words[i]);
+    }
+    if (rc == 0 && access(dir, F_OK) == 0)
+        rc = rpl_remove_tree(dir);
+    if (rc == 0) {
+        /* The replay times with CUPTI by default, which the profiler's own CUPTI subscriber
+           holds: CUDA events for this one child. */
+        const char *was = getenv(REPLAY_TIMER_ENV);
+        char *saved = was ? strdup(was) : NULL;
+        if (was && !saved)
+            rc = rpl_error_oom();
+        if (rc == 0 && setenv(REPLAY_TIMER_ENV, "event", 1) != 0)
+            rc = rpl_error_oom();
+        if (rc == 0)
+            rc = pipe_run(&res, (const char *const *)argv, NULL, p->opts.run_timeout_ms, NULL);
+        if (saved)
+            setenv(REPLAY_TIMER_ENV, saved, 1);
+        else
+            unsetenv(REPLAY_TIMER_ENV);
+        free(saved);
+    }
+    if (rc == RPL_ENOTFOUND || rc == RPL_ETIMEOUT || (rc == 0 && (!res.exited || res.exit_code))) {
+        const char *line = pipe_last_line(res.err && res.err[0] ? res.err : res.out);
+        rc = pipe_set(why, "the counter pass (`rocm-perf profile` over the replay) %s%s%s",
+                      res.timed_out         ? "ran past its time limit"
+                      : rc == RPL_ENOTFOUND ? "could not be started"
+                                            : "failed",
+                      line[0] ? ": " : "", line);
+        rpl_error_clear();
+    }
+    rpl_spawn_result_release(&res);
+    pipe_argv_free(argv);
     return rc;
 }
 

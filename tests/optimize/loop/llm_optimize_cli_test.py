@@ -186,7 +186,8 @@ def six():
     expect_in(s.prompt(1), "scale: 80.0% of the application's critical path", "prompt 1")
     expect_in(s.prompt(1), "gfx90a (CDNA2). Wavefront size 64.", "prompt 1 (architecture)")
     expect_in(s.prompt(1), "Grid (1048576, 1, 1) blocks of (256, 1, 1) threads", "prompt 1")
-    expect_in(s.prompt(3), "VGPRs (registers) 32, SGPRs 16", "prompt 3 (resources)")
+    expect_in(s.prompt(1), "## Static resources and occupancy\n- registers per thread: 32 VGPRs, "
+                           "16 SGPRs; spills 0\n", "prompt 1 (resources)")
     expect_in(s.prompt(2), "verdict `build`", "prompt 2 (repair)")
     expect_in(s.prompt(2), "use of undeclared identifier 'oops'", "prompt 2 (repair)")
     expect_in(s.prompt(3), "verdict `not-significant`", "prompt 3")
@@ -210,6 +211,11 @@ def shift():
     expect_in(env.err, "dominance shift: shift now holds 60.0% of the critical path", "stderr")
     expect_in(env.err, "retargeting to shift", "stderr")
     expect_in(env.server.prompt(2), "Make the kernel `shift` of `kern.hip` faster.", "prompt 2")
+    # The archive: the accepted change with the counter figures of before and after.
+    expect_in(env.server.prompt(2), "- turn 1 (scale): accepted, speedup ", "prompt 2 (archive)")
+    expect_in(env.server.prompt(2), "; counters: HBM bytes 1.229e+04 -> 1.229e+04, FLOPs 2048 -> "
+                                    "2048, roofline time ns 12.29 -> 12.29; strategy:",
+              "prompt 2 (archive)")
     check(env.junit_cases() == ["accepted", "accepted"], f"{SCENARIO}: {env.junit_cases()}")
     br = env.branches()
     check(len(br) == 1, f"{SCENARIO}: branches {br}")
@@ -423,8 +429,10 @@ def analysis():
                   "(kern.hip:6): 50.0% of the latency cycles, 90% of them stalls, 900 "
                   "executions\n", "prompt 1 (ATT)")
     expect_in(p2, "Make the kernel `shift` of `kern.hip` faster.", "prompt 2")
-    for section in ["Roofline", "Bottleneck", "Instruction trace (ATT)"]:
-        expect_in(p2, f"## {section}\nNot available.\n", "prompt 2 (shift is not analysed)")
+    # shift is not in the analysis: the pipeline's own counter pass gives its facts.
+    for section in ["Roofline", "Bottleneck"]:
+        expect_in(p2, f"## {section}\nMeasured on the version below by a counter pass over the "
+                      "replay of the captured dispatch.\n", "prompt 2 (shift is not analysed)")
     said = env.err.count("has no kernel shift")
     check(said == 1, f"{SCENARIO}: the missing analysis of shift said {said} times\n{env.err}")
     check("has no kernel scale" not in env.err, f"{SCENARIO}: scale said missing\n{env.err}")
@@ -448,12 +456,121 @@ def analysis_pinned():
     env.done()
 
 
-def analysis_none():
-    """Without --analysis the pipeline's own profiles have no counters: "Not available."."""
+def facts_default():
+    """Without --analysis: static resources from the code object, roofline and bottleneck
+    from the counter pass over the replay of the captured dispatch, the physical floor;
+    nothing "Not available" that the doubles can give."""
     env = Env("cli-shift")
     env.run("--auto-approve", "--max-iters", "1", expect=0)
-    for section in ["Roofline", "Bottleneck", "Instruction trace (ATT)"]:
-        expect_in(env.server.prompt(1), f"## {section}\nNot available.\n", "prompt 1")
+    p1 = env.server.prompt(1)
+    expect_in(p1, "## Static resources and occupancy\n- registers per thread: 32 VGPRs, 16 "
+                  "SGPRs; spills 0\n- LDS/shared per block: 0 bytes", "prompt 1")
+    expect_in(p1, "- occupancy: 8 waves_per_simd at block size 256, limited by", "prompt 1")
+    origin = "Measured on the version below by a counter pass over the replay of the " \
+             "captured dispatch.\n"
+    expect_in(p1, "## Roofline\n" + origin, "prompt 1")
+    expect_in(p1, "- arithmetic intensity 0.167 FLOP/byte (the ridge point is at 10)\n",
+              "prompt 1 (roofline)")
+    expect_in(p1, "- memory-bound: the HBM bandwidth roof of 1000.0 GB/s binds", "prompt 1")
+    expect_in(p1, "- physical floor of this dispatch: 4 ns (the 4096 bytes it changes at 1000 "
+                  "GB/s, its FLOPs at 10000 GFLOP/s); at the roof with the bytes it moves now: "
+                  "12 ns", "prompt 1 (floor)")
+    expect_in(p1, "## Bottleneck\n" + origin + "- memory bandwidth (confidence 0.80)\n",
+              "prompt 1 (bottleneck)")
+    for section in ["Static resources and occupancy", "Roofline", "Bottleneck"]:
+        check(f"## {section}\nNot available" not in p1, f"{SCENARIO}: {section} not available")
+    expect_in(p1, "## Instruction trace (ATT)\nNot available: the counter pass recorded no "
+                  "thread trace.\n", "prompt 1 (ATT)")
+    with open(os.path.join(env.art, "optimize-log.json")) as f:
+        facts = json.load(f)["snapshots"][0]["facts"]
+    check(facts["floor_ns"] == 4.096 and facts["hbm_bytes"] == 12288 and facts["flops"] == 2048,
+          f"{SCENARIO}: optimize-log.json facts {facts}")
+    env.done()
+
+
+def facts_unavailable():
+    """A counter pass that fails: the prompt says why, and the run goes on without a floor."""
+    env = Env("cli-budget", fake="time=100 frac_scale=0.8 frac_shift=0.15 counters=fail")
+    env.run("--max-iters", "1", expect=0)
+    p1 = env.server.prompt(1)
+    for section in ["Roofline", "Bottleneck"]:
+        expect_in(p1, f"## {section}\nNot available: the counter pass (`rocm-perf profile` over "
+                      "the replay) failed: rocm-perf: the counter run failed.\n", "prompt 1")
+    expect_in(p1, "- registers per thread: 32 VGPRs", "prompt 1 (resources)")
+    env.done()
+
+
+def shapes():
+    """Three distinct dispatches: an answer that hard-codes the captured n is wrong-result on
+    shape 2 (named); one the program's own check fails at --verify-run's size is wrong-result;
+    the honest one is accepted."""
+    env = Env("cli-shapes",
+              fake="time=100 frac_scale=0.8 frac_shift=0.15 sizes=1048576,1048576,4096,65536")
+    env.run("--auto-approve", "--max-iters", "3", "--max-repairs", "0", "--kernel", "scale",
+            "--verify-run", "--size 4096", "--verify-run", "--size 7", expect=0)
+    cases = env.junit_cases()
+    check(cases == ["wrong-result", "wrong-result", "accepted"], f"{SCENARIO}: verdicts {cases}")
+    s = env.server
+    expect_in(s.prompt(1), "- shape 1: grid (1048576, 1, 1) x block (256, 1, 1); param 2 (int) = "
+                           "1048576 (timed)\n- shape 2: grid (4096, 1, 1) x block (256, 1, 1); "
+                           "param 2 (int) = 4096\n- shape 3: grid (65536, 1, 1)", "prompt 1")
+    expect_in(s.prompt(2), "verdict `wrong-result`", "prompt 2")
+    expect_in(s.prompt(2), "on shape 2 of 3 (grid (4096, 1, 1) x block (256, 1, 1); param 2 "
+                           "(int) = 4096), not the one timed: wrong result", "prompt 2")
+    expect_in(s.prompt(2), "the kernel must be correct at every size", "prompt 2")
+    expect_in(s.prompt(3), "the program's own check failed with --verify-run \"--size 4096\" "
+                           "(non-zero exit): check failed at size 4096", "prompt 3")
+    with open(os.path.join(env.art, "optimize-log.json")) as f:
+        log = json.load(f)
+    got = [x["shape"] for x in log["snapshots"][0]["shapes"]]
+    check(len(got) == 3 and got[2].endswith("param 2 (int) = 65536"), f"{SCENARIO}: shapes {got}")
+    ok = log["candidates"][2]
+    expect_in(ok["steps"]["replay"]["evidence"], "the same on 2 other shapes", "replay evidence")
+    expect_in(ok["steps"]["test"]["evidence"], "2 --verify-run sizes passed", "test evidence")
+    env.done()
+
+
+def shapes_env():
+    """A dispatch the original does not replay on is not kept as a shape (said); a shape the
+    candidate's replay cannot run on is left unchecked (said), not the end of the run."""
+    env = Env("cli-shapes-env", fake="time=100 frac_scale=0.8 frac_shift=0.15 "
+                                     "sizes=1048576,4096,65536 env_fail_n=65536")
+    env.run("--auto-approve", "--max-iters", "1", "--kernel", "scale", expect=0)
+    check(env.junit_cases() == ["accepted"], f"{SCENARIO}: verdicts {env.junit_cases()}")
+    expect_in(env.err, "scale: dispatch 2 is not used as another shape: the original does not "
+                       "replay on it (", "stderr")
+    expect_in(env.err, "shape 2 not checked: the replay failed (exit status 3): rocm-perf: "
+                       "reservation failed", "stderr")
+    with open(os.path.join(env.art, "optimize-log.json")) as f:
+        log = json.load(f)
+    check(len(log["snapshots"][0]["shapes"]) == 2, f"{SCENARIO}: {log['snapshots'][0]['shapes']}")
+    expect_in(log["candidates"][0]["steps"]["replay"]["evidence"], "; the same on 0 of 1 other "
+              "shapes (the replay could not run on the rest)", "replay evidence")
+    env.done()
+
+
+def impossible():
+    """An answer timed below the physical floor (the timer double says 1 ns; the dispatch
+    changes 4096 bytes at 1000 GB/s: 4.1 ns) is `impossible` with both numbers; the next,
+    faster but possible, is accepted beside the roofline headroom it had."""
+    env = Env("cli-impossible")
+    env.run("--auto-approve", "--max-iters", "2", "--kernel", "scale", expect=0)
+    cases = env.junit_cases()
+    check(cases == ["impossible", "accepted"], f"{SCENARIO}: verdicts {cases}")
+    p2 = env.server.prompt(2)
+    expect_in(p2, "verdict `impossible`", "prompt 2")
+    expect_in(p2, "is below the physical floor of 4 ns (4096 bytes the dispatch must write at "
+                  "1000 GB/s, 2048 FLOP at 10000 GFLOP/s; margin 10%)", "prompt 2")
+    with open(os.path.join(env.art, "optimize-log.json")) as f:
+        c = json.load(f)["candidates"]
+    check(c[0]["floor_ns"] == 4.096, f"{SCENARIO}: floor_ns {c[0]['floor_ns']}")
+    h = c[1]["roofline_headroom"]
+    check(h is not None and 8 < h < 8.4, f"{SCENARIO}: roofline_headroom {h}")
+    expect_in(c[1]["message"], "headroom was 8.", "the accepted message")
+    m = c[1]["metrics"]
+    check(m.get("counter_hbm_bytes") == {"original": 12288, "candidate": 12288}
+          and "roofline_ns" in m, f"{SCENARIO}: the counter figures side by side {m}")
+    expect_in(c[1]["message"], "x at the roof with the bytes the reference moved, 24.", "the accepted message")
     env.done()
 
 
@@ -480,7 +597,8 @@ def analysis_bad():
 
 SCENARIOS = {f.__name__: f
              for f in [six, shift, errors, auth, budget, sigint, contract, bad_prompt,
-                       gpu_time, analysis, analysis_pinned, analysis_none, analysis_bad]}
+                       gpu_time, analysis, analysis_pinned, facts_default, facts_unavailable,
+                       analysis_bad, shapes, shapes_env, impossible]}
 SCENARIOS[SCENARIO]()
 if failures:
     sys.exit(1)

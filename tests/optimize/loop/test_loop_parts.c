@@ -107,7 +107,8 @@ static void load_defaults_and_overrides(void **state)
 
 static rpl_archive_entry entry(int turn, double speedup, const char *verdict)
 {
-    rpl_archive_entry e = {turn, "saxpy", "use float4 loads", (char *)verdict, speedup, NAN, NAN};
+    rpl_archive_entry e = {turn, "saxpy", "use float4 loads", (char *)verdict, speedup, NAN,
+                           NAN,  NULL};
     return e;
 }
 
@@ -141,6 +142,15 @@ static void archive_keeps_top_k(void **state)
     assert_int_equal(rpl_archive_format(&text, &a), 0);
     assert_string_equal(text, "- turn 3 (saxpy): accepted, speedup 1.200x (95% CI 1.150-1.250); "
                               "strategy: use float4 loads\n"
+                              "- turn 1 (saxpy): slower, speedup 0.950x; strategy: use float4 "
+                              "loads\n");
+    free(text);
+    /* An accepted one's counter figures beside the reference's; a turn not held: nothing. */
+    assert_int_equal(rpl_archive_set_facts(&a, 3, "counters: HBM bytes 1.2e+07 -> 4e+06"), 0);
+    assert_int_equal(rpl_archive_set_facts(&a, 2, "counters: FLOPs 1 -> 2"), 0);
+    assert_int_equal(rpl_archive_format(&text, &a), 0);
+    assert_string_equal(text, "- turn 3 (saxpy): accepted, speedup 1.200x (95% CI 1.150-1.250); "
+                              "counters: HBM bytes 1.2e+07 -> 4e+06; strategy: use float4 loads\n"
                               "- turn 1 (saxpy): slower, speedup 0.950x; strategy: use float4 "
                               "loads\n");
     free(text);

@@ -453,8 +453,10 @@ int rpl_dag_svg_render(rpl_strbuf *out, const rpl_dag *dag)
         pids = pids || dag->lanes[l].pid != dag->lanes[0].pid;
     put(&s,
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-        "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"12\">\n"
+        "viewBox=\"0 0 %.0f %.0f\">\n"
         "<title>rocm-perf critical path</title>\n"
+        /* The font on a group: HTML checkers know no font attributes on <svg>. */
+        "<g font-family=\"sans-serif\" font-size=\"12\">\n"
         "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
         WIDTH, height, WIDTH, height);
     header(&s, dag);
@@ -477,7 +479,7 @@ int rpl_dag_svg_render(rpl_strbuf *out, const rpl_dag *dag)
     put(&s, "</g>\n");
     axis(&s, TOP_H + lanes_h + 4);
     legend(&s, TOP_H + lanes_h + AXIS_H + 10);
-    put(&s, "</svg>\n");
+    put(&s, "</g>\n</svg>\n");
     *out = s.sb;
     free(s.hops);
     return s.rc;

@@ -75,9 +75,8 @@ static void evidence(rpl_strbuf *out, const cJSON *c)
         if (!cJSON_IsObject(s = cJSON_GetObjectItemCaseSensitive(all, steps[i])))
             continue;
         rpl_strbuf_printf(out, "<li><strong>%s</strong> %s: ", steps[i],
-                          cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "passed"))
-                              ? "passed"
-                              : "failed");
+                          cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "passed")) ? "passed"
+                                                                                      : "failed");
         text(out, str(s, "evidence"));
         rpl_strbuf_puts(out, "</li>");
     }

@@ -127,7 +127,7 @@ static void candidate_row(rpl_strbuf *out, const cJSON *c)
     rpl_strbuf_puts(out, "</code></td></tr>");
 }
 
-static int page(rpl_strbuf *out, const cJSON *log, const char *path)
+int rpl_optimize_html_page(rpl_strbuf *out, const cJSON *log, const char *path)
 {
     const cJSON *cands = cJSON_GetObjectItemCaseSensitive(log, "candidates"), *c;
     const char *target = str(log, "target");
@@ -196,7 +196,7 @@ int rpl_optimize_html(const char *html_path, const char *artifacts_dir)
                            "of an optimize or llm-optimize run",
                            artifacts_dir);
     if (!rc)
-        rc = page(&out, log, path);
+        rc = rpl_optimize_html_page(&out, log, path);
     if (!rc)
         rc = rpl_file_write_atomic(html_path, out.ptr, out.len);
     rpl_strbuf_release(&out);

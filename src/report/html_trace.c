@@ -84,8 +84,13 @@ static void dag_figure(rpl_strbuf *out, const rpl_dag *dag)
         rpl_strbuf_puts(out, "<figure class=\"wide\" role=\"group\">");
         rpl_strbuf_put(out, svg.ptr, svg.len);
         rpl_strbuf_puts(out, "<figcaption>Critical-path timeline (one lane per stream or "
-                             "queue, the critical path highlighted). ");
-        rpl_html_esc(out, words);
+                             "queue, the critical path highlighted).");
+        /* Its summary lines, one line each. */
+        for (char *save, *line = strtok_r(words, "\n", &save); line;
+             line = strtok_r(NULL, "\n", &save)) {
+            rpl_strbuf_puts(out, "<br>");
+            rpl_html_esc(out, line);
+        }
         rpl_strbuf_puts(out, "</figcaption></figure>");
     }
     free(words);

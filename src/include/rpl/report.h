@@ -46,5 +46,7 @@ const char *rpl_format_ns(char *buf, size_t cap, double ns);
  * without a readable log is RPL_EINPUT.
  */
 int rpl_optimize_html(const char *html_path, const char *artifacts_dir);
+/* The page of an optimize log already parsed (path: what the page calls it). */
+int rpl_optimize_html_page(rpl_strbuf *out, const cJSON *log, const char *path);
 
 #endif

@@ -96,7 +96,7 @@ static void candidate_row(rpl_strbuf *out, const cJSON *c)
     text(out, str(c, "kernel"));
     rpl_strbuf_puts(out, "</td><td>");
     text(out, str(c, "strategy"));
-    rpl_strbuf_puts(out, " <span class=\"meta\">(");
+    rpl_strbuf_puts(out, " <span class=\"msg\">(");
     text(out, str(c, "origin"));
     rpl_strbuf_printf(out, ")</span></td><td><span class=\"badge %s\">",
                       accepted ? "pass" : "fail");

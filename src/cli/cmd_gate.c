@@ -719,19 +719,28 @@ static int confirm(gate_run *g)
                                           : "confirmation run made"));
 }
 
-/* Jenkins' attachments plugin wants absolute paths. */
-static int attach(rpl_gate_result *r, const char *path)
+/*
+ * Jenkins' attachments plugin wants absolute paths, and so does the HTML
+ * report, which reads the traces from wherever it runs.
+ */
+static int add_absolute(rpl_gate_result *r, const char *path,
+                        int (*add)(rpl_gate_result *, const char *))
 {
     char cwd[4096];
     rpl_strbuf sb = RPL_STRBUF_INIT;
     int rc;
 
     if (path[0] == '/' || !getcwd(cwd, sizeof(cwd)))
-        return rpl_gate_result_add_attachment(r, path);
+        return add(r, path);
     rpl_strbuf_printf(&sb, "%s/%s", cwd, path);
-    rc = sb.ptr ? rpl_gate_result_add_attachment(r, sb.ptr) : rpl_error_oom();
+    rc = sb.ptr ? add(r, sb.ptr) : rpl_error_oom();
     rpl_strbuf_release(&sb);
     return rc;
+}
+
+static int attach(rpl_gate_result *r, const char *path)
+{
+    return add_absolute(r, path, rpl_gate_result_add_attachment);
 }
 
 static int write_reports(gate_run *g)
@@ -803,6 +812,9 @@ static int run_gate(gate_run *g)
     g->res->repetitions = a->in.repetitions;
     if ((rc = rpl_gate_result_set(&g->res->device, g->m.device)) != RPL_OK)
         return rc;
+    for (size_t i = 0; i < a->in.ntraces; i++)
+        if ((rc = add_absolute(g->res, a->in.traces[i], rpl_gate_result_add_trace)) != RPL_OK)
+            return rc;
     rc = rpl_baseline_read(&g->base, g->path);
     /* Without --block, occupancy is compared at the block size the baseline recorded. */
     if (rc == RPL_OK && a->in.nstatic && !a->in.block && g->base->has_static &&

@@ -24,7 +24,7 @@
 #define DAG_JSON_MAX (64u << 20)
 
 typedef struct report_opts {
-    const char *perfetto, *svg, *roofline_svg;
+    const char *perfetto, *svg, *roofline_svg, *html;
     size_t top;
     /* DAG options given on the command line: they override dag.json's. */
     bool has_infer, has_gap, has_tolerance;
@@ -32,7 +32,16 @@ typedef struct report_opts {
     int64_t gap, tolerance;
 } report_opts;
 
-enum { OPT_PERFETTO = 256, OPT_SVG, OPT_ROOFLINE_SVG, OPT_INFER, OPT_GAP, OPT_TOLERANCE, OPT_TOP };
+enum {
+    OPT_PERFETTO = 256,
+    OPT_SVG,
+    OPT_ROOFLINE_SVG,
+    OPT_INFER,
+    OPT_GAP,
+    OPT_TOLERANCE,
+    OPT_TOP,
+    OPT_HTML
+};
 
 static void usage(FILE *out)
 {
@@ -42,6 +51,7 @@ static void usage(FILE *out)
             "                        [--infer auto|never|always] [--gap-ns N]\n"
             "                        [--tolerance-ns N] [-v|-q]\n"
             "       rocm-perf report --suite DIR [--alpha A] [--markdown F] [--junit F]\n"
+            "       rocm-perf report --html FILE ARTIFACTS_DIR\n"
             "\n"
             "Critical path of rocpd traces: print a summary (critical path, span,\n"
             "dominant kernel, speedup ceiling, priorities) and write timelines.\n"
@@ -58,6 +68,8 @@ static void usage(FILE *out)
             "  --tolerance-ns N     how far a wait may point back in time (default %d)\n"
             "  --suite DIR          instead: the gate results of a whole ctest run below DIR,\n"
             "                       with Holm's correction (docs/CLI.md, 'report --suite')\n"
+            "  --html FILE          with an optimize --artifacts folder: its candidates,\n"
+            "                       decisions, evidence and commits as one HTML page\n"
             "  -v, --verbose        more detail on stderr (repeatable)\n"
             "  -q, --quiet          errors only\n"
             "  -h, --help           this help\n"
@@ -104,6 +116,7 @@ static int parse_args(report_opts *o, int argc, char **argv)
         {"infer", required_argument, NULL, OPT_INFER},
         {"gap-ns", required_argument, NULL, OPT_GAP},
         {"tolerance-ns", required_argument, NULL, OPT_TOLERANCE},
+        {"html", required_argument, NULL, OPT_HTML},
         RPL_CLI_COMMON_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
@@ -128,6 +141,9 @@ static int parse_args(report_opts *o, int argc, char **argv)
             break;
         case OPT_ROOFLINE_SVG:
             o->roofline_svg = optarg;
+            break;
+        case OPT_HTML:
+            o->html = optarg;
             break;
         case OPT_TOP:
             if (parse_count("--top", optarg, &top) || top > 100000)
@@ -160,6 +176,9 @@ static int parse_args(report_opts *o, int argc, char **argv)
         usage(stderr);
         return rpl_cli_usage_error("report needs an analyze --out folder or trace databases");
     }
+    if (o->html && (argc - optind != 1 || o->perfetto || o->svg || o->roofline_svg))
+        return rpl_cli_usage_error("report --html FILE takes one optimize --artifacts folder "
+                                   "and no other output (or use --suite DIR --html FILE)");
     return -1;
 }
 
@@ -354,7 +373,12 @@ int cmd_report(int argc, char **argv)
         if (strcmp(argv[i], "--suite") == 0 || strncmp(argv[i], "--suite=", 8) == 0)
             return cmd_report_suite(argc, argv);
     rc = parse_args(&o, argc, argv);
-
+    if (rc < 0 && o.html) {
+        rc = rpl_optimize_html(o.html, argv[optind]);
+        if (!rc)
+            rpl_log_info("wrote %s", o.html);
+        return rc ? rpl_cli_fail(rc) : RPL_EXIT_OK;
+    }
     if (rc < 0) {
         rc = run(&o, &in, argc, argv);
         rc = rc ? rpl_cli_fail(rc) : RPL_EXIT_OK;

@@ -76,20 +76,33 @@ void rpl_gate_result_free(rpl_gate_result *r)
     for (size_t i = 0; i < r->nattachments; i++)
         free(r->attachments[i]);
     free(r->attachments);
+    for (size_t i = 0; i < r->ntraces; i++)
+        free(r->traces[i]);
+    free(r->traces);
     free(r);
+}
+
+static int push_path(char ***list, size_t *n, const char *path)
+{
+    char **grown = realloc(*list, (*n + 1) * sizeof(*grown));
+
+    if (!grown)
+        return rpl_error_oom();
+    *list = grown;
+    if (!(grown[*n] = strdup(path)))
+        return rpl_error_oom();
+    (*n)++;
+    return RPL_OK;
 }
 
 int rpl_gate_result_add_attachment(rpl_gate_result *r, const char *path)
 {
-    char **n = realloc(r->attachments, (r->nattachments + 1) * sizeof(*n));
+    return push_path(&r->attachments, &r->nattachments, path);
+}
 
-    if (!n)
-        return rpl_error_oom();
-    r->attachments = n;
-    if (!(n[r->nattachments] = strdup(path)))
-        return rpl_error_oom();
-    r->nattachments++;
-    return RPL_OK;
+int rpl_gate_result_add_trace(rpl_gate_result *r, const char *path)
+{
+    return push_path(&r->traces, &r->ntraces, path);
 }
 
 #define add_check rpl_gate_result_add_check

@@ -100,6 +100,11 @@ int rpl_gate_result_json(cJSON **out, const rpl_gate_result *r)
     for (size_t i = 0; rc == RPL_OK && i < r->nattachments; i++)
         if (!cJSON_AddItemToArray(att, cJSON_CreateString(r->attachments[i])))
             rc = rpl_error_oom();
+    if (rc == RPL_OK && r->ntraces && !(arr = cJSON_AddArrayToObject(doc, "traces")))
+        rc = rpl_error_oom();
+    for (size_t i = 0; rc == RPL_OK && i < r->ntraces; i++)
+        if (!cJSON_AddItemToArray(arr, cJSON_CreateString(r->traces[i])))
+            rc = rpl_error_oom();
     if (rc != RPL_OK) {
         cJSON_Delete(doc);
         return rc;
@@ -233,6 +238,11 @@ int rpl_gate_result_from_json(rpl_gate_result **out, const cJSON *doc, const cha
     o = cJSON_GetObjectItemCaseSensitive(doc, "baseline");
     if (rc == RPL_OK && cJSON_IsString(o) && rpl_gate_result_set(&r->baseline_path, o->valuestring))
         rc = rpl_error_oom();
+    cJSON_ArrayForEach(o, cJSON_GetObjectItemCaseSensitive(doc, "traces"))
+    {
+        if (rc == RPL_OK && cJSON_IsString(o))
+            rc = rpl_gate_result_add_trace(r, o->valuestring);
+    }
     if (rc != RPL_OK) {
         rpl_gate_result_free(r);
         return rc;

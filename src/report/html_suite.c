@@ -18,6 +18,8 @@
 #include "rpl/trend.h"
 #include "rpl/version.h"
 
+#include "html.h"
+
 #define CHART_W 720.0
 #define CHART_H 260.0
 #define PAD_L   64.0
@@ -25,7 +27,7 @@
 #define PAD_T   16.0
 #define PAD_B   36.0
 
-static const char style[] =
+const char rpl_html_style[] =
     ":root{--fg:#1d2433;--muted:#5b6577;--line:#d8dde6;--bg:#fff;--pass:#1a7f37;--warn:#9a6700;"
     "--fail:#cf222e;--imp:#0969da;--accent:#6639ba}"
     "*{box-sizing:border-box}body{margin:0;font:15px/1.5 system-ui,-apple-system,'Segoe UI',"
@@ -44,14 +46,15 @@ static const char style[] =
     "color:#fff}.pass{background:var(--pass)}.warn{background:var(--warn)}.fail{background:"
     "var(--fail)}.improved{background:var(--imp)}.skipped{background:var(--muted)}"
     "figure{margin:.5rem 0}svg.chart{width:100%;height:auto;max-width:760px;display:block}"
-    "figcaption{color:var(--muted);font-size:.85rem}.msg{font-size:.85rem;color:var(--muted)}"
+    "figcaption{color:var(--muted);font-size:.85rem}figure.wide svg{max-width:100%;height:auto;"
+    "display:block}.msg{font-size:.85rem;color:var(--muted)}"
     ".big{font-size:1.6rem;font-weight:700}"
     "@media (max-width:600px){body{font-size:14px}main{padding:.5rem}th,td{padding:.3rem}}"
     "@media print{body{background:#fff}header{background:#fff;color:#000;border-bottom:2px solid "
     "#000}header p{color:#000}section{break-inside:avoid;border-color:#999}.badge{color:#000;"
     "border:1px solid #000;background:none}}";
 
-static void esc(rpl_strbuf *out, const char *s)
+void rpl_html_esc(rpl_strbuf *out, const char *s)
 {
     for (; s && *s; s++) {
         switch (*s) {
@@ -100,13 +103,13 @@ static void summary_section(rpl_strbuf *out, const rpl_gate_result *const *r, si
                          "<th scope=\"col\">verdict</th></tr></thead><tbody>");
     for (size_t i = 0; i < n; i++) {
         rpl_strbuf_printf(out, "<tr><td><a href=\"#r%zu\">", i);
-        esc(out, r[i]->test);
+        rpl_html_esc(out, r[i]->test);
         rpl_strbuf_puts(out, "</a></td><td>");
-        esc(out, r[i]->arch);
+        rpl_html_esc(out, r[i]->arch);
         rpl_strbuf_puts(out, "</td><td>");
-        esc(out, r[i]->device ? r[i]->device : "-");
+        rpl_html_esc(out, r[i]->device ? r[i]->device : "-");
         rpl_strbuf_puts(out, "</td><td>");
-        esc(out, r[i]->mode);
+        rpl_html_esc(out, r[i]->mode);
         rpl_strbuf_puts(out, "</td><td>");
         badge(out, verdict_class(r[i], r[i]->verdict));
         rpl_strbuf_puts(out, "</td></tr>");
@@ -137,11 +140,11 @@ static void checks_table(rpl_strbuf *out, const rpl_gate_result *r)
         else
             snprintf(c, sizeof(c), k->has_cand ? "%.6g" : "-", k->cand);
         rpl_strbuf_puts(out, "<tr><td>");
-        esc(out, k->kernel);
+        rpl_html_esc(out, k->kernel);
         rpl_strbuf_puts(out, "</td><td>");
-        esc(out, k->family);
+        rpl_html_esc(out, k->family);
         rpl_strbuf_puts(out, " ");
-        esc(out, k->metric);
+        rpl_html_esc(out, k->metric);
         rpl_strbuf_printf(out, "</td><td class=\"num\">%s</td><td class=\"num\">%s</td>", b, c);
         if (k->has_base && k->has_cand)
             rpl_strbuf_printf(out, "<td class=\"num\">%+.2f%%</td>", 100.0 * k->change);
@@ -157,7 +160,7 @@ static void checks_table(rpl_strbuf *out, const rpl_gate_result *r)
         if (k->has_runtime)
             rpl_strbuf_printf(out, " %s", rpl_change_name(k->rt.change));
         rpl_strbuf_puts(out, "<div class=\"msg\">");
-        esc(out, k->message);
+        rpl_html_esc(out, k->message);
         rpl_strbuf_puts(out, "</div></td></tr>");
     }
     rpl_strbuf_puts(out, "</tbody></table></div>");
@@ -197,7 +200,7 @@ static void gpu_table(rpl_strbuf *out, const rpl_gate_result *r)
     rpl_strbuf_puts(out, "</tr></tbody></table></div>");
     if (unstable) {
         rpl_strbuf_puts(out, "<p><span class=\"badge warn\">clocks</span> ");
-        esc(out, why);
+        rpl_html_esc(out, why);
         rpl_strbuf_puts(out, "</p>");
     }
 }
@@ -259,7 +262,7 @@ static void history_chart(rpl_strbuf *out, const rpl_baseline *b, const char *ke
                       "id=\"chart%zu\" xmlns=\"http://www.w3.org/2000/svg\">"
                       "<title>History of ",
                       CHART_W, CHART_H, id);
-    esc(out, kernel);
+    rpl_html_esc(out, kernel);
     rpl_strbuf_printf(out,
                       "</title><desc>Median per recorded run, %zu runs from "
                       "%s to %s; %zu change point%s",
@@ -305,7 +308,7 @@ static void history_chart(rpl_strbuf *out, const rpl_baseline *b, const char *ke
         const rpl_history_entry *e = &b->runs[entry[cp[i].index]];
         rpl_strbuf_printf(out, "<g><title>change point at entry %zu: %+.2f%%, p %.3f, commit ",
                           cp[i].index, 100.0 * cp[i].size, cp[i].p_value);
-        esc(out, e->commit ? e->commit : "not recorded");
+        rpl_html_esc(out, e->commit ? e->commit : "not recorded");
         rpl_strbuf_printf(out,
                           "</title><line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" "
                           "stroke=\"#cf222e\" stroke-dasharray=\"5 4\" stroke-width=\"2\"/>"
@@ -326,11 +329,11 @@ static void history_chart(rpl_strbuf *out, const rpl_baseline *b, const char *ke
             rpl_strbuf_printf(out, ", commit %.12s", e->commit);
         if (e->date) {
             rpl_strbuf_puts(out, ", ");
-            esc(out, e->date);
+            rpl_html_esc(out, e->date);
         }
         if (e->accepted) {
             rpl_strbuf_puts(out, ", accepted: ");
-            esc(out, e->accepted);
+            rpl_html_esc(out, e->accepted);
         }
         if (e->accepted)
             rpl_strbuf_printf(out,
@@ -352,7 +355,7 @@ static void history_chart(rpl_strbuf *out, const rpl_baseline *b, const char *ke
                           rpl_format_ns(m1, sizeof(m1), now), cx(&c, n), cy(&c, now), cx(&c, n),
                           cy(&c, now) - 10);
     rpl_strbuf_printf(out, "</svg><figcaption>History of <code>");
-    esc(out, kernel);
+    rpl_html_esc(out, kernel);
     rpl_strbuf_printf(out,
                       "</code>: %zu recorded runs (blue), levels between change points "
                       "(purple), change points (red, dashed), accepted moves (green), this "
@@ -377,9 +380,9 @@ static void history_chart(rpl_strbuf *out, const rpl_baseline *b, const char *ke
                           cp[i].index, 100.0 * cp[i].size,
                           rpl_format_ns(m1, sizeof(m1), cp[i].before),
                           rpl_format_ns(m2, sizeof(m2), cp[i].after), cp[i].p_value);
-        esc(out, e->commit ? e->commit : "not recorded");
+        rpl_html_esc(out, e->commit ? e->commit : "not recorded");
         rpl_strbuf_puts(out, "</code></td><td>");
-        esc(out, acc ? acc : "-");
+        rpl_html_esc(out, acc ? acc : "-");
         rpl_strbuf_puts(out, "</td></tr>");
     }
     rpl_strbuf_puts(out, "</tbody></table></div>");
@@ -410,18 +413,18 @@ static void result_section(rpl_strbuf *out, const rpl_gate_result *r, size_t i, 
 
     rpl_strbuf_printf(out, "<section id=\"r%zu\" aria-labelledby=\"r%zu-h\"><h2 id=\"r%zu-h\">", i,
                       i, i);
-    esc(out, r->test);
+    rpl_html_esc(out, r->test);
     rpl_strbuf_puts(out, " on ");
-    esc(out, r->arch);
+    rpl_html_esc(out, r->arch);
     rpl_strbuf_puts(out, " ");
     badge(out, verdict_class(r, r->verdict));
     rpl_strbuf_puts(out, "</h2><p class=\"meta\">");
-    esc(out, r->device ? r->device : "device not recorded");
+    rpl_html_esc(out, r->device ? r->device : "device not recorded");
     rpl_strbuf_printf(out, " &middot; %s gate, tolerance %.1f%%, confidence %.0f%%", r->mode,
                       100.0 * r->stat.delta, 100.0 * r->stat.confidence);
     if (r->baseline_path) {
         rpl_strbuf_puts(out, " &middot; baseline ");
-        esc(out, r->baseline_path);
+        rpl_html_esc(out, r->baseline_path);
     }
     rpl_strbuf_puts(out, "</p>");
     checks_table(out, r);
@@ -433,6 +436,7 @@ static void result_section(rpl_strbuf *out, const rpl_gate_result *r, size_t i, 
         for (size_t k = 0; b && b->nruns && k < r->nchecks; k++)
             if (r->checks[k].has_runtime)
                 history_chart(out, b, r->checks[k].kernel, r->checks[k].cand, (*chart_id)++);
+        rpl_html_trace_figures(out, (const char *const *)r->traces, r->ntraces, r->input);
     }
     rpl_strbuf_puts(out, "</section>");
     rpl_baseline_free(b);
@@ -454,7 +458,7 @@ int rpl_suite_html(const char *path, const rpl_gate_result *const *results, size
                       "\n</head>\n<body>\n<header><h1>rocm-perf performance report</h1><p>"
                       "%zu gate result%s: %zu fail, %zu warn, %zu improved, %zu pass</p>"
                       "</header>\n<main>\n",
-                      style, n, n == 1 ? "" : "s", counts[RPL_VERDICT_FAIL],
+                      rpl_html_style, n, n == 1 ? "" : "s", counts[RPL_VERDICT_FAIL],
                       counts[RPL_VERDICT_WARN], counts[RPL_VERDICT_IMPROVED],
                       counts[RPL_VERDICT_PASS]);
     summary_section(&out, results, n, g);

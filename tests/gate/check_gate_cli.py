@@ -646,17 +646,24 @@ def case_html():
     os.makedirs("res")
     gate("--trace", db("trace_slow"), "--json", "res/gemm.json", expect=1)
     gate("--trace", db("trace_a2"), "--json", "res/gemm_a2.json", expect=0)
+    # A trace with FLOP and HBM-byte counters: its result gets the roofline.
+    sx = ["--test", "sx", "--baseline-dir", "bl", "--trace", db("counters_a")]
+    run(A.rocm_perf, "baseline", "update", *sx, expect=0)
+    run(A.rocm_perf, "gate", *sx, "--json", "res/sx.json", expect=0)
+    check(json.load(open("res/sx.json"))["traces"] == [db("counters_a")],
+          "the gate result names the trace it measured, absolute")
+    schema_valid("gate-result.schema.json", "res/sx.json")
     p = run(A.rocm_perf, "report", "--suite", "res", "--html", "r.html", "--json", "s.json",
             "--junit", "s.xml", "--markdown", "s.md", expect=1)
     check("geometric mean of the runtime ratios" in p.stdout, "suite text: geometric mean", p)
     schema_valid("suite.schema.json", "s.json")
     s = json.load(open("s.json"))
-    rs = [json.load(open(f"res/{f}")) for f in ("gemm.json", "gemm_a2.json")]
+    rs = [json.load(open(f"res/{f}")) for f in ("gemm.json", "gemm_a2.json", "sx.json")]
     import math
     logs = [c["runtime"]["log_ratio"] for r in rs for c in r["checks"] if c["runtime"]]
     want = math.exp(sum(logs) / len(logs))
     g = s["geomean"]
-    check(abs(g["ratio"] - want) < 1e-9 and g["kernels"] == len(logs) and g["tests"] == 2 and
+    check(abs(g["ratio"] - want) < 1e-9 and g["kernels"] == len(logs) and g["tests"] == 3 and
           g["ci_low"] <= g["ratio"] <= g["ci_high"], f"suite JSON: geometric mean {want:.4f} of "
           f"{len(logs)} kernels within its interval")
     xsd_valid("s.xml")
@@ -689,6 +696,17 @@ def case_html():
           "<th scope=\"col\">verdict</th>" in dom and "Change points (E-Divisive" in dom and
           "this run" in dom and "new tiling" in dom and "<desc>" in dom,
           "the DOM holds the charts (with text alternatives), the tables and the accepted move", p)
+    # Per traced result the critical-path timeline, and the roofline where there are counters.
+    check(dom.count("<title>rocm-perf critical path</title>") == 3 and
+          dom.count("Critical-path timeline (one lane") == 3,
+          "three critical-path timelines inlined, each with a caption", p)
+    check(dom.count("Roofline (log-log") == 1 and "saxpy" in dom and "% of its roof" in dom and
+          dom.count("Roofline not available: the trace has no FLOP and HBM-byte counters") == 2,
+          "the roofline of the counted trace, 'not available' with the reason for the others", p)
+    os.remove(db("trace_a2"))
+    run(A.rocm_perf, "report", "--suite", "res", "--html", "gone.html", expect=1)
+    check("Roofline and critical path not available: " in open("gone.html").read(),
+          "a removed trace: the page says the figures are not available")
 
 
 def case_usage():

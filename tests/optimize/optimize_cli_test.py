@@ -8,6 +8,7 @@ each and must not change.
 usage: optimize_cli_test.py ROCM_PERF OPTCHECK SOURCE_DIR SCENARIO CMAKE
 """
 import hashlib
+import html
 import json
 import os
 import re
@@ -484,6 +485,53 @@ def sigint(step):
     env.done()
 
 
+def html_report():
+    """report --html of the artifacts folder: every candidate with its decision, each step's
+    evidence and the commit; tidy accepts the page and headless Chromium renders it."""
+    env = Env(header="// FAKE-IF-UNROLLED(scale): time=80 app_ns=900000\n"
+                     "// FAKE-IF-UNROLLED(shift): time=99")
+    env.run("--auto-approve", expect=0)
+    page = os.path.join(env.tmp, "opt.html")
+    p = subprocess.run([ROCM_PERF, "report", "--html", page, env.art], capture_output=True,
+                       text=True, timeout=60)
+    check(p.returncode == 0 and os.path.exists(page), f"{SCENARIO}: report --html: {p.stderr}")
+    text = open(page).read() if os.path.exists(page) else ""
+    log = env.log()
+    for c in log["candidates"]:
+        check(f'<th scope="row">{c["id"]}</th>' in text and f">{c['decision']}</span>" in text,
+              f"{SCENARIO}: candidate {c['id']} and its decision missing")
+        for step, s in c["steps"].items():
+            check(html.escape(s["evidence"], quote=False).replace('"', "&quot;") in text,
+                  f"{SCENARIO}: {c['id']}'s {step} evidence missing")
+        if c["commit"]:
+            check(html.escape(c["commit"], quote=False) in text, f"{SCENARIO}: commit {c['commit']} missing")
+    check(any(c["commit"] and c["decision"] == "accepted" for c in log["candidates"]),
+          f"{SCENARIO}: no accepted candidate with a commit to show")
+    check("<script" not in text and "http://" not in text and "https://" not in text,
+          f"{SCENARIO}: the page is not self-contained")
+    tidy = subprocess.run([os.environ["RPL_TIDY"], "-errors", "-q", page], capture_output=True,
+                          text=True)
+    check(tidy.returncode == 0 and not tidy.stderr.strip(), f"{SCENARIO}: tidy: {tidy.stderr}")
+    browser = [os.environ["RPL_CHROMIUM"], "--headless", "--no-sandbox", "--disable-gpu",
+               f"--user-data-dir={os.path.join(env.tmp, 'chromium')}"]
+    shot = os.path.join(env.tmp, "opt.png")
+    subprocess.run(browser + [f"--screenshot={shot}", "--window-size=390,1200",
+                              "file://" + page], capture_output=True, timeout=120)
+    check(os.path.exists(shot) and os.path.getsize(shot) > 10000,
+          f"{SCENARIO}: no phone-sized screenshot of the page")
+    dom = subprocess.run(browser + ["--dump-dom", "file://" + page], capture_output=True,
+                         text=True, timeout=120).stdout
+    check('<th scope="col">evidence</th>' in dom and dom.count('<th scope="row">c') ==
+          len(log["candidates"]), f"{SCENARIO}: the DOM lacks the candidates table")
+    empty = os.path.join(env.tmp, "empty")
+    os.makedirs(empty)
+    p = subprocess.run([ROCM_PERF, "report", "--html", page, empty], capture_output=True,
+                       text=True, timeout=60)
+    check(p.returncode == 2 and p.stderr.count("\n") == 1 and "optimize-log.json" in p.stderr,
+          f"{SCENARIO}: a folder without a log: exit {p.returncode}, {p.stderr}")
+    env.done()
+
+
 def main():
     if SCENARIO.startswith("decision_"):
         decision(SCENARIO[len("decision_"):])
@@ -495,7 +543,8 @@ def main():
          "interactive": interactive, "same": same,
          "rank_gpu_time": rank_gpu_time, "app_noise": app_noise,
          "rank_recorded": rank_recorded, "default_artifacts": default_artifacts,
-         "build_run_commands": build_run_commands}[SCENARIO]()
+         "build_run_commands": build_run_commands,
+         "html_report": html_report}[SCENARIO]()
     if failures:
         print(f"{len(failures)} failure(s)")
         return 1

@@ -10,6 +10,7 @@
 
 #include "rpl/dag.h"
 #include "rpl/kernel_filter.h"
+#include "rpl/strbuf.h"
 #include "rpl/trace.h"
 
 #define RPL_DAG_SCHEMA_VERSION "1.1"
@@ -41,6 +42,8 @@ int rpl_dag_perfetto_write(const char *path, const rpl_dag *dag, const rpl_trace
 
 /* A static SVG timeline: one lane per stream/queue, the critical path highlighted. */
 int rpl_dag_svg_write(const char *path, const rpl_dag *dag);
+/* The same <svg> element appended to *out (no XML declaration), for inlining in HTML. */
+int rpl_dag_svg_render(rpl_strbuf *out, const rpl_dag *dag);
 
 /*
  * Three lines on the critical path for `rocm-perf analyze --out`: its

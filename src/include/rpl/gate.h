@@ -135,6 +135,8 @@ typedef struct rpl_gate_result {
     double elapsed_s;
     char **attachments; /* report paths for JUnit [[ATTACHMENT|...]] lines */
     size_t nattachments;
+    char **traces; /* the rocpd databases measured (--trace input), for the HTML report */
+    size_t ntraces;
 } rpl_gate_result;
 
 int rpl_gate_result_new(rpl_gate_result **out, const char *test, const char *arch, const char *mode,
@@ -143,6 +145,7 @@ void rpl_gate_result_free(rpl_gate_result *r);
 /* Set a string field (copying). */
 int rpl_gate_result_set(char **field, const char *value);
 int rpl_gate_result_add_attachment(rpl_gate_result *r, const char *path);
+int rpl_gate_result_add_trace(rpl_gate_result *r, const char *path);
 /* Append a check (message printf-formatted; the worst verdict rises); NULL when out of memory. */
 rpl_gate_check *rpl_gate_result_add_check(rpl_gate_result *r, const char *kernel,
                                           const char *family, const char *metric, rpl_verdict v,

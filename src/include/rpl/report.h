@@ -55,4 +55,14 @@ int rpl_profile_table(rpl_strbuf *out, const rpl_profile *p, size_t top);
  */
 const char *rpl_format_ns(char *buf, size_t cap, double ns);
 
+/*
+ * `report --html FILE DIR`: the optimize-log.json of an optimize or
+ * llm-optimize --artifacts folder as one self-contained HTML page (the
+ * candidates with their decisions, evidence and commits).  A folder
+ * without a readable log is RPL_EINPUT.
+ */
+int rpl_optimize_html(const char *html_path, const char *artifacts_dir);
+/* The page of an optimize log already parsed (path: what the page calls it). */
+int rpl_optimize_html_page(rpl_strbuf *out, const cJSON *log, const char *path);
+
 #endif

@@ -15,6 +15,7 @@
 #include "rpl/arch.h"
 #include "rpl/dag.h"
 #include "rpl/kernel_filter.h"
+#include "rpl/strbuf.h"
 #include "rpl/trace.h"
 
 #define RPL_ROOFLINE_SCHEMA_VERSION "1.0"
@@ -170,5 +171,7 @@ int rpl_roofline_svg_from_dir(const char *svg_path, const char *dir);
 
 /* The log-log roofline chart of a roofline.json document. */
 int rpl_roofline_svg_write(const char *path, const cJSON *roofline_doc);
+/* The same <svg> element appended to *out (no XML declaration), for inlining in HTML. */
+int rpl_roofline_svg_render(rpl_strbuf *out, const cJSON *roofline_doc);
 
 #endif

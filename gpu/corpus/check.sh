@@ -14,7 +14,7 @@
 # step has a time limit (STEP_LIMIT, default 150 s; OPT_LIMIT for optimize and
 # llm-optimize, default 200 s; the whole check stops starting
 # steps after CHECK_BUDGET s, default 500; CORPUS_STEPS=profile: only the run, profile and
-# analyze steps).  $OUT/steps.tsv: program, step, exit
+# analyze steps; CORPUS_BENCH=no: no demo trace and no benchmark).  $OUT/steps.tsv: program, step, exit
 # status, seconds, note; $OUT/summary.txt the same as a table; logs.tar.gz the output
 # of every step.  Exit 0 when it ran (the table says what passed), 77 without a GPU.
 set -u
@@ -117,6 +117,8 @@ program() {
     done
 }
 
+# CORPUS_BENCH=no: only the programs (not the demo trace and the benchmark).
+if [ "${CORPUS_BENCH:-yes}" = yes ]; then
 # The README's demo trace: two_streams (gpu/cupti/two_streams.cu) with counters on every
 # dispatch, so that every kernel is placed on the roofline.
 mkdir -p "$work/run"
@@ -133,6 +135,7 @@ for i in 1 2 3; do
     step bench "run-$i" "$limit" ./layernorm_forward 3
     step bench "profile-$i" "$limit" "$rp" profile -v -o "$work/bench" -- ./layernorm_forward 3
 done
+fi
 
 program layernorm karpathy+llm.c/dev/cuda layernorm_forward.cu 'layernorm_forward_kernel3' \
     'nvcc -O3 --use_fast_math -std=c++17 -arch={arch} {src} -lcublas -lcublasLt -o {out}' \
@@ -147,7 +150,7 @@ program sgemm siboehm+SGEMM_CUDA src/kernels/5_kernel_2D_blocktiling.cuh 'sgemm2
 program radixsort NVIDIA+cuda-samples '' '' '' -- radixSortThrust
 # The same program with its other kernels: longer runs of >= 10k launches (kernel 2 makes
 # three launches per call).
-for k in 1 2; do
+[ "${CORPUS_BENCH:-yes}" = yes ] && for k in 1 2; do
     step bench "run-k$k" "$limit" ./layernorm_forward "$k"
     step bench "profile-k$k" "$limit" "$rp" profile -o "$work/bench" -- ./layernorm_forward "$k"
 done

@@ -179,15 +179,40 @@ static int parse_args(kernels_opts *o, int argc, char **argv)
     return 0;
 }
 
-/* The compile command's words, and the architecture of this machine's GPU. */
+/*
+ * --build's words as the build would run them ({src} SOURCE, {out} a scratch
+ * output nothing writes, {dir} the working directory, {arch} --arch or the
+ * GPU's, else empty: the default architecture), so that libclang gets real
+ * paths in -include {src} or -I{dir}/include.
+ */
+static int build_words(kernels_opts *o)
+{
+    static const char *const names[] = {"src", "out", "dir", "arch"};
+    const char *arch = o->ks.arch ? o->ks.arch : o->gpu_arch;
+    const char *values[] = {o->source, "/dev/null", ".", arch};
+    rpl_template *t = NULL;
+    int rc = rpl_template_parse(&t, o->build, "--build", names, 4);
+
+    if (rc == 0)
+        rc = rpl_template_expand(&o->compile_words, t, names, values, 4);
+    rpl_template_free(t);
+    return rc;
+}
+
+/* The architecture of this machine's GPU, and the compile command's words. */
 static int compile_context(kernels_opts *o)
 {
     rpl_gpu_probe probe;
-    size_t n = 0;
     int rc = 0;
 
-    if (o->build && (rc = rpl_words_split(&o->compile_words, &n, o->build, "--build")) != 0)
-        return rpl_cli_usage_error("%s", rpl_error_last()->message);
+    if (!o->ks.arch && rpl_gpu_probe_run(&probe, NULL) == 0) {
+        snprintf(o->gpu_arch, sizeof(o->gpu_arch), "%s",
+                 probe.nvidia_arch[0] ? probe.nvidia_arch : probe.amd_arch);
+        o->ks.gpu_arch = o->gpu_arch[0] ? o->gpu_arch : NULL;
+    }
+    if (o->build && (rc = build_words(o)) != 0)
+        return rc == RPL_EUSAGE ? rpl_cli_usage_error("%s", rpl_error_last()->message)
+                                : rpl_cli_fail(rc);
     if (o->compile_commands && (rc = rpl_compile_db_find(o->compile_commands, o->source,
                                                          &o->compile_words, &o->compile_dir)) != 0)
         return rpl_cli_fail(rc == RPL_ENOTFOUND ? RPL_EINPUT : rc);
@@ -196,11 +221,6 @@ static int compile_context(kernels_opts *o)
         return rpl_cli_fail(rc);
     o->ks.compile_words = (const char *const *)o->compile_words;
     o->ks.compile_dir = o->compile_dir;
-    if (o->ks.arch || rpl_gpu_probe_run(&probe, NULL) != 0)
-        return 0;
-    snprintf(o->gpu_arch, sizeof(o->gpu_arch), "%s",
-             probe.nvidia_arch[0] ? probe.nvidia_arch : probe.amd_arch);
-    o->ks.gpu_arch = o->gpu_arch[0] ? o->gpu_arch : NULL;
     return 0;
 }
 

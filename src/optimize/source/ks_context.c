@@ -100,9 +100,36 @@ static int add_arg(rpl_ks_parse_ctx *c, const char *prefix, const char *value)
     return 0;
 }
 
+typedef struct build_sink {
+    rpl_ks_parse_ctx *c;
+    const char *source;
+} build_sink;
+
+static bool same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+/*
+ * A build word for libclang, but not "-include SOURCE": a build that compiles
+ * a header kernel by forcing it into another file (nvcc -include {src} main.cu)
+ * would have the parse read the source twice.
+ */
 static int add_sink(void *ctx, const char *prefix, const char *value)
 {
-    return add_arg(ctx, prefix, value);
+    build_sink *b = ctx;
+    rpl_ks_parse_ctx *c = b->c;
+
+    if (!value && c->n_args > 0 && strcmp(c->args[c->n_args - 1], "-include") == 0 &&
+        same_file(prefix, b->source)) {
+        free(c->args[--c->n_args]);
+        c->args[c->n_args] = NULL;
+        return 0;
+    }
+    return add_arg(c, prefix, value);
 }
 
 #define ADD(prefix, value)                                                                         \
@@ -112,8 +139,9 @@ static int add_sink(void *ctx, const char *prefix, const char *value)
     } while (0)
 
 static int build_args(rpl_ks_parse_ctx *c, const rpl_libclang *lc, const rpl_ks_options *o,
-                      const char *rocm, const char *cuda)
+                      const char *name, const char *rocm, const char *cuda)
 {
+    build_sink sink = {c, name};
     int rc;
 
     ADD("-x", NULL);
@@ -170,7 +198,7 @@ static int build_args(rpl_ks_parse_ctx *c, const rpl_libclang *lc, const rpl_ks_
         ADD(KS_STUB_DIR, NULL);
         break;
     }
-    if ((rc = ks_flags_take(o->compile_words, o->compile_dir, add_sink, c)) != 0)
+    if ((rc = ks_flags_take(o->compile_words, o->compile_dir, add_sink, &sink)) != 0)
         return rc;
     for (size_t i = 0; o->include_dirs && o->include_dirs[i]; i++)
         ADD("-I", o->include_dirs[i]);
@@ -287,7 +315,7 @@ int ks_ctx_new(rpl_ks_parse_ctx **out, const rpl_libclang *lc, const char *name,
                      c->mode != RPL_KS_MODE_HIP && strncmp(wanted, "sm_", 3) == 0
                          ? "the newest libclang knows"
                          : "not an architecture of this language");
-    if ((rc = build_args(c, lc, o, rocm, cuda)) != 0) {
+    if ((rc = build_args(c, lc, o, name, rocm, cuda)) != 0) {
         ks_ctx_free(c);
         return rc;
     }

@@ -172,10 +172,13 @@ static const char *const prelude_stubs[] = {KS_STUB_DIR "/cuda_runtime.h",
                                             NULL};
 
 /*
- * Included after clang's CUDA wrapper: the sm_80 warp reductions that
- * cooperative groups call, which clang's wrapper does not declare (nvcc's
- * sm_80_rt.h does).  Plain declarations: a later inline definition of the
- * same functions is still valid C++.
+ * Included after clang's CUDA wrapper: what it does not declare and nvcc's
+ * headers do: the sm_80 warp reductions that cooperative groups call
+ * (sm_80_rt.h), and the loads and stores with a cache hint (__ldcs, __stcs,
+ * ...: sm_32_intrinsics.h, which the wrapper keeps out; clang 16 lacks
+ * them), for the scalar and vector types the CUDA guide lists.  Plain
+ * declarations: an inline definition of the same functions, before or
+ * after, is still valid C++.
  */
 static const char cuda_compat[] =
     "#pragma clang system_header\n"
@@ -185,6 +188,21 @@ static const char cuda_compat[] =
     "RPL_REDUX(min, int) RPL_REDUX(max, unsigned int) RPL_REDUX(max, int)\n"
     "RPL_REDUX(and, unsigned int) RPL_REDUX(or, unsigned int) RPL_REDUX(xor, unsigned int)\n"
     "#undef RPL_REDUX\n"
+    "#endif\n"
+    "#if defined(__CUDA_ARCH__)\n"
+    "#define RPL_LDST(t) __attribute__((device)) t __ldcg(const t *); "
+    "__attribute__((device)) t __ldca(const t *); __attribute__((device)) t __ldcs(const t *); "
+    "__attribute__((device)) t __ldlu(const t *); __attribute__((device)) t __ldcv(const t *); "
+    "__attribute__((device)) void __stwb(t *, t); __attribute__((device)) void __stcg(t *, t); "
+    "__attribute__((device)) void __stcs(t *, t); __attribute__((device)) void __stwt(t *, t);\n"
+    "RPL_LDST(char) RPL_LDST(signed char) RPL_LDST(unsigned char) RPL_LDST(short)\n"
+    "RPL_LDST(unsigned short) RPL_LDST(int) RPL_LDST(unsigned int) RPL_LDST(long)\n"
+    "RPL_LDST(unsigned long) RPL_LDST(long long) RPL_LDST(unsigned long long)\n"
+    "RPL_LDST(float) RPL_LDST(double) RPL_LDST(char2) RPL_LDST(char4) RPL_LDST(uchar2)\n"
+    "RPL_LDST(uchar4) RPL_LDST(short2) RPL_LDST(short4) RPL_LDST(ushort2) RPL_LDST(ushort4)\n"
+    "RPL_LDST(int2) RPL_LDST(int4) RPL_LDST(uint2) RPL_LDST(uint4) RPL_LDST(longlong2)\n"
+    "RPL_LDST(ulonglong2) RPL_LDST(float2) RPL_LDST(float4) RPL_LDST(double2)\n"
+    "#undef RPL_LDST\n"
     "#endif\n";
 
 /* What clang 14-17's CUDA wrapper includes and CUDA 12 no longer ships. */

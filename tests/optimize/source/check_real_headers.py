@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """rocm-perf kernels against the real CUDA toolkit headers (cooperative groups
-with cg::reduce, CUB, Thrust from include/cccl), for sm_90, with the build's
-flags from --build and from compile_commands.json; template kernels, errors
-in headers and in kernels.  Exit 77 (skipped) without a CUDA toolkit.
+with cg::reduce, CUB, Thrust from include/cccl, cache-hint loads and stores),
+for sm_90, with the build's flags from --build (a command or a template of
+{src} {out} {arch} {dir}) and from compile_commands.json; template kernels,
+errors in headers and in kernels.  Exit 77 (skipped) without a CUDA toolkit.
 
 usage: check_real_headers.py ROCM_PERF CUDA_ROOT SOURCE_DIR WORKDIR
 """
@@ -107,8 +108,34 @@ def main(argv):
     expect(err and err["line"] == 21 and "not_declared_anywhere" in err["message"],
            f"kernel error {err}")
 
-    # The build's include directories and macros: --build, then compile_commands.json.
+    # Loads and stores with a cache hint (__ldcs, __stcs, ...; llm.c): declared, no errors.
+    doc, ks = kernels(rocm_perf, ["--arch", "sm_90", os.path.join(real, "cache_hints.cu")])
+    expect(doc["diagnostics"]["errors"] == 0, f"cache hints: {doc['diagnostics']['first']}")
+    expect(ks["streamed"]["error"] is None and ks["hinted"]["error"] is None, "cache hints")
+    loop = ks["hinted"]["loops"][0]
+    expect(loop["verdict"] == "unroll" and not loop["unknown_call"],
+           f"__ldca loop: {loop['blocker']}")
+
+    # A build command template as optimize takes it: {src} {out} {arch} {dir} are expanded
+    # before its flags are taken, and "-include {src}" (a header kernel forced into the
+    # program) does not have the source parsed twice.
     flags = os.path.join(real, "flags")
+    build = "nvcc -O3 -I{dir}/include -DSCALE_FACTOR=2.0f -arch={arch} -o {out} {src}"
+    doc, ks = kernels(rocm_perf, ["--arch", "sm_90", "--build", build, "needs_flags.cu"],
+                      cwd=flags)
+    expect(doc["diagnostics"]["errors"] == 0, f"template flags: {doc['diagnostics']['first']}")
+    expect(ks["scaled"]["loops"][0]["trip_count"] == 16, "{dir}/include from the template")
+    expect(parsed_for_sm90(doc), f"-arch={{arch}}: {doc['arch']}")
+    hk = os.path.join(real, "header_kernel")
+    build = "nvcc -O3 -std=c++17 -arch={arch} -include {src} main.cu -o {out}"
+    doc, ks = kernels(rocm_perf, ["--arch", "sm_90", "--build", build,
+                                  os.path.join(hk, "kernel.cuh")], cwd=hk)
+    expect(doc["diagnostics"]["errors"] == 0, f"-include {{src}}: {doc['diagnostics']['first']}")
+    expect(ks["tile_copy"]["error"] is None and ks["tile_copy"]["loops"], "header kernel")
+    p = run([rocm_perf, "kernels", "--build", "nvcc -o {out} {source}", "x.cu"], want_rc=2)
+    expect("unknown placeholder '{source}'" in p.stderr, p.stderr)
+
+    # The build's include directories and macros: --build, then compile_commands.json.
     doc, ks = kernels(rocm_perf, env_cuda + [os.path.join(flags, "needs_flags.cu")])
     expect(ks["scaled"]["error"] is not None, "needs_flags.cu without its flags")
     build = "nvcc -O3 -Iinclude '-DSCALE_FACTOR=2.0f' -arch=sm_90 -o app needs_flags.cu"

@@ -125,6 +125,10 @@ def targets(work, source):
           good.replace('"name": "t", ', '"name": "t", "name": "u", '))
     write(os.path.join(work, "build", "rocm-perf", "nul", "target.json"),
           good.replace('"name": "t"', '"name": "t\\u0000x"'))
+    write(os.path.join(work, "build", "rocm-perf", "nosrc", "target.json"),
+          good.replace('"{src}", ', ''))
+    write(os.path.join(work, "build", "rocm-perf", "unknownword", "target.json"),
+          good.replace('"test_command": ["{out}"]', '"test_command": ["{out}", "{size}"]'))
 
 
 def baseline(work, path):

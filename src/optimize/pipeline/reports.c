@@ -15,6 +15,7 @@
 #include "rpl/fsutil.h"
 #include "rpl/json.h"
 #include "rpl/junit_writer.h"
+#include "rpl/report.h"
 #include "rpl/version.h"
 
 static const char *origin_name(rpl_pipe_origin o)
@@ -309,16 +310,10 @@ static void metric_text(char *buf, size_t size, const char *name, double v)
 
     if (!isfinite(v) || v < 0)
         snprintf(buf, size, "n/a");
-    else if (!is_ns)
-        snprintf(buf, size, "%.6g", v);
-    else if (v < 1e3)
-        snprintf(buf, size, "%.0f ns", v);
-    else if (v < 1e6)
-        snprintf(buf, size, "%.2f us", v / 1e3);
-    else if (v < 1e9)
-        snprintf(buf, size, "%.2f ms", v / 1e6);
+    else if (is_ns)
+        rpl_format_ns(buf, size, v);
     else
-        snprintf(buf, size, "%.3f s", v / 1e9);
+        snprintf(buf, size, "%.6g", v);
 }
 
 int rpl_pipe_commit_message(const rpl_pipe *p, const rpl_pipe_outcome *o, char **out)

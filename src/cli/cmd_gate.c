@@ -45,7 +45,8 @@ enum {
     OPT_UNDECIDED,
     OPT_RETRY,
     OPT_REASON,
-    OPT_STABLE
+    OPT_STABLE,
+    OPT_KEEP_TRACE
 };
 
 static void usage(FILE *out)
@@ -57,7 +58,7 @@ static void usage(FILE *out)
         "                      [--confidence 0.95] [--junit F] [--json F] [--markdown F]\n"
         "                      [--allow-missing-baseline] [--skip-if-no-checks]\n"
         "                      [--undecided pass|warn|fail] [--retry-undecided N]\n"
-        "                      [--require-stable-clocks]\n"
+        "                      [--require-stable-clocks] [--keep-trace FILE]\n"
         "                      (--static FILE... [--block N] | --trace DB... | -- APP ARGS...)\n"
         "\n"
         "Compare a kernel test with its baseline DIR/<arch>/<test>.json.\n"
@@ -92,6 +93,9 @@ static void usage(FILE *out)
         "  --undecided V      verdict of an undecided change: pass, warn (default) or fail\n"
         "  --retry-undecided N  APP mode: while a runtime change is undecided, measure\n"
         "                     up to N more times, adding the samples, before answering\n"
+        "  --keep-trace FILE  APP mode: keep the last run's trace as a rocpd database\n"
+        "                     FILE; the result names it, so 'report --suite --html' draws\n"
+        "                     its critical path (and its roofline where it has counters)\n"
         "  --require-stable-clocks  a program run while the GPU throttled, or at an SM\n"
         "                     clock more than 10%% from the baseline's, is an environment\n"
         "                     error (exit 3) instead of a WARN check\n"
@@ -175,6 +179,9 @@ static int check_modes(gate_args *a, int argc, char **argv, int dashes)
         if (dashes + 1 == argc)
             return rpl_cli_usage_error("no program after '--'");
         a->in.app_argv = (const char *const *)argv + dashes + 1;
+    } else if (a->in.keep_trace) {
+        return rpl_cli_usage_error("--keep-trace keeps the trace of a program run: it goes "
+                                   "with -- APP");
     }
     return -1;
 }
@@ -211,6 +218,7 @@ int gate_args_parse(gate_args *a, int argc, char **argv, bool update, void (*usa
         {"retry-undecided", required_argument, NULL, OPT_RETRY},
         {"reason", required_argument, NULL, OPT_REASON},
         {"require-stable-clocks", no_argument, NULL, OPT_STABLE},
+        {"keep-trace", required_argument, NULL, OPT_KEEP_TRACE},
         RPL_CLI_COMMON_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
@@ -252,9 +260,10 @@ int gate_args_parse(gate_args *a, int argc, char **argv, bool update, void (*usa
            -1) {
         if (rpl_cli_common_option(opt))
             continue;
-        if (update && (opt == OPT_JUNIT || opt == OPT_JSON || opt == OPT_MD || opt == OPT_ALLOW ||
-                       opt == OPT_SKIP_EMPTY || opt == OPT_SEED || opt == OPT_CONF ||
-                       opt == OPT_UNDECIDED || opt == OPT_RETRY || opt == OPT_STABLE))
+        if (update &&
+            (opt == OPT_JUNIT || opt == OPT_JSON || opt == OPT_MD || opt == OPT_ALLOW ||
+             opt == OPT_SKIP_EMPTY || opt == OPT_SEED || opt == OPT_CONF || opt == OPT_UNDECIDED ||
+             opt == OPT_RETRY || opt == OPT_STABLE || opt == OPT_KEEP_TRACE))
             return rpl_cli_usage_error("'%s' is an option of 'rocm-perf gate', not of 'baseline "
                                        "update'",
                                        argv[optind - 1]);
@@ -332,6 +341,11 @@ int gate_args_parse(gate_args *a, int argc, char **argv, bool update, void (*usa
             break;
         case OPT_STABLE:
             a->require_stable_clocks = true;
+            break;
+        case OPT_KEEP_TRACE:
+            if (!optarg[0])
+                return rpl_cli_usage_error("--keep-trace needs a file name");
+            a->in.keep_trace = optarg;
             break;
         case OPT_REASON:
             if (!update)
@@ -815,6 +829,9 @@ static int run_gate(gate_run *g)
     for (size_t i = 0; i < a->in.ntraces; i++)
         if ((rc = add_absolute(g->res, a->in.traces[i], rpl_gate_result_add_trace)) != RPL_OK)
             return rc;
+    if (a->in.keep_trace &&
+        (rc = add_absolute(g->res, a->in.keep_trace, rpl_gate_result_add_trace)) != RPL_OK)
+        return rc;
     rc = rpl_baseline_read(&g->base, g->path);
     /* Without --block, occupancy is compared at the block size the baseline recorded. */
     if (rc == RPL_OK && a->in.nstatic && !a->in.block && g->base->has_static &&

@@ -208,6 +208,9 @@ static int one_run(rpl_gate_measurement *m, const rpl_gate_input *in, const char
     po.timeout_ms = in->timeout_ms;
     po.quiet_app = in->quiet_app;
     rc = rpl_profile_run(&res, &po);
+    /* Each run replaces the kept trace: what stays is the last run the samples came from. */
+    if (rc == RPL_OK && in->keep_trace)
+        rc = rpl_rocpd_write(res->trace, in->keep_trace, NULL);
     if (rc == RPL_OK && !m->arch)
         rc = trace_device(m, res->trace, in);
     if (rc == RPL_OK)

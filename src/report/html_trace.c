@@ -114,8 +114,8 @@ void rpl_html_trace_figures(rpl_strbuf *out, const char *const *traces, size_t n
     if (!ntraces) {
         not_available(out, "Roofline and critical path",
                       strcmp(input, "app") == 0
-                          ? "the trace of a program run is removed after the gate; gate a "
-                            "recorded trace (--trace) to see them here"
+                          ? "the trace of a program run is removed after the gate; keep it "
+                            "with --keep-trace FILE, or gate a recorded trace (--trace)"
                           : "this result names no trace");
         return;
     }

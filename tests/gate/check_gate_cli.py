@@ -747,6 +747,21 @@ def case_app():
     check("median 100.44 us over 78 samples" in p.stdout, "two runs of the program merged", p)
     p = gate("--repetitions", "60", "--json", "same.json", "--", "/bin/true", env=env, expect=0)
     check(json.load(open("same.json"))["input"] == "app", "app input recorded")
+    # --keep-trace: the last run's trace stays, the result names it, the HTML draws it.
+    os.makedirs("kept", exist_ok=True)
+    p = gate("--repetitions", "60", "--json", "kept/same.json", "--keep-trace", "kept/run.db",
+             "--", "/bin/true", env=env, expect=0)
+    r = json.load(open("kept/same.json"))
+    check(r["traces"] == [os.path.abspath("kept/run.db")], "the result names the kept trace", p)
+    p = run(A.rocm_perf, "analyze", "kept/run.db", expect=0)
+    check("gemm" in p.stdout, "the kept trace is a rocpd database holding the run", p)
+    run(A.rocm_perf, "report", "--suite", "kept", "--html", "kept.html", expect=0)
+    check("Critical-path timeline (one lane" in open("kept.html").read(),
+          "the HTML of an app run with a kept trace has its critical path")
+    p = run(A.rocm_perf, "gate", "--test", "gemm", "--baseline-dir", "bl", "--keep-trace",
+            "x.db", "--trace", db("trace_a"), expect=2)
+    check("--keep-trace" in p.stderr and not os.path.exists("x.db"),
+          "--keep-trace goes with -- APP only", p)
     env["FAKE_ROCPROF_DIR"] = os.path.abspath("slow")
     p = gate("--repetitions", "30", "--json", "slow.json", "--junit", "slow.xml", "--",
              "/bin/true", env=env, expect=1)

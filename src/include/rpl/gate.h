@@ -271,6 +271,7 @@ typedef struct rpl_gate_input {
     const char *const *env_set;  /* app mode: "NAME=VALUE" entries for the runs, or NULL */
     int timeout_ms;              /* app mode: limit of each run, 0 for none */
     bool quiet_app;              /* app mode: the program's output is captured, not shown */
+    const char *keep_trace;      /* app mode: the last run's trace is written here, or NULL */
 } rpl_gate_input;
 
 typedef struct rpl_gate_measurement {

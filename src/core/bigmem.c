@@ -49,7 +49,11 @@ void *rpl_bigmem_malloc(size_t bytes)
  * rocm-perf: src/cli/main.c), so the advice still comes before its pages are touched. */
 void *rpl_bigmem_calloc(size_t n, size_t size)
 {
-    void *p = calloc(n, size);
+    void *p;
+
+    if (size && n > SIZE_MAX / size)
+        return NULL; /* checked here: sanitizers abort on calloc's overflow */
+    p = calloc(n, size);
 
     if (p)
         rpl_bigmem_advise(p, n * size);

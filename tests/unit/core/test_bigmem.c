@@ -78,7 +78,7 @@ static void calloc_is_zeroed(void **state)
         any |= p[i];
     assert_int_equal(any, 0);
     free(p);
-    assert_null(rpl_bigmem_calloc(SIZE_MAX / 2, 4)); /* overflow: calloc's NULL, no advice */
+    assert_null(rpl_bigmem_calloc(SIZE_MAX / 2, 4)); /* overflow: NULL, no advice */
 }
 
 static void small_and_null_blocks_are_left_alone(void **state)

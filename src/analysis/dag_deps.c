@@ -186,7 +186,7 @@ int rpl_dag_deps_scan(rpl_dag_deps *d, rpl_dag_builder *b, uint8_t *has_sync, bo
             dag->sync_regions++;
         else
             dag->blocking_calls++;
-        p = rpl_dag_process_index(b, t->regions.items[r].pid);
+        p = rpl_dag_process_index(b, rpl_trace_pid(t, t->regions.items[r].thread));
         if (p != RPL_NONE)
             has_sync[p] = 1;
     }
@@ -293,6 +293,7 @@ static int index_records(rpl_dag_deps *d)
         return rpl_error_oom();
     for (uint32_t r = 0; r < t->regions.count; r++) {
         const rpl_region *reg = &t->regions.items[r];
+        int64_t pid = rpl_trace_pid(t, reg->thread);
         const char *event, *stream;
         uint32_t lane, pos;
         handle_entry e;
@@ -303,8 +304,8 @@ static int index_records(rpl_dag_deps *d)
         stream = stream_arg(t, reg, 1);
         if (!event)
             continue;
-        e = (handle_entry){reg->pid, event, reg->start, RPL_NONE, 1};
-        lane = stream ? rpl_dag_deps_resolve_stream(d, reg->pid, stream, reg->start) : RPL_NONE;
+        e = (handle_entry){pid, event, reg->start, RPL_NONE, 1};
+        lane = stream ? rpl_dag_deps_resolve_stream(d, pid, stream, reg->start) : RPL_NONE;
         if (lane != RPL_NONE) {
             /* The last node of the lane enqueued before the record. */
             pos = reg->start > INT64_MIN ? rpl_dag_deps_lane_after(d, lane, reg->start - 1) : 0;
@@ -344,12 +345,13 @@ static int add_wait(rpl_dag_deps *d, const rpl_region *reg)
     rpl_dag *dag = b->dag;
     const char *stream = stream_arg(t, reg, 0);
     const char *event = rpl_dag_region_arg(t, reg, "event", "hEvent", 1);
+    int64_t pid = rpl_trace_pid(t, reg->thread);
     uint32_t lane, pos, u, v;
     bool found;
     char ubuf[256], vbuf[256];
 
-    lane = stream ? rpl_dag_deps_resolve_stream(d, reg->pid, stream, reg->start) : RPL_NONE;
-    u = rpl_dag_deps_event_node(d, reg->pid, event, reg->start, &found);
+    lane = stream ? rpl_dag_deps_resolve_stream(d, pid, stream, reg->start) : RPL_NONE;
+    u = rpl_dag_deps_event_node(d, pid, event, reg->start, &found);
     if (lane == RPL_NONE || !found) {
         dag->waits_unresolved++;
         return 0;

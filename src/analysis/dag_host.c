@@ -103,22 +103,31 @@ static bool barrier_implies(const host_ctx *h, uint32_t u, uint32_t v)
     return h->d->enq[u] < h->d->enq[v];
 }
 
+/* Room for item `count` of an array of *cap items of `size` bytes (doubling); `what` for errors. */
+static int room_for_one(void **items, uint32_t count, uint32_t *cap, size_t size, const char *what)
+{
+    uint32_t ncap = *cap ? *cap * 2 : 256;
+    void *p;
+
+    if (count < *cap)
+        return 0;
+    if (*cap >= UINT32_MAX / 2)
+        return rpl_error_set(RPL_EINPUT, "trace has too many %s", what);
+    if (!(p = realloc(*items, (size_t)ncap * size)))
+        return rpl_error_oom();
+    *items = p;
+    *cap = ncap;
+    return 0;
+}
+
 static int pool_push(host_ctx *h, uint32_t node)
 {
-    if (h->nwait == h->wait_cap) {
-        uint32_t ncap = h->wait_cap ? h->wait_cap * 2 : 256;
-        uint32_t *p;
+    int rc = room_for_one((void **)&h->wait, h->nwait, &h->wait_cap, sizeof(*h->wait),
+                          "host synchronisations");
 
-        if (h->wait_cap >= UINT32_MAX / 2)
-            return rpl_error_set(RPL_EINPUT, "trace has too many host synchronisations");
-        p = realloc(h->wait, (size_t)ncap * sizeof(*p));
-        if (!p)
-            return rpl_error_oom();
-        h->wait = p;
-        h->wait_cap = ncap;
-    }
-    h->wait[h->nwait++] = node;
-    return 0;
+    if (rc == 0)
+        h->wait[h->nwait++] = node;
+    return rc;
 }
 
 /* The last node of `lane` enqueued before `time`, or RPL_NONE. */
@@ -157,7 +166,8 @@ static int collect_wait(host_ctx *h, uint32_t r, host_call *c)
 {
     const rpl_trace *t = h->d->b->trace;
     const rpl_region *reg = &t->regions.items[r];
-    uint32_t p = rpl_dag_process_index(h->d->b, reg->pid), node, lane, legacy_last = RPL_NONE;
+    int64_t pid = rpl_trace_pid(t, reg->thread);
+    uint32_t p = rpl_dag_process_index(h->d->b, pid), node, lane, legacy_last = RPL_NONE;
     const char *arg;
     bool found;
     int rc = 0;
@@ -184,8 +194,8 @@ static int collect_wait(host_ctx *h, uint32_t r, host_call *c)
         break;
     case RPL_DAG_API_STREAM_SYNC:
         arg = rpl_dag_region_arg(t, reg, "stream", "hStream", 0);
-        lane = arg ? rpl_dag_deps_resolve_stream(h->d, reg->pid, arg, reg->start) : RPL_NONE;
-        if (lane == RPL_NONE || h->dag->lanes[lane].pid != reg->pid) {
+        lane = arg ? rpl_dag_deps_resolve_stream(h->d, pid, arg, reg->start) : RPL_NONE;
+        if (lane == RPL_NONE || h->dag->lanes[lane].pid != pid) {
             h->dag->blocking_unresolved++;
             break;
         }
@@ -195,7 +205,7 @@ static int collect_wait(host_ctx *h, uint32_t r, host_call *c)
         break;
     case RPL_DAG_API_EVENT_SYNC:
         arg = rpl_dag_region_arg(t, reg, "event", "hEvent", 0);
-        node = rpl_dag_deps_event_node(h->d, reg->pid, arg, reg->start, &found);
+        node = rpl_dag_deps_event_node(h->d, pid, arg, reg->start, &found);
         if (!found)
             h->dag->blocking_unresolved++;
         else if (node != RPL_NONE)
@@ -285,118 +295,178 @@ static int apply_calls(host_ctx *h, const host_call *calls, uint32_t from, uint3
     return rc;
 }
 
-static int host_sync_edges(host_ctx *h)
+/* The blocking calls of one pass, grouped by host thread, and the nodes they order. */
+typedef struct host_sync {
+    host_call *calls; /* by (pid, tid, end, region) */
+    uint32_t ncalls;
+    host_thread *threads; /* each one's calls are a slice of calls */
+    uint32_t nthreads;
+    uint32_t *target_first; /* per thread: its targets are targets[first[g] .. first[g + 1]) */
+    uint32_t *targets;      /* nodes issued by a thread with blocking calls, by issue time */
+} host_sync;
+
+static void host_sync_free(host_sync *s)
 {
-    rpl_dag_deps *d = h->d;
-    rpl_dag *dag = h->dag;
-    const rpl_trace *t = d->b->trace;
-    host_call *calls = malloc(((size_t)dag->blocking_calls + 1) * sizeof(*calls));
-    host_thread *th = malloc(((size_t)dag->blocking_calls + 1) * sizeof(*th));
-    uint64_t *keys = malloc(((size_t)dag->node_count + 1) * sizeof(*keys));
-    uint32_t *order = malloc(((size_t)dag->node_count + 1) * sizeof(*order));
-    uint32_t *group = malloc(((size_t)dag->node_count + 1) * sizeof(*group));
-    uint32_t *gfirst = NULL, *byg = NULL;
-    uint32_t *touched = malloc(((size_t)dag->lane_count + 1) * sizeof(*touched));
-    lane_state *ls = calloc((size_t)dag->lane_count + 1, sizeof(*ls));
-    uint32_t nc = 0, nth = 0, m = 0, stamp = 0;
-    int64_t min_issue = INT64_MAX;
+    free(s->calls);
+    free(s->threads);
+    free(s->target_first);
+    free(s->targets);
+}
+
+/* The blocking calls of the DAG's processes, with what each waited for, by (pid, tid, end). */
+static int collect_calls(host_ctx *h, host_sync *s)
+{
+    rpl_dag_builder *b = h->d->b;
+    const rpl_trace *t = b->trace;
     int rc = 0;
 
-    h->op_next = malloc(((size_t)dag->node_count + 1) * sizeof(*h->op_next));
-    if (!calls || !th || !keys || !order || !group || !touched || !ls || !h->op_next) {
-        rc = rpl_error_oom();
-        goto done;
-    }
-    /* The blocking calls of the DAG's processes, by (pid, tid, end). */
+    s->calls = malloc(((size_t)h->dag->blocking_calls + 1) * sizeof(*s->calls));
+    if (!s->calls)
+        return rpl_error_oom();
     for (uint32_t r = 0; rc == 0 && r < t->regions.count; r++) {
-        uint8_t k = d->b->api_kind[r];
         const rpl_region *reg = &t->regions.items[r];
 
-        if (k < RPL_DAG_API_DEVICE_SYNC || rpl_dag_process_index(d->b, reg->pid) == RPL_NONE)
+        const rpl_thread *th = &t->threads.items[reg->thread];
+
+        if (b->api_kind[r] < RPL_DAG_API_DEVICE_SYNC ||
+            rpl_dag_process_index(b, th->pid) == RPL_NONE)
             continue;
-        calls[nc] = (host_call){reg->pid, reg->tid, reg->end, r, 0, 0, RPL_NONE};
-        rc = collect_wait(h, r, &calls[nc]);
-        nc++;
+        s->calls[s->ncalls] = (host_call){th->pid, th->tid, reg->end, r, 0, 0, RPL_NONE};
+        rc = collect_wait(h, r, &s->calls[s->ncalls]);
+        s->ncalls++;
     }
-    if (rc || nc == 0)
-        goto done;
-    qsort(calls, nc, sizeof(*calls), cmp_call);
-    /* A blocking op's nodes: those its region launched. */
-    for (uint32_t i = 0; i < dag->node_count; i++)
+    if (rc == 0)
+        qsort(s->calls, s->ncalls, sizeof(*s->calls), cmp_call);
+    return rc;
+}
+
+/* The call of region r in s->calls (calls of one region are unique), or RPL_NONE. */
+static uint32_t find_call(const host_sync *s, const rpl_trace *t, uint32_t r)
+{
+    const rpl_region *reg = &t->regions.items[r];
+    const rpl_thread *th = &t->threads.items[reg->thread];
+    host_call key = {th->pid, th->tid, reg->end, r, 0, 0, 0};
+    uint32_t lo = 0, hi = s->ncalls;
+
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+
+        if (cmp_call(&s->calls[mid], &key) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < s->ncalls && s->calls[lo].region == r ? lo : RPL_NONE;
+}
+
+/* A blocking op's nodes: those its region launched, as a list from the call (op_next). */
+static int link_blocking_ops(host_ctx *h, host_sync *s)
+{
+    rpl_dag_builder *b = h->d->b;
+    uint32_t n = h->dag->node_count;
+
+    h->op_next = malloc(((size_t)n + 1) * sizeof(*h->op_next));
+    if (!h->op_next)
+        return rpl_error_oom();
+    for (uint32_t i = 0; i < n; i++)
         h->op_next[i] = RPL_NONE;
-    for (uint32_t i = dag->node_count; d->b->nblocking && i > 0; i--) {
-        uint32_t r = rpl_dag_blocking_region(d->b, rpl_dag_node_op(d->b, i - 1)), lo = 0, hi = nc;
+    for (uint32_t i = n; b->nblocking && i > 0; i--) {
+        uint32_t r = rpl_dag_blocking_region(b, rpl_dag_node_op(b, i - 1));
+        uint32_t c = r == RPL_NONE ? RPL_NONE : find_call(s, b->trace, r);
 
-        if (r == RPL_NONE)
+        if (c == RPL_NONE)
             continue;
-        /* Calls of one region are unique; find it by (pid, tid, end, region). */
-        {
-            const rpl_region *reg = &t->regions.items[r];
-            host_call key = {reg->pid, reg->tid, reg->end, r, 0, 0, 0};
-
-            while (lo < hi) {
-                uint32_t mid = lo + (hi - lo) / 2;
-
-                if (cmp_call(&calls[mid], &key) < 0)
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
-        }
-        if (lo < nc && calls[lo].region == r) {
-            h->op_next[i - 1] = calls[lo].op_head;
-            calls[lo].op_head = i - 1;
-        }
+        h->op_next[i - 1] = s->calls[c].op_head;
+        s->calls[c].op_head = i - 1;
     }
-    for (uint32_t k = 0; k < nc; k++) {
-        if (nth == 0 || th[nth - 1].pid != calls[k].pid || th[nth - 1].tid != calls[k].tid)
-            th[nth++] = (host_thread){calls[k].pid, calls[k].tid, k, 0};
-        th[nth - 1].count++;
-    }
-    /* Targets: nodes launched by a region of a thread with blocking calls, by (thread, issue). */
-    for (uint32_t i = 0; i < dag->node_count; i++) {
-        const rpl_dag_launch *l = rpl_dag_node_launch(d->b, i);
-        const rpl_dag_thread *thread;
+    return 0;
+}
 
-        group[i] = RPL_NONE;
-        if (!l)
-            continue;
-        thread = &d->b->threads[l->thread];
-        group[i] = find_thread(th, nth, thread->pid, thread->tid);
+/* The host threads of the calls, in their order. */
+static int group_threads(host_sync *s)
+{
+    s->threads = malloc(((size_t)s->ncalls + 1) * sizeof(*s->threads));
+    if (!s->threads)
+        return rpl_error_oom();
+    for (uint32_t k = 0; k < s->ncalls; k++) {
+        const host_call *c = &s->calls[k];
+        host_thread *last = s->nthreads ? &s->threads[s->nthreads - 1] : NULL;
+
+        if (!last || last->pid != c->pid || last->tid != c->tid)
+            s->threads[s->nthreads++] = (host_thread){c->pid, c->tid, k, 0};
+        s->threads[s->nthreads - 1].count++;
+    }
+    return 0;
+}
+
+/*
+ * Targets: the nodes launched by a region of a thread with blocking calls,
+ * grouped by thread, each group in issue order.
+ */
+static int order_targets(host_ctx *h, host_sync *s)
+{
+    rpl_dag_builder *b = h->d->b;
+    uint32_t n = h->dag->node_count, m = 0, nth = s->nthreads;
+    uint64_t *keys = malloc(((size_t)n + 1) * sizeof(*keys));
+    uint32_t *order = malloc(((size_t)n + 1) * sizeof(*order));
+    uint32_t *group = malloc(((size_t)n + 1) * sizeof(*group));
+    int64_t min_issue = INT64_MAX;
+    int rc = keys && order && group ? 0 : rpl_error_oom();
+
+    for (uint32_t i = 0; rc == 0 && i < n; i++) {
+        const rpl_dag_launch *l = rpl_dag_node_launch(b, i);
+        const rpl_dag_thread *thread = l ? &b->threads[l->thread] : NULL;
+
+        group[i] = thread ? find_thread(s->threads, nth, thread->pid, thread->tid) : RPL_NONE;
         if (group[i] != RPL_NONE && l->issue < min_issue)
             min_issue = l->issue;
     }
-    for (uint32_t i = 0; i < dag->node_count; i++)
+    for (uint32_t i = 0; rc == 0 && i < n; i++)
         if (group[i] != RPL_NONE) {
-            keys[m] = (uint64_t)rpl_dag_node_launch(d->b, i)->issue - (uint64_t)min_issue;
+            keys[m] = (uint64_t)rpl_dag_node_launch(b, i)->issue - (uint64_t)min_issue;
             order[m++] = i;
         }
-    rc = rpl_radix_sort_u64(keys, order, m);
-    gfirst = calloc((size_t)nth + 2, sizeof(*gfirst));
-    byg = malloc(((size_t)m + 1) * sizeof(*byg));
-    if (!rc && (!gfirst || !byg))
+    if (rc == 0)
+        rc = rpl_radix_sort_u64(keys, order, m);
+    free(keys);
+    s->target_first = calloc((size_t)nth + 2, sizeof(*s->target_first));
+    s->targets = malloc(((size_t)m + 1) * sizeof(*s->targets));
+    if (rc == 0 && (!s->target_first || !s->targets))
         rc = rpl_error_oom();
-    if (rc)
-        goto done;
-    for (uint32_t k = 0; k < m; k++)
-        gfirst[group[order[k]] + 1]++;
-    for (uint32_t g = 0; g < nth; g++)
-        gfirst[g + 1] += gfirst[g];
-    for (uint32_t k = 0; k < m; k++)
-        byg[gfirst[group[order[k]]]++] = order[k];
-    for (uint32_t g = nth; g > 0; g--)
-        gfirst[g] = gfirst[g - 1];
-    gfirst[0] = 0;
-    /* Per thread: each target gets the calls that ended since its lane's last target. */
-    for (uint32_t g = 0; rc == 0 && g < nth; g++) {
-        const host_call *tc = calls + th[g].first;
+    /* A counting sort by thread keeps each thread's targets in issue order. */
+    for (uint32_t k = 0; rc == 0 && k < m; k++)
+        s->target_first[group[order[k]] + 1]++;
+    for (uint32_t g = 0; rc == 0 && g < nth; g++)
+        s->target_first[g + 1] += s->target_first[g];
+    for (uint32_t k = 0; rc == 0 && k < m; k++)
+        s->targets[s->target_first[group[order[k]]]++] = order[k];
+    for (uint32_t g = nth; rc == 0 && g > 0; g--)
+        s->target_first[g] = s->target_first[g - 1];
+    if (rc == 0)
+        s->target_first[0] = 0;
+    free(order);
+    free(group);
+    return rc;
+}
+
+/* Per thread: each target gets the calls that ended since its lane's last target. */
+static int apply_threads(host_ctx *h, const host_sync *s)
+{
+    rpl_dag *dag = h->dag;
+    uint32_t *touched = malloc(((size_t)dag->lane_count + 1) * sizeof(*touched));
+    lane_state *ls = calloc((size_t)dag->lane_count + 1, sizeof(*ls));
+    uint32_t stamp = 0;
+    int rc = touched && ls ? 0 : rpl_error_oom();
+
+    for (uint32_t g = 0; rc == 0 && g < s->nthreads; g++) {
+        const host_call *tc = s->calls + s->threads[g].first;
         uint32_t ended = 0;
 
-        for (uint32_t k = gfirst[g]; rc == 0 && k < gfirst[g + 1]; k++) {
-            uint32_t v = byg[k], lane = dag->nodes[v].lane;
-            int64_t issue = rpl_dag_node_launch(d->b, v)->issue;
+        for (uint32_t k = s->target_first[g]; rc == 0 && k < s->target_first[g + 1]; k++) {
+            uint32_t v = s->targets[k], lane = dag->nodes[v].lane;
+            int64_t issue = rpl_dag_node_launch(h->d->b, v)->issue;
 
-            while (ended < th[g].count && tc[ended].end <= issue)
+            while (ended < s->threads[g].count && tc[ended].end <= issue)
                 ended++;
             if (ls[lane].thread_stamp != g + 1) {
                 ls[lane].thread_stamp = g + 1;
@@ -408,16 +478,26 @@ static int host_sync_edges(host_ctx *h)
             }
         }
     }
-done:
-    free(calls);
-    free(th);
-    free(keys);
-    free(order);
-    free(group);
-    free(gfirst);
-    free(byg);
     free(touched);
     free(ls);
+    return rc;
+}
+
+static int host_sync_edges(host_ctx *h)
+{
+    host_sync s = {0};
+    int rc = collect_calls(h, &s);
+
+    if (rc == 0 && s.ncalls > 0) {
+        rc = link_blocking_ops(h, &s);
+        if (rc == 0)
+            rc = group_threads(&s);
+        if (rc == 0)
+            rc = order_targets(h, &s);
+        if (rc == 0)
+            rc = apply_threads(h, &s);
+    }
+    host_sync_free(&s);
     return rc;
 }
 
@@ -433,20 +513,12 @@ typedef struct barrier_ctx {
 
 static int barrier_push(barrier_ctx *bc, uint32_t u, uint32_t v, uint32_t blame)
 {
-    if (bc->count == bc->cap) {
-        uint32_t ncap = bc->cap ? bc->cap * 2 : 256;
-        barrier *p;
+    int rc = room_for_one((void **)&bc->items, bc->count, &bc->cap, sizeof(*bc->items),
+                          "default stream barriers");
 
-        if (bc->cap >= UINT32_MAX / 2)
-            return rpl_error_set(RPL_EINPUT, "trace has too many default stream barriers");
-        p = realloc(bc->items, (size_t)ncap * sizeof(*p));
-        if (!p)
-            return rpl_error_oom();
-        bc->items = p;
-        bc->cap = ncap;
-    }
-    bc->items[bc->count++] = (barrier){u, v, blame};
-    return 0;
+    if (rc == 0)
+        bc->items[bc->count++] = (barrier){u, v, blame};
+    return rc;
 }
 
 /*

@@ -44,6 +44,21 @@ int rpl_dag_edge_add(rpl_dag_builder *b, uint32_t src, uint32_t dst, rpl_dag_edg
 /* Nodes, lanes and symbols from the trace; nodes sorted in time order. */
 int rpl_dag_nodes_build(rpl_dag_builder *b);
 /*
+ * The operations of the trace, read once into a compact array (the trace's
+ * records are large): dispatches first, then copies, in trace order
+ * (dag_nodes.c).
+ */
+typedef struct rpl_dag_op {
+    int64_t start, end, pid;
+    uint32_t stream, queue;
+    uint32_t lane, symbol; /* filled by rpl_dag_assign_lanes and rpl_dag_build_symbols */
+} rpl_dag_op;
+
+/* Each operation's lane, and dag->lanes (dag_lanes.c). */
+int rpl_dag_assign_lanes(rpl_dag_builder *b, rpl_dag_op *ops, uint32_t nops);
+/* dag->symbols, and each operation's symbol in place of its kernel (dag_symbols.c). */
+int rpl_dag_build_symbols(rpl_dag_builder *b, rpl_dag_op *ops, uint32_t nops);
+/*
  * What an API region does for the DAG, from its name (dag_api.c).  Names are
  * read without CUPTI's "_v<N>" version suffix and without the per-thread
  * default stream suffixes "_ptsz", "_ptds" and "_spt", which set per_thread.

@@ -341,7 +341,8 @@ static int find_launches(rpl_dag_builder *b, launch_keys *k, api_cache *cache)
         l->issue = reg->start;
         b->launch_flags[op] = (uint8_t)((a.per_thread ? RPL_DAG_LAUNCH_PER_THREAD : 0) |
                                         (a.implicit_stream ? RPL_DAG_LAUNCH_IMPLICIT_STREAM : 0));
-        rc = thread_index(b, k, reg->pid, reg->tid, &l->thread);
+        rc = thread_index(b, k, rpl_trace_pid(b->trace, reg->thread),
+                          rpl_trace_tid(b->trace, reg->thread), &l->thread);
         if (rc == 0)
             rc = handle_index(b, k, rpl_dag_region_arg(t, reg, "stream", "hStream", RPL_NONE),
                               &l->handle);

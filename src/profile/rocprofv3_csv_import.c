@@ -170,6 +170,19 @@ static int get_u32(import_ctx *c, const header *h, char **f, size_t n, int col, 
     return 0;
 }
 
+/* One dimension of a dispatch: its workgroup size (16-bit, as in the AQL packet) and grid. */
+static int get_dim(import_ctx *c, const header *h, char **f, size_t n, int wg_col, int grid_col,
+                   uint16_t *wg, uint32_t *grid)
+{
+    uint32_t v;
+    int rc = get_u32(c, h, f, n, wg_col, &v);
+
+    if (rc == 0 && v > RPL_WORKGROUP_MAX)
+        rc = bad_value(c, h, wg_col, field(f, n, wg_col), "a workgroup size up to 65535");
+    *wg = (uint16_t)v;
+    return rc ? rc : get_u32(c, h, f, n, grid_col, grid);
+}
+
 /* An agent reference: "Agent 3" (ROCm 6.3+) or "3" (ROCm 6.2). */
 static int get_agent_id(import_ctx *c, const header *h, char **f, size_t n, int col, int64_t *out)
 {
@@ -414,16 +427,15 @@ static int import_kernels(import_ctx *c)
     c->have_corr = k.corr != NO_COL;
     while ((rc = rpl_csv_next(c->csv, &f, &n)) == 1) {
         rpl_dispatch d = {0};
-        int64_t agent_id, queue_id, stream_id;
+        int64_t agent_id, queue_id, stream_id, tid;
         uint32_t index, existing;
 
         row++;
         d.source = c->source;
-        d.pid = c->pid;
         if ((rc = get_agent_id(c, &h, f, n, k.agent, &agent_id)) != 0 ||
             (rc = get_i64(c, &h, f, n, k.queue, &queue_id)) != 0 ||
             (rc = get_i64(c, &h, f, n, k.stream, &stream_id)) != 0 ||
-            (rc = get_i64(c, &h, f, n, k.thread, &d.tid)) != 0 ||
+            (rc = get_i64(c, &h, f, n, k.thread, &tid)) != 0 ||
             (rc = get_i64(c, &h, f, n, k.dispatch, &d.dispatch_id)) != 0 ||
             (rc = get_i64(c, &h, f, n, k.corr, &d.correlation_id)) != 0 ||
             (rc = get_i64(c, &h, f, n, k.start, &d.start)) != 0 ||
@@ -431,10 +443,10 @@ static int import_kernels(import_ctx *c)
             (rc = get_u32(c, &h, f, n, k.private_seg, &d.private_segment_size)) != 0 ||
             (rc = get_u32(c, &h, f, n, k.group_seg, &d.group_segment_size)) != 0)
             goto out;
-        for (int i = 0; i < 3; i++)
-            if ((rc = get_u32(c, &h, f, n, k.wg[i], &d.workgroup[i])) != 0 ||
-                (rc = get_u32(c, &h, f, n, k.grid[i], &d.grid[i])) != 0)
-                goto out;
+        for (int i = 0; i < 3 && rc == 0; i++)
+            rc = get_dim(c, &h, f, n, k.wg[i], k.grid[i], &d.workgroup[i], &d.grid[i]);
+        if (rc)
+            goto out;
         if (d.end < d.start) {
             rc = rpl_error_set(RPL_EINPUT, "%s:%zu: dispatch ends before it starts", c->label,
                                rpl_csv_line(c->csv));
@@ -444,6 +456,7 @@ static int import_kernels(import_ctx *c)
             d.dispatch_id = row;
         d.id = d.dispatch_id;
         d.stream = RPL_NONE;
+        d.thread = rpl_trace_thread(c->t, c->pid, tid);
         if ((rc = row_symbol(c, &h, &k, f, n, &d.kernel)) != 0 ||
             (rc = dispatch_agent(c, agent_id, &d.agent)) != 0 ||
             (rc = get_queue(c, &c->queues, false, queue_id, &d.queue)) != 0 ||
@@ -484,7 +497,7 @@ static int import_copies(import_ctx *c)
 
         m.source = c->source;
         m.id = ++row;
-        m.pid = c->pid;
+        m.thread = rpl_trace_thread(c->t, c->pid, 0);
         m.name = field(f, n, c_dir);
         m.kind = rpl_copy_kind_from_name(m.name);
         m.queue = RPL_NONE;

@@ -84,6 +84,8 @@ void rpl_trace_free(rpl_trace *t)
     free(t->symbols.items);
     free(t->queues.items);
     free(t->streams.items);
+    free(t->threads.items);
+    free(t->thread_slots);
     free(t->dispatches.items);
     free(t->memcpys.items);
     free(t->regions.items);
@@ -127,6 +129,8 @@ int rpl_trace_add_source(rpl_trace *t, const rpl_source *rec, uint32_t *index)
 {
     rpl_source r = *rec;
 
+    if (t->sources.count >= RPL_SOURCES_MAX)
+        return rpl_error_set(RPL_EINPUT, "a trace holds at most %u databases", RPL_SOURCES_MAX);
     if (intern_field(t, &r.path) || intern_field(t, &r.schema_version) ||
         intern_field(t, &r.guid) || intern_field(t, &r.uuid))
         return RPL_ENOMEM;
@@ -167,28 +171,36 @@ int rpl_trace_add_symbol(rpl_trace *t, const rpl_kernel_symbol *rec, uint32_t *i
     return 0;
 }
 
-int rpl_trace_add_queue(rpl_trace *t, const rpl_queue *rec, uint32_t *index)
+/* Queues and streams are the same record in two arrays. */
+static int add_lane(rpl_trace *t, bool is_stream, const rpl_queue *rec, uint32_t *index)
 {
     rpl_queue r = *rec;
 
     if (intern_field(t, &r.name))
         return RPL_ENOMEM;
-    APPEND(t->queues, r, index);
+    if (is_stream)
+        APPEND(t->streams, r, index);
+    else
+        APPEND(t->queues, r, index);
     return 0;
+}
+
+int rpl_trace_add_queue(rpl_trace *t, const rpl_queue *rec, uint32_t *index)
+{
+    return add_lane(t, false, rec, index);
 }
 
 int rpl_trace_add_stream(rpl_trace *t, const rpl_queue *rec, uint32_t *index)
 {
-    rpl_queue r = *rec;
-
-    if (intern_field(t, &r.name))
-        return RPL_ENOMEM;
-    APPEND(t->streams, r, index);
-    return 0;
+    return add_lane(t, true, rec, index);
 }
 
 int rpl_trace_add_dispatch(rpl_trace *t, const rpl_dispatch *rec, uint32_t *index)
 {
+    int rc = rpl_trace_check_thread(t, rec->thread, "dispatch", rec->id);
+
+    if (rc)
+        return rc;
     APPEND(t->dispatches, *rec, index);
     return 0;
 }
@@ -196,7 +208,10 @@ int rpl_trace_add_dispatch(rpl_trace *t, const rpl_dispatch *rec, uint32_t *inde
 int rpl_trace_add_memcpy(rpl_trace *t, const rpl_memcpy *rec, uint32_t *index)
 {
     rpl_memcpy r = *rec;
+    int rc = rpl_trace_check_thread(t, rec->thread, "memory copy", rec->id);
 
+    if (rc)
+        return rc;
     if (intern_field(t, &r.name))
         return RPL_ENOMEM;
     APPEND(t->memcpys, r, index);
@@ -207,7 +222,10 @@ int rpl_trace_add_region(rpl_trace *t, const rpl_region *rec, const rpl_arg *arg
                          uint32_t *index)
 {
     rpl_region r = *rec;
+    int rc = rpl_trace_check_thread(t, rec->thread, "region", rec->id);
 
+    if (rc)
+        return rc;
     if (intern_field(t, &r.name) || intern_field(t, &r.category))
         return RPL_ENOMEM;
     r.args_first = t->args.count;
@@ -312,6 +330,7 @@ void rpl_trace_mark_take(const rpl_trace *t, rpl_trace_mark *m)
     m->symbols = t->symbols.count;
     m->queues = t->queues.count;
     m->streams = t->streams.count;
+    m->threads = t->threads.count;
     m->dispatches = t->dispatches.count;
     m->memcpys = t->memcpys.count;
     m->regions = t->regions.count;
@@ -330,6 +349,7 @@ void rpl_trace_rollback(rpl_trace *t, const rpl_trace_mark *m)
     t->symbols.count = m->symbols;
     t->queues.count = m->queues;
     t->streams.count = m->streams;
+    rpl_trace_threads_cut(t, m->threads);
     t->dispatches.count = m->dispatches;
     t->memcpys.count = m->memcpys;
     t->regions.count = m->regions;

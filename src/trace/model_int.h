@@ -16,4 +16,12 @@ int rpl_trace_array_room(void **items, uint32_t *cap, uint32_t count, uint64_t m
     rpl_trace_array_room((void **)&(arr).items, &(arr).cap, (arr).count, (more),                   \
                          sizeof(*(arr).items))
 
+struct rpl_trace;
+
+/* Cut the threads back to `count` (a rollback), and their hash with them. */
+void rpl_trace_threads_cut(struct rpl_trace *trace, uint32_t count);
+/* 0 when `thread` is one of the trace's; else the error, naming the record `what` `id`. */
+int rpl_trace_check_thread(const struct rpl_trace *trace, uint32_t thread, const char *what,
+                           int64_t id);
+
 #endif

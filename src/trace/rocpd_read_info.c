@@ -38,6 +38,16 @@ static int count_rows(rd_reader *r, enum rd_table t, rpl_idmap *map, uint64_t *r
     return rc;
 }
 
+/* A table whose rows go into `map`: the map sized for its row count, then every row to fn. */
+static int read_mapped(rd_reader *r, enum rd_table t, rpl_idmap *map, const char *const *cols,
+                       int ncols, const char *what, int (*fn)(rd_row *row))
+{
+    uint64_t rows;
+    int rc = count_rows(r, t, map, &rows);
+
+    return rc ? rc : rd_scan(r, t, cols, ncols, what, rows, fn);
+}
+
 /* A reference to an optional table: checked when the table exists. */
 static int check_ref(const rd_row *row, int col, bool nullable, const rpl_idmap *map,
                      enum rd_table target)
@@ -179,10 +189,7 @@ int rd_read_processes(rd_reader *r)
 {
     static const char *const cols[] = {"id", "nid", "ppid", "pid", "start", "end", "command"};
     _Static_assert(RD_COLUMNS(cols) == P_NCOLS, "columns and their enum differ");
-    uint64_t rows;
-    int rc = count_rows(r, RD_PROCESS, &r->process_ids, &rows);
-
-    return rc ? rc : rd_scan(r, RD_PROCESS, cols, RD_COLUMNS(cols), NULL, rows, process_row);
+    return read_mapped(r, RD_PROCESS, &r->process_ids, cols, RD_COLUMNS(cols), NULL, process_row);
 }
 
 /* --- rocpd_info_thread ---------------------------------------------------- */
@@ -197,10 +204,7 @@ static int thread_row(rd_row *row)
 int rd_read_threads(rd_reader *r)
 {
     static const char *const cols[] = {"id", "pid"};
-    uint64_t rows;
-    int rc = count_rows(r, RD_THREAD, &r->thread_ids, &rows);
-
-    return rc ? rc : rd_scan(r, RD_THREAD, cols, RD_COLUMNS(cols), NULL, rows, thread_row);
+    return read_mapped(r, RD_THREAD, &r->thread_ids, cols, RD_COLUMNS(cols), NULL, thread_row);
 }
 
 /* --- rocpd_info_agent ----------------------------------------------------- */
@@ -311,10 +315,7 @@ int rd_read_agents(rd_reader *r)
                                        "type_index",   "name",   "model_name",     "vendor_name",
                                        "product_name", "extdata"};
     _Static_assert(RD_COLUMNS(cols) == A_NCOLS, "columns and their enum differ");
-    uint64_t rows;
-    int rc = count_rows(r, RD_AGENT, &r->agent_ids, &rows);
-
-    return rc ? rc : rd_scan(r, RD_AGENT, cols, RD_COLUMNS(cols), NULL, rows, agent_row);
+    return read_mapped(r, RD_AGENT, &r->agent_ids, cols, RD_COLUMNS(cols), NULL, agent_row);
 }
 
 /* --- rocpd_info_kernel_symbol ------------------------------------------- */
@@ -372,11 +373,8 @@ int rd_read_symbols(rd_reader *r)
                                        "arch_vgpr_count",
                                        "accum_vgpr_count"};
     _Static_assert(RD_COLUMNS(cols) == K_NCOLS, "columns and their enum differ");
-    uint64_t rows;
-    int rc = count_rows(r, RD_SYMBOL, &r->symbol_ids, &rows);
-
-    return rc ? rc
-              : rd_scan(r, RD_SYMBOL, cols, RD_COLUMNS(cols), "kernel symbols", rows, symbol_row);
+    return read_mapped(r, RD_SYMBOL, &r->symbol_ids, cols, RD_COLUMNS(cols), "kernel symbols",
+                       symbol_row);
 }
 
 /* --- rocpd_info_queue, rocpd_info_stream ---------------------------------- */
@@ -403,10 +401,8 @@ static int queue_row(rd_row *row)
 int rd_read_queues(rd_reader *r, enum rd_table t)
 {
     static const char *const cols[] = {"id", "pid", "name"};
-    uint64_t rows;
-    int rc = count_rows(r, t, t == RD_STREAM ? &r->stream_ids : &r->queue_ids, &rows);
-
-    return rc ? rc : rd_scan(r, t, cols, 3, NULL, rows, queue_row);
+    return read_mapped(r, t, t == RD_STREAM ? &r->stream_ids : &r->queue_ids, cols,
+                       RD_COLUMNS(cols), NULL, queue_row);
 }
 
 /* --- rocpd_event ----------------------------------------------------------- */

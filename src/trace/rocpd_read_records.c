@@ -34,23 +34,24 @@ int rd_read_times(const rd_row *row, int col, int64_t *start, int64_t *end)
 }
 
 /* pid (NOT NULL) and tid columns, checked against the process and thread tables. */
-int rd_read_pid_tid(const rd_row *row, int pid_col, int tid_col, bool tid_nullable, int64_t *pid,
-                    int64_t *tid)
+int rd_read_thread(const rd_row *row, int pid_col, int tid_col, bool tid_nullable, int64_t *pid,
+                   uint32_t *thread)
 {
     rd_reader *r = row->r;
     bool has_tid = true;
+    int64_t tid;
     int rc;
 
     if ((rc = rd_i64(row, pid_col, pid)) != 0)
         return rc;
     if (r->present[RD_PROCESS] && rpl_idmap_get(&r->process_ids, *pid) == RPL_IDMAP_EMPTY)
         return rd_dangling(row, pid_col, *pid, RD_PROCESS);
-    rc = tid_nullable ? rd_i64_opt(row, tid_col, tid, &has_tid) : rd_i64(row, tid_col, tid);
+    rc = tid_nullable ? rd_i64_opt(row, tid_col, &tid, &has_tid) : rd_i64(row, tid_col, &tid);
     if (rc)
         return rc;
-    if (has_tid && r->present[RD_THREAD] && rpl_idmap_get(&r->thread_ids, *tid) == RPL_IDMAP_EMPTY)
-        return rd_dangling(row, tid_col, *tid, RD_THREAD);
-    return 0;
+    if (has_tid && r->present[RD_THREAD] && rpl_idmap_get(&r->thread_ids, tid) == RPL_IDMAP_EMPTY)
+        return rd_dangling(row, tid_col, tid, RD_THREAD);
+    return rd_thread(r, *pid, tid, thread);
 }
 
 /* A string reference (NOT NULL or nullable), interned; "" for NULL. */
@@ -179,16 +180,17 @@ static int dispatch_row(rd_row *row)
     rd_event_ref event;
     rd_event e;
     uint32_t index;
+    int64_t pid;
     int rc;
 
     if (!dispatch_claimed(r, row->id))
         return RD_SCAN_STOP;
-    if ((rc = rd_read_pid_tid(row, D_PID, D_TID, true, &d.pid, &d.tid)) != 0 ||
+    if ((rc = rd_read_thread(row, D_PID, D_TID, true, &pid, &d.thread)) != 0 ||
         (rc = rd_ref(row, D_AGENT, &r->agent_ids, RD_AGENT, &d.agent)) != 0 ||
         (rc = rd_ref(row, D_KERNEL, &r->symbol_ids, RD_SYMBOL, &d.kernel)) != 0 ||
         (rc = rd_i64(row, D_DISPATCH_ID, &d.dispatch_id)) != 0 ||
-        (rc = read_queue(row, D_QUEUE, false, false, d.pid, &d.queue)) != 0 ||
-        (rc = read_queue(row, D_STREAM, true, false, d.pid, &d.stream)) != 0 ||
+        (rc = read_queue(row, D_QUEUE, false, false, pid, &d.queue)) != 0 ||
+        (rc = read_queue(row, D_STREAM, true, false, pid, &d.stream)) != 0 ||
         (rc = rd_read_times(row, D_START, &d.start, &d.end)) != 0 ||
         (rc = rd_u32(row, D_PRIVATE, true, &d.private_segment_size)) != 0 ||
         (rc = rd_u32(row, D_GROUP, true, &d.group_segment_size)) != 0 ||
@@ -197,11 +199,14 @@ static int dispatch_row(rd_row *row)
     if (d.agent == RD_AGENT_SKIPPED)
         return rd_row_error(row, "agent_id is a NIC agent");
     for (int i = 0; i < 3; i++) {
-        if ((rc = rd_u32(row, D_WG_X + i, false, &d.workgroup[i])) != 0 ||
+        uint32_t wg;
+
+        if ((rc = rd_u32(row, D_WG_X + i, false, &wg)) != 0 ||
             (rc = rd_u32(row, D_GRID_X + i, false, &d.grid[i])) != 0)
             return rc;
-        if (d.workgroup[i] == 0)
-            return rd_bad_range(row, D_WG_X + i, 0, "1..4294967295");
+        if (wg == 0 || wg > RPL_WORKGROUP_MAX)
+            return rd_bad_range(row, D_WG_X + i, wg, "1..65535");
+        d.workgroup[i] = (uint16_t)wg;
     }
     d.correlation_id = e.stack_id;
     if (r->top_items) {
@@ -279,19 +284,19 @@ static int memcpy_row(rd_row *row)
 {
     rd_reader *r = row->r;
     rpl_memcpy m = {.source = r->source, .id = row->id};
-    int64_t size, event_id;
+    int64_t size, event_id, pid;
     bool has_event;
     rd_event e;
     int rc;
 
-    if ((rc = rd_read_pid_tid(row, M_PID, M_TID, true, &m.pid, &m.tid)) != 0 ||
+    if ((rc = rd_read_thread(row, M_PID, M_TID, true, &pid, &m.thread)) != 0 ||
         (rc = rd_read_times(row, M_START, &m.start, &m.end)) != 0 ||
         (rc = rd_read_string(row, M_NAME, false, &m.name)) != 0 ||
         (rc = rd_ref_opt(row, M_DST_AGENT, &r->agent_ids, RD_AGENT, &m.dst_agent)) != 0 ||
         (rc = rd_ref_opt(row, M_SRC_AGENT, &r->agent_ids, RD_AGENT, &m.src_agent)) != 0 ||
         (rc = rd_i64(row, M_SIZE, &size)) != 0 ||
-        (rc = read_queue(row, M_QUEUE, false, true, m.pid, &m.queue)) != 0 ||
-        (rc = read_queue(row, M_STREAM, true, true, m.pid, &m.stream)) != 0 ||
+        (rc = read_queue(row, M_QUEUE, false, true, pid, &m.queue)) != 0 ||
+        (rc = read_queue(row, M_STREAM, true, true, pid, &m.stream)) != 0 ||
         (rc = rd_read_event(row, M_EVENT, M_NCOLS, false, &event_id, &has_event, &e)) != 0)
         return rc;
     if (size < 0)

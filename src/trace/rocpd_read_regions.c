@@ -220,7 +220,7 @@ static int region_row(rd_row *row)
     rd_reader *r = row->r;
     rpl_trace *t = r->trace;
     rpl_region *g;
-    int64_t event_id;
+    int64_t event_id, pid;
     bool has_event;
     rd_event e;
     int rc;
@@ -229,7 +229,7 @@ static int region_row(rd_row *row)
         return rc;
     g = &t->regions.items[t->regions.count];
     *g = (rpl_region){.source = r->source, .id = row->id, .category = r->empty};
-    if ((rc = rd_read_pid_tid(row, R_PID, R_TID, false, &g->pid, &g->tid)) != 0 ||
+    if ((rc = rd_read_thread(row, R_PID, R_TID, false, &pid, &g->thread)) != 0 ||
         (rc = rd_read_times(row, R_START, &g->start, &g->end)) != 0 ||
         (rc = rd_read_string(row, R_NAME, false, &g->name)) != 0 ||
         (rc = rd_read_event(row, R_EVENT, R_NCOLS, true, &event_id, &has_event, &e)) != 0)

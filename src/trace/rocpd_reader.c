@@ -1,22 +1,10 @@
 /*
  * rocpd reader: open a database, guard the connection against hostile
- * files, read every table into the trace, and undo it all on failure.
- * The event table is never read whole: each record's query joins its event.
- *
- * Guards (they protect real inputs too: a truncated or damaged profile must
- * not hang or exhaust the reader):
- * - SQLite limits: no value longer than 16 MiB, shallow expressions, short
- *   statement programs, no ATTACH; defensive mode, untrusted schema (views
- *   in the file cannot call functions with side effects), no triggers.
- * - A step budget through the progress handler: a query may run at most
- *   RD_STEPS_BASE + RD_STEPS_PER_BYTE * (file size) virtual-machine steps.
- *   An honest read takes under one step per byte; a view that loops (a
- *   recursive CTE, a cross join) is stopped with a clear error.
- * - A busy timeout, so a database locked by a live writer fails in seconds.
- * The connection's previous limits and settings are restored afterwards.
- * A file opened here may be read partly on a worker thread with a second
- * read-only connection (rocpd_worker.c); that connection gets the same
- * guards and its own step budget.
+ * files (rocpd_guard.c), read every table into the trace, and undo it all
+ * on failure.  The event table is never read whole: each record's query
+ * joins its event.  A file opened here may be read partly on a worker
+ * thread with a second read-only connection (rocpd_worker.c); that
+ * connection gets the same guards and its own step budget.
  */
 #include <errno.h>
 #ifdef __GLIBC__
@@ -32,88 +20,7 @@
 #include "rpl/log.h"
 #include "rpl/rocpd.h"
 
-#define RD_STEPS_BASE     10000000ULL
-#define RD_STEPS_PER_BYTE 20ULL
-#define RD_STEP_INTERVAL  1000
-#define RD_BUSY_MS        5000
-
-static const struct {
-    int id, value;
-} limits[] = {
-    {SQLITE_LIMIT_LENGTH, (int)RD_EXTDATA_MAX},
-    {SQLITE_LIMIT_EXPR_DEPTH, 200},
-    {SQLITE_LIMIT_COMPOUND_SELECT, 64},
-    {SQLITE_LIMIT_VDBE_OP, 100000},
-    {SQLITE_LIMIT_FUNCTION_ARG, 32},
-    {SQLITE_LIMIT_ATTACHED, 0},
-    {SQLITE_LIMIT_TRIGGER_DEPTH, 1},
-};
-#define NLIMITS (sizeof(limits) / sizeof(limits[0]))
-
-static const int configs[][2] = {
-    {SQLITE_DBCONFIG_DEFENSIVE, 1},
-    {SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0},
-    {SQLITE_DBCONFIG_ENABLE_TRIGGER, 0},
-};
-#define NCONFIGS (sizeof(configs) / sizeof(configs[0]))
-
-typedef struct saved_settings {
-    int limit[NLIMITS];
-    int config[NCONFIGS];
-} saved_settings;
-
-static int step_budget(void *arg)
-{
-    rd_reader *r = arg;
-
-    r->steps += RD_STEP_INTERVAL;
-    return r->steps > r->max_steps;
-}
-
-/* Size of the main database in bytes (file or deserialized memory). */
-static uint64_t database_bytes(sqlite3 *db)
-{
-    sqlite3_file *file = NULL;
-    sqlite3_int64 size = 0;
-
-    if (sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &file) != SQLITE_OK || !file ||
-        !file->pMethods || file->pMethods->xFileSize(file, &size) != SQLITE_OK || size < 0)
-        return 0;
-    return (uint64_t)size;
-}
-
-/* Set the guards on r->db; `saved` (NULL for none) gets the previous settings. */
-static void guard(rd_reader *r, saved_settings *saved)
-{
-    for (size_t i = 0; i < NLIMITS; i++) {
-        int old = sqlite3_limit(r->db, limits[i].id, limits[i].value);
-        if (saved)
-            saved->limit[i] = old;
-    }
-    for (size_t i = 0; i < NCONFIGS; i++) {
-        if (saved)
-            sqlite3_db_config(r->db, configs[i][0], -1, &saved->config[i]);
-        sqlite3_db_config(r->db, configs[i][0], configs[i][1], (int *)NULL);
-    }
-    r->steps = 0;
-    r->file_bytes = database_bytes(r->db);
-    r->max_steps = RD_STEPS_BASE + RD_STEPS_PER_BYTE * r->file_bytes;
-    sqlite3_progress_handler(r->db, RD_STEP_INTERVAL, step_budget, r);
-}
-
-void rd_guard_fresh(rd_reader *r)
-{
-    guard(r, NULL);
-}
-
-static void unguard(rd_reader *r, const saved_settings *saved)
-{
-    sqlite3_progress_handler(r->db, 0, NULL, NULL);
-    for (size_t i = 0; i < NLIMITS; i++)
-        sqlite3_limit(r->db, limits[i].id, saved->limit[i]);
-    for (size_t i = 0; i < NCONFIGS; i++)
-        sqlite3_db_config(r->db, configs[i][0], saved->config[i], (int *)NULL);
-}
+#define RD_BUSY_MS 5000
 
 static void free_reader(rd_reader *r)
 {
@@ -178,14 +85,15 @@ static int read_db(rpl_trace *trace, sqlite3 *db, const char *label, const char 
                    .db = db,
                    .label = label ? label : "rocpd database",
                    .path = path,
-                   .opts = opts ? opts : &defaults};
-    saved_settings saved;
+                   .opts = opts ? opts : &defaults,
+                   .last_thread = RPL_NONE};
+    rd_saved_settings saved;
     rpl_trace_mark mark;
     bool transaction;
     int rc;
 
     rpl_trace_mark_take(trace, &mark);
-    guard(&r, &saved);
+    rd_guard(&r, &saved);
     /* One read transaction: a consistent snapshot and one lock for all queries. */
     transaction =
         sqlite3_get_autocommit(db) && sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK;
@@ -197,7 +105,7 @@ static int read_db(rpl_trace *trace, sqlite3 *db, const char *label, const char 
                   (unsigned long long)r.max_steps);
     if (transaction)
         sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
-    unguard(&r, &saved);
+    rd_unguard(&r, &saved);
     free_reader(&r);
     if (rc)
         rpl_trace_rollback(trace, &mark);

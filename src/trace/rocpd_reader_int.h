@@ -152,6 +152,9 @@ typedef struct rd_reader {
     rpl_dispatch *top_items;
     rd_event_ref *top_event_ids;
     uint32_t top_end, top_count;
+    /* The last thread this side looked up (rd_thread), when last_thread is not RPL_NONE. */
+    int64_t last_pid, last_tid;
+    uint32_t last_thread;
 } rd_reader;
 
 /* One row of a query, for the checked getters and their messages. */
@@ -234,9 +237,10 @@ int rd_row_error(const rd_row *row, const char *fmt, ...) __attribute__((format(
 /* rocpd_read_records.c: checked columns shared by the record tables. */
 /* start and end of a record: 0 <= start <= end. */
 int rd_read_times(const rd_row *row, int col, int64_t *start, int64_t *end);
-/* pid (NOT NULL) and tid columns, checked against the process and thread tables. */
-int rd_read_pid_tid(const rd_row *row, int pid_col, int tid_col, bool tid_nullable, int64_t *pid,
-                    int64_t *tid);
+/* pid (NOT NULL) and tid columns, checked against the process and thread tables: the pid,
+ * and the trace's index of the thread (rd_thread). */
+int rd_read_thread(const rd_row *row, int pid_col, int tid_col, bool tid_nullable, int64_t *pid,
+                   uint32_t *thread);
 /* A string reference (NOT NULL or nullable), interned; "" for NULL. */
 int rd_read_string(const rd_row *row, int col, bool nullable, const char **out);
 /*
@@ -271,6 +275,13 @@ int rd_read_counters(rd_reader *r);
 /* rocpd_read_regions.c: API regions with their events and arguments. */
 int rd_read_regions(rd_reader *r);
 
+/*
+ * rocpd_worker.c: the trace's index of thread (pid, tid) (rpl_trace_thread).  While the
+ * worker runs, both sides add threads under the claims' lock; each side remembers the
+ * last thread it saw, which is nearly every row's.
+ */
+int rd_thread(rd_reader *r, int64_t pid, int64_t tid, uint32_t *thread);
+
 /* rocpd_worker.c: claim more dispatch rows for this side; false when the other has the rest. */
 bool rd_claim_dispatch(rd_reader *r, int64_t rowid);
 
@@ -282,9 +293,18 @@ int rd_worker_begin(rd_reader *r);
  * read; returns its error, or 0 (always 0 when cancelled). */
 int rd_worker_end(rd_reader *r, bool cancel);
 
-/* rocpd_reader.c: the guards of a fresh connection (closed afterwards, so
- * nothing is saved): limits, defensive settings and r's step budget. */
-void rd_guard_fresh(rd_reader *r);
+/* rocpd_guard.c: the guards of r->db: limits, defensive settings and r's step budget. */
+#define RD_GUARD_LIMITS  7
+#define RD_GUARD_CONFIGS 3
+typedef struct rd_saved_settings {
+    int limit[RD_GUARD_LIMITS];
+    int config[RD_GUARD_CONFIGS];
+} rd_saved_settings;
+
+/* Set the guards; `saved` gets the previous settings (NULL: a fresh connection, closed
+ * afterwards, has nothing to restore). */
+void rd_guard(rd_reader *r, rd_saved_settings *saved);
+void rd_unguard(rd_reader *r, const rd_saved_settings *saved);
 
 /* The interned text of string `index` (an index into r->strings). */
 int rd_string(rd_reader *r, uint32_t index, const char **out);

@@ -53,6 +53,7 @@
  */
 typedef struct rd_claims {
     pthread_mutex_t lock;
+    rpl_trace *trace; /* its threads are added under the lock too (rd_thread) */
     pthread_cond_t stopped;
     int64_t lo;
     uint64_t span, below, above;
@@ -99,6 +100,29 @@ static bool claim_above(rd_claims *c, uint64_t off)
         c->above = want > c->below ? want : c->below;
     }
     return off >= c->above;
+}
+
+int rd_thread(rd_reader *r, int64_t pid, int64_t tid, uint32_t *thread)
+{
+    uint32_t index;
+
+    if (r->last_thread != RPL_NONE && r->last_pid == pid && r->last_tid == tid) {
+        *thread = r->last_thread;
+        return 0;
+    }
+    if (r->claims) {
+        pthread_mutex_lock(&r->claims->lock);
+        index = rpl_trace_thread(r->claims->trace, pid, tid);
+        pthread_mutex_unlock(&r->claims->lock);
+    } else {
+        index = rpl_trace_thread(r->trace, pid, tid);
+    }
+    if (index == RPL_NONE)
+        return rpl_error_last()->code;
+    r->last_pid = pid;
+    r->last_tid = tid;
+    r->last_thread = *thread = index;
+    return 0;
 }
 
 bool rd_claim_dispatch(rd_reader *r, int64_t rowid)
@@ -177,6 +201,7 @@ static bool plan_sharing(rd_reader *r, rd_claims *c)
         return false;
     r->dispatch_cap = (uint32_t)c->span;
     r->first_dispatch = t->dispatches.count;
+    c->trace = t;
     c->below = 0;
     c->above = c->span;
     return true;
@@ -209,7 +234,7 @@ static int open_worker(rd_worker *w, const char *path)
     if (sqlite3_open_v2(path, &r->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
         SQLITE_OK)
         return -1;
-    rd_guard_fresh(r);
+    rd_guard(r, NULL);
     if (sqlite3_exec(r->db, "BEGIN; SELECT count(*) FROM sqlite_schema", NULL, NULL, NULL) !=
         SQLITE_OK)
         return -1;

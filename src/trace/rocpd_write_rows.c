@@ -270,9 +270,9 @@ static int put_queues(rpl_rocpd_writer *w, int64_t nid)
     for (uint32_t i = 0; i < t->dispatches.count; i++) {
         const rpl_dispatch *d = &t->dispatches.items[i];
         if (d->queue == RPL_NONE && queue_pid < 0)
-            queue_pid = d->pid;
+            queue_pid = rpl_trace_pid(t, d->thread);
         if (d->stream == RPL_NONE && stream_pid < 0)
-            stream_pid = d->pid;
+            stream_pid = rpl_trace_pid(t, d->thread);
     }
     rc = put_lanes(w, nid, "rocpd_info_queue", t->queues.items, t->queues.count, queue_pid,
                    "Default Queue");
@@ -486,8 +486,8 @@ static int put_regions(rpl_rocpd_writer *w, int64_t nid)
         const rpl_region *r = &t->regions.items[i];
         vi(b, (int64_t)i + 1);
         vi(b, nid);
-        vi(b, r->pid);
-        vi(b, r->tid);
+        vi(b, rpl_trace_pid(t, r->thread));
+        vi(b, rpl_trace_tid(t, r->thread));
         vi(b, r->start);
         vi(b, r->end);
         vi(b, rpl_rocpd_writer_string_id(w, r->name));
@@ -524,8 +524,8 @@ static int put_dispatches(rpl_rocpd_writer *w, int64_t nid)
         const rpl_dispatch *d = &t->dispatches.items[i];
         vi(b, (int64_t)i + 1);
         vi(b, nid);
-        vi(b, d->pid);
-        vi(b, d->tid);
+        vi(b, rpl_trace_pid(t, d->thread));
+        vi(b, rpl_trace_tid(t, d->thread));
         vx(b, d->agent);
         vx(b, d->kernel);
         vi(b, d->dispatch_id);
@@ -569,8 +569,8 @@ static int put_memcpys(rpl_rocpd_writer *w, int64_t nid)
         const rpl_memcpy *m = &t->memcpys.items[i];
         vi(b, (int64_t)i + 1);
         vi(b, nid);
-        vi(b, m->pid);
-        vi(b, m->tid);
+        vi(b, rpl_trace_pid(t, m->thread));
+        vi(b, rpl_trace_tid(t, m->thread));
         vi(b, m->start);
         vi(b, m->end);
         vi(b, rpl_rocpd_writer_string_id(w, rpl_rocpd_copy_name(m)));

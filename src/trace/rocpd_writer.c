@@ -214,6 +214,14 @@ static int push_pid(vec *v, int64_t pid)
     return vec_push(v, &pid, sizeof(pid));
 }
 
+/* A record's pid and its (tid, pid). */
+static int push_record_thread(vec *pids, vec *threads, const rpl_thread *th)
+{
+    int rc = push_pid(pids, th->pid);
+
+    return rc ? rc : push_thread(threads, th->tid, th->pid);
+}
+
 static int collect_ids(writer *w)
 {
     const rpl_trace *t = w->t;
@@ -226,24 +234,12 @@ static int collect_ids(writer *w)
         rc = push_pid(&pids, t->queues.items[i].pid);
     for (uint32_t i = 0; i < t->streams.count && !rc; i++)
         rc = push_pid(&pids, t->streams.items[i].pid);
-    for (uint32_t i = 0; i < t->dispatches.count && !rc; i++) {
-        const rpl_dispatch *d = &t->dispatches.items[i];
-        rc = push_pid(&pids, d->pid);
-        if (!rc)
-            rc = push_thread(&threads, d->tid, d->pid);
-    }
-    for (uint32_t i = 0; i < t->memcpys.count && !rc; i++) {
-        const rpl_memcpy *m = &t->memcpys.items[i];
-        rc = push_pid(&pids, m->pid);
-        if (!rc)
-            rc = push_thread(&threads, m->tid, m->pid);
-    }
-    for (uint32_t i = 0; i < t->regions.count && !rc; i++) {
-        const rpl_region *r = &t->regions.items[i];
-        rc = push_pid(&pids, r->pid);
-        if (!rc)
-            rc = push_thread(&threads, r->tid, r->pid);
-    }
+    for (uint32_t i = 0; i < t->dispatches.count && !rc; i++)
+        rc = push_record_thread(&pids, &threads, &t->threads.items[t->dispatches.items[i].thread]);
+    for (uint32_t i = 0; i < t->memcpys.count && !rc; i++)
+        rc = push_record_thread(&pids, &threads, &t->threads.items[t->memcpys.items[i].thread]);
+    for (uint32_t i = 0; i < t->regions.count && !rc; i++)
+        rc = push_record_thread(&pids, &threads, &t->threads.items[t->regions.items[i].thread]);
     if (!rc && pids.count == 0)
         rc = push_pid(&pids, 0);
     if (rc) {

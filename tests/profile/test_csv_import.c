@@ -160,7 +160,7 @@ static void import_rocm64(void **state)
     assert_int_equal(s->sgpr_count, 24);
     assert_int_equal(s->group_segment_size, 2048);
     assert_int_equal(d->private_segment_size, 64);
-    assert_int_equal(d->tid, 4330);
+    assert_int_equal(rpl_trace_tid(t, d->thread), 4330);
     assert_int_equal(d->dispatch_id, 2);
     assert_string_equal(t->agents.items[d->agent].name, "gfx942");
     assert_int_equal(t->agents.items[d->agent].id, 2);

@@ -136,7 +136,7 @@ static int get_array(const cJSON *doc, const char *key, const cJSON **out)
 }
 
 /* [x], [x, y] or [x, y, z] of positive integers; missing dimensions are 1. */
-static int get_dim3(const cJSON *o, const char *key, uint32_t out[3], const char *ctx)
+static int get_dim3(const cJSON *o, const char *key, uint32_t max, uint32_t out[3], const char *ctx)
 {
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, key), *v;
     int n = 0;
@@ -149,7 +149,7 @@ static int get_dim3(const cJSON *o, const char *key, uint32_t out[3], const char
     cJSON_ArrayForEach(v, a)
     {
         if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) || v->valuedouble < 1 ||
-            v->valuedouble > UINT32_MAX)
+            v->valuedouble > max)
             return fail(ctx, "'%s' must hold positive integers", key);
         out[n++] = (uint32_t)v->valuedouble;
     }
@@ -421,13 +421,14 @@ static int parse_regions(fx *f, const cJSON *doc)
         rpl_arg args[MAX_ARGS];
         uint32_t nargs;
         span s;
-        rpl_region r = {.category = "HIP_RUNTIME_API_EXT", .pid = f->pid, .tid = f->pid};
+        rpl_region r = {.category = "HIP_RUNTIME_API_EXT"};
+        int64_t tid = f->pid;
 
         snprintf(ctx, sizeof(ctx), "regions[%u]", i++);
         if ((rc = check_keys(o, ctx, keys)) || (rc = get_str(o, "name", true, &r.name, ctx)) ||
             (rc = get_str(o, "category", false, &r.category, ctx)) ||
             (rc = get_span(o, -1, &s, ctx)) ||
-            (rc = get_int(o, "tid", false, 0, INT32_MAX, &r.tid, ctx)) ||
+            (rc = get_int(o, "tid", false, 0, INT32_MAX, &tid, ctx)) ||
             (rc = get_int(o, "correlation_id", false, 0, MAX_TIME, &r.correlation_id, ctx)) ||
             (rc = get_int(o, "parent_correlation_id", false, 0, MAX_TIME, &r.parent_correlation_id,
                           ctx)) ||
@@ -435,6 +436,7 @@ static int parse_regions(fx *f, const cJSON *doc)
             return rc;
         r.start = s.start;
         r.end = s.end;
+        r.thread = rpl_trace_thread(f->t, f->pid, tid);
         note_corr(f, r.correlation_id);
         if ((rc = rpl_trace_add_region(f->t, &r, args, nargs, NULL)) != 0)
             return rc;
@@ -533,21 +535,22 @@ static int parse_counters(fx *f, const cJSON *o, rpl_counter_value **vals, uint3
 /* The fields dispatches share, explicit or generated. */
 static int dispatch_common(fx *f, const cJSON *o, rpl_dispatch *d, const char *ctx)
 {
-    int64_t lds, scratch;
+    int64_t lds, scratch, tid = f->pid;
+    uint32_t wg[3] = {256, 1, 1};
     int rc;
 
-    d->pid = f->pid;
-    d->tid = f->pid;
     d->grid[0] = 65536, d->grid[1] = d->grid[2] = 1;
-    d->workgroup[0] = 256, d->workgroup[1] = d->workgroup[2] = 1;
     if ((rc = kernel_field(f, o, &d->kernel, ctx)) ||
         (rc = agent_field(f, o, "agent", RPL_AGENT_GPU, &d->agent, ctx)) ||
         (rc = lane_field(o, "queue", f->nqueues, f->nqueues ? 1 : 0, &d->queue, ctx)) ||
         (rc = lane_field(o, "stream", f->nstreams, f->nstreams ? 1 : 0, &d->stream, ctx)) ||
-        (rc = get_int(o, "tid", false, 0, INT32_MAX, &d->tid, ctx)) ||
-        (rc = get_dim3(o, "grid", d->grid, ctx)) ||
-        (rc = get_dim3(o, "workgroup", d->workgroup, ctx)))
+        (rc = get_int(o, "tid", false, 0, INT32_MAX, &tid, ctx)) ||
+        (rc = get_dim3(o, "grid", UINT32_MAX, d->grid, ctx)) ||
+        (rc = get_dim3(o, "workgroup", RPL_WORKGROUP_MAX, wg, ctx)))
         return rc;
+    for (int i = 0; i < 3; i++)
+        d->workgroup[i] = (uint16_t)wg[i];
+    d->thread = rpl_trace_thread(f->t, f->pid, tid);
     lds = f->t->symbols.items[d->kernel].group_segment_size;
     scratch = f->t->symbols.items[d->kernel].private_segment_size;
     if ((rc = get_int(o, "lds", false, 0, UINT32_MAX, &lds, ctx)) ||
@@ -661,7 +664,7 @@ static int generate_dispatches(fx *f, const cJSON *o, rpl_dispatch *proto,
         if (d.end > MAX_TIME)
             return fail(ctx, "generated times pass 2^53 ns");
         if (l.name) {
-            rpl_region r = {.name = l.name, .category = l.category, .pid = d.pid, .tid = d.tid};
+            rpl_region r = {.name = l.name, .category = l.category, .thread = d.thread};
             r.end = d.start - l.lead_ns;
             r.start = r.end - l.duration_ns;
             r.correlation_id = d.correlation_id;
@@ -759,7 +762,8 @@ static int parse_copy(fx *f, const cJSON *o, const char *ctx)
                                        "gap_ns",
                                        "correlation_start",
                                        NULL};
-    rpl_memcpy m = {.pid = f->pid, .tid = f->pid};
+    rpl_memcpy m = {0};
+    int64_t tid = f->pid;
     const char *kind = NULL;
     char full[64];
     int64_t size = 0, count = 1, gap = 0, corr = 0;
@@ -783,7 +787,7 @@ static int parse_copy(fx *f, const cJSON *o, const char *ctx)
         (rc = copy_agents(f, o, &m, ctx)) ||
         (rc = lane_field(o, "queue", f->nqueues, 0, &m.queue, ctx)) ||
         (rc = lane_field(o, "stream", f->nstreams, 0, &m.stream, ctx)) ||
-        (rc = get_int(o, "tid", false, 0, INT32_MAX, &m.tid, ctx)) ||
+        (rc = get_int(o, "tid", false, 0, INT32_MAX, &tid, ctx)) ||
         (rc = get_int(o, "correlation_id", false, 0, MAX_TIME, &m.correlation_id, ctx)) ||
         (rc = get_int(o, "count", false, 1, MAX_COUNT, &count, ctx)) ||
         (rc = get_int(o, "gap_ns", false, 0, MAX_TIME, &gap, ctx)) ||
@@ -791,6 +795,7 @@ static int parse_copy(fx *f, const cJSON *o, const char *ctx)
         (rc = get_span(o, f->copy_end < 0 ? DEFAULT_START : f->copy_end + gap, &s, ctx)))
         return rc;
     m.size = (uint64_t)size;
+    m.thread = rpl_trace_thread(f->t, f->pid, tid);
     for (int64_t k = 0; k < count; k++) {
         m.start = s.start + k * (s.end - s.start + gap);
         m.end = m.start + (s.end - s.start);

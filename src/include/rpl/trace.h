@@ -7,7 +7,8 @@
  * index (uint32_t, RPL_NONE when absent), never by the database ids, so
  * several databases merge without clashes; each record keeps the id it had
  * in its source database for messages.  Every string is interned in the
- * trace and lives as long as it.
+ * trace and lives as long as it, and so is every host thread (pid, tid):
+ * the per-operation records are kept small, as a trace holds millions.
  */
 #ifndef RPL_TRACE_H
 #define RPL_TRACE_H
@@ -78,23 +79,33 @@ typedef struct rpl_queue {
     const char *name; /* "Queue 1", "Stream 3", ... */
 } rpl_queue;
 
+/* A host thread: records name theirs by index into trace->threads (rpl_trace_thread). */
+typedef struct rpl_thread {
+    int64_t pid;
+    int64_t tid; /* 0 when unknown */
+} rpl_thread;
+
+/* Limits of a dispatch's 16-bit fields (the AQL packet's workgroup sizes are 16-bit too). */
+#define RPL_WORKGROUP_MAX UINT16_MAX
+#define RPL_SOURCES_MAX   UINT16_MAX
+
 typedef struct rpl_dispatch {
-    uint32_t source;
-    int64_t id;          /* rocpd row id */
-    int64_t dispatch_id; /* runtime dispatch id */
-    uint32_t kernel;     /* index into symbols */
-    uint32_t agent;      /* index into agents */
-    uint32_t queue;      /* index into queues */
-    uint32_t stream;     /* index into streams, or RPL_NONE */
-    int64_t pid, tid;
+    int64_t id;                    /* rocpd row id */
+    int64_t dispatch_id;           /* runtime dispatch id */
     int64_t start, end;            /* ns, end >= start */
+    int64_t correlation_id;        /* internal correlation (rocpd_event.stack_id), 0 if none */
+    uint32_t kernel;               /* index into symbols */
+    uint32_t agent;                /* index into agents */
+    uint32_t queue;                /* index into queues */
+    uint32_t stream;               /* index into streams, or RPL_NONE */
+    uint32_t thread;               /* index into threads: pid and tid */
     uint32_t grid[3];              /* work-items (AMD) or threads (NVIDIA) per dimension */
-    uint32_t workgroup[3];         /* work-items per workgroup / threads per block */
     uint32_t group_segment_size;   /* dynamic LDS of this dispatch */
     uint32_t private_segment_size; /* scratch of this dispatch */
-    int64_t correlation_id;        /* internal correlation (rocpd_event.stack_id), 0 if none */
     uint32_t counters_first;       /* slice [first, first+count) of trace->counter_values */
     uint32_t counters_count;
+    uint16_t workgroup[3]; /* work-items per workgroup / threads per block, 1..RPL_WORKGROUP_MAX */
+    uint16_t source;       /* index into sources (at most RPL_SOURCES_MAX of them) */
 } rpl_dispatch;
 
 typedef enum rpl_copy_kind {
@@ -106,16 +117,16 @@ typedef enum rpl_copy_kind {
 } rpl_copy_kind;
 
 typedef struct rpl_memcpy {
-    uint32_t source;
     int64_t id;
     const char *name; /* "MEMORY_COPY_HOST_TO_DEVICE", ... */
-    rpl_copy_kind kind;
-    int64_t pid, tid;
     int64_t start, end;
-    uint64_t size;                 /* bytes */
+    uint64_t size; /* bytes */
+    int64_t correlation_id;
+    uint32_t source;
+    uint32_t thread; /* index into threads */
+    rpl_copy_kind kind;
     uint32_t src_agent, dst_agent; /* indices or RPL_NONE */
     uint32_t queue, stream;        /* indices or RPL_NONE */
-    int64_t correlation_id;
 } rpl_memcpy;
 
 /* One argument of an API call, e.g. ("stream", "0x5555..."). */
@@ -127,15 +138,15 @@ typedef struct rpl_arg {
 
 /* A host API call (HIP/HSA/CUDA runtime or driver) or a marker range. */
 typedef struct rpl_region {
-    uint32_t source;
     int64_t id;
     const char *name;     /* "hipLaunchKernel", "cudaStreamWaitEvent", ... */
     const char *category; /* "HIP_RUNTIME_API_EXT", "CUDA_RUNTIME_API", ... */
-    int64_t pid, tid;
     int64_t start, end;
     int64_t correlation_id;        /* internal correlation (stack_id) */
     int64_t parent_correlation_id; /* ancestor (parent_stack_id) */
-    uint32_t args_first;           /* slice of trace->args */
+    uint32_t source;
+    uint32_t thread;     /* index into threads */
+    uint32_t args_first; /* slice of trace->args */
     uint32_t args_count;
 } rpl_region;
 
@@ -157,6 +168,7 @@ typedef struct rpl_trace {
     RPL_ARRAY(rpl_kernel_symbol) symbols;
     RPL_ARRAY(rpl_queue) queues;
     RPL_ARRAY(rpl_queue) streams;
+    RPL_ARRAY(rpl_thread) threads; /* distinct, in order of first use */
     RPL_ARRAY(rpl_dispatch) dispatches;
     RPL_ARRAY(rpl_memcpy) memcpys;
     RPL_ARRAY(rpl_region) regions;
@@ -164,6 +176,8 @@ typedef struct rpl_trace {
     RPL_ARRAY(const char *) counter_names;
     RPL_ARRAY(rpl_counter_value) counter_values; /* dispatch slices, sorted by counter */
     struct rpl_strpool *strings;                 /* private */
+    uint32_t *thread_slots;                      /* private: hash of threads */
+    uint32_t thread_slot_count;
 } rpl_trace;
 
 int rpl_trace_new(rpl_trace **out);
@@ -188,6 +202,24 @@ int rpl_trace_add_memcpy(rpl_trace *trace, const rpl_memcpy *rec, uint32_t *inde
 /* Adds the region and copies its `nargs` arguments. */
 int rpl_trace_add_region(rpl_trace *trace, const rpl_region *rec, const rpl_arg *args,
                          uint32_t nargs, uint32_t *index);
+/*
+ * Index of the host thread (pid, tid), added when new: what a record's
+ * `thread` holds.  RPL_NONE only when out of memory (the error is set, and
+ * the rpl_trace_add_* of a record naming it fails).
+ */
+uint32_t rpl_trace_thread(rpl_trace *trace, int64_t pid, int64_t tid);
+
+/* The pid and tid of a record's thread. */
+static inline int64_t rpl_trace_pid(const rpl_trace *trace, uint32_t thread)
+{
+    return trace->threads.items[thread].pid;
+}
+
+static inline int64_t rpl_trace_tid(const rpl_trace *trace, uint32_t thread)
+{
+    return trace->threads.items[thread].tid;
+}
+
 /* Index of a counter name, added when new. */
 int rpl_trace_counter_index(rpl_trace *trace, const char *name, uint32_t *index);
 
@@ -208,8 +240,8 @@ bool rpl_dispatch_counter(const rpl_trace *trace, const rpl_dispatch *d, uint32_
  * meanwhile stay in the pool, unreferenced).
  */
 typedef struct rpl_trace_mark {
-    uint32_t sources, processes, agents, symbols, queues, streams, dispatches, memcpys, regions,
-        args, counter_names, counter_values;
+    uint32_t sources, processes, agents, symbols, queues, streams, threads, dispatches, memcpys,
+        regions, args, counter_names, counter_values;
 } rpl_trace_mark;
 
 void rpl_trace_mark_take(const rpl_trace *trace, rpl_trace_mark *mark);

@@ -483,8 +483,7 @@ static int add_regions(build_ctx *b, cr_api_name_fn api_name)
         describe_api(b, a, &ab);
         r.name = base;
         r.category = a->domain == CR_API_RUNTIME ? CR_CATEGORY_RUNTIME : CR_CATEGORY_DRIVER;
-        r.pid = a->pid ? a->pid : b->proc->pid;
-        r.tid = a->tid;
+        r.thread = rpl_trace_thread(b->t, a->pid ? a->pid : b->proc->pid, a->tid);
         r.start = (int64_t)a->start;
         r.end = (int64_t)(a->end >= a->start ? a->end : a->start);
         r.correlation_id = a->corr;
@@ -503,7 +502,7 @@ static int64_t launch_tid(const build_ctx *b, int64_t corr)
     uint32_t idx;
 
     if (corr > 0 && map_get(&b->region_by_corr, (uint64_t)corr, &idx))
-        return b->t->regions.items[idx].tid;
+        return rpl_trace_tid(b->t, b->t->regions.items[idx].thread);
     return b->proc->pid;
 }
 
@@ -538,14 +537,15 @@ static int add_dispatches(build_ctx *b)
             return rc;
         d.queue = d.stream;
         d.id = d.dispatch_id = (int64_t)i + 1;
-        d.pid = b->proc->pid;
         d.correlation_id = resolve_corr(b, k->corr);
-        d.tid = launch_tid(b, d.correlation_id);
+        d.thread = rpl_trace_thread(b->t, b->proc->pid, launch_tid(b, d.correlation_id));
         d.start = (int64_t)k->start;
         d.end = (int64_t)(k->end >= k->start ? k->end : k->start);
         for (int j = 0; j < 3; j++) {
+            uint32_t block = clamp_u32(k->block[j]);
+
             d.grid[j] = clamp_u32((int64_t)k->grid[j] * k->block[j]);
-            d.workgroup[j] = clamp_u32(k->block[j]);
+            d.workgroup[j] = (uint16_t)(block < RPL_WORKGROUP_MAX ? block : RPL_WORKGROUP_MAX);
         }
         d.group_segment_size = clamp_u32(k->dynamic_smem);
         d.private_segment_size = k->local_per_thread;
@@ -578,7 +578,6 @@ static int add_copies(build_ctx *b)
             return rc;
         m.queue = m.stream;
         m.id = (int64_t)i + 1;
-        m.pid = b->proc->pid;
         m.start = (int64_t)c->start;
         m.end = (int64_t)(c->end >= c->start ? c->end : c->start);
         m.size = c->bytes;
@@ -586,7 +585,7 @@ static int add_copies(build_ctx *b)
             m.correlation_id = c->runtime_corr;
         else
             m.correlation_id = resolve_corr(b, c->corr);
-        m.tid = launch_tid(b, m.correlation_id);
+        m.thread = rpl_trace_thread(b->t, b->proc->pid, launch_tid(b, m.correlation_id));
         switch (c->dir) {
         case CR_COPY_HTOD:
             m.kind = RPL_COPY_HOST_TO_DEVICE;

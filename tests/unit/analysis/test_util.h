@@ -83,6 +83,7 @@ static inline void tb_dispatch(rpl_trace *t, uint32_t symbol, uint32_t agent, in
                       .agent = agent,
                       .queue = RPL_NONE,
                       .stream = RPL_NONE,
+                      .thread = rpl_trace_thread(t, 0, 0),
                       .start = start,
                       .end = end,
                       .grid = {256, 1, 1},
@@ -103,7 +104,8 @@ static inline void tb_copy(rpl_trace *t, rpl_copy_kind kind, int64_t start, int6
                     .src_agent = RPL_NONE,
                     .dst_agent = RPL_NONE,
                     .queue = RPL_NONE,
-                    .stream = RPL_NONE};
+                    .stream = RPL_NONE,
+                    .thread = rpl_trace_thread(t, 0, 0)};
 
     assert_int_equal(rpl_trace_add_memcpy(t, &m, NULL), 0);
 }

@@ -214,7 +214,7 @@ static void check_scenario(const rpl_trace *t)
     assert_int_equal(count_regions(t, "cuLaunchKernel"), 0);
     assert_int_equal(a->correlation_id, 10);
     assert_int_equal(b->correlation_id, 30);
-    assert_int_equal(a->tid, 100);
+    assert_int_equal(rpl_trace_tid(t, a->thread), 100);
     assert_int_equal(a->grid[0], 64 * 256);
     assert_int_equal(a->grid[1], 2);
     assert_int_equal(a->workgroup[0], 256);
@@ -254,7 +254,7 @@ static void check_scenario(const rpl_trace *t)
     /* A driver call of the application's own stays. */
     assert_non_null(drv);
     assert_string_equal(drv->category, CR_CATEGORY_DRIVER);
-    assert_int_equal(drv->tid, 101);
+    assert_int_equal(rpl_trace_tid(t, drv->thread), 101);
 
     /* Copies: the H2D with its runtime id, the memset under its own name. */
     assert_int_equal(t->memcpys.count, 2);

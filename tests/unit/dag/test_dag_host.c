@@ -77,8 +77,7 @@ static void region(trial *tr, const char *name, int64_t tid, int64_t at, int64_t
     rpl_region r = {.id = tr->t->regions.count + 1,
                     .name = name,
                     .category = "API",
-                    .pid = TPID,
-                    .tid = tid,
+                    .thread = rpl_trace_thread(tr->t, TPID, tid),
                     .start = at,
                     .end = end,
                     .correlation_id = corr};
@@ -204,8 +203,7 @@ static void add_call(trial *tr, gsl_rng *r, const spelling *sp, int64_t tid, int
         rpl_region rec = {.id = tr->t->regions.count + 1,
                           .name = sp->record,
                           .category = "API",
-                          .pid = TPID,
-                          .tid = tid,
+                          .thread = rpl_trace_thread(tr->t, TPID, tid),
                           .start = *now,
                           .end = *now + 1};
         rpl_arg args[2] = {{sp->event_arg, "void*", ev}, {sp->stream_arg, "void*", h}};
@@ -378,8 +376,7 @@ static void h_region(rpl_trace *t, const char *name, int64_t start, int64_t end,
     rpl_region r = {.id = t->regions.count + 1,
                     .name = name,
                     .category = "API",
-                    .pid = TPID,
-                    .tid = TTID,
+                    .thread = rpl_trace_thread(t, TPID, TTID),
                     .start = start,
                     .end = end,
                     .correlation_id = corr};
@@ -529,8 +526,7 @@ static void test_stream_and_event_sync(void **state)
     uint32_t c2 = t_dispatch(t, RPL_NONE, c, k, 300, 310, 6);
     rpl_region other = {.id = 99,
                         .name = "hipLaunchKernel",
-                        .pid = TPID,
-                        .tid = TTID + 1,
+                        .thread = rpl_trace_thread(t, TPID, TTID + 1),
                         .start = 265,
                         .end = 266,
                         .correlation_id = 5};
@@ -643,8 +639,7 @@ static void test_documented_example(void **state)
     for (size_t i = 0; i < sizeof(regions) / sizeof(regions[0]); i++) {
         rpl_region r = {.id = (int64_t)i + 1,
                         .name = regions[i].name,
-                        .pid = TPID,
-                        .tid = regions[i].tid,
+                        .thread = rpl_trace_thread(t, TPID, regions[i].tid),
                         .start = regions[i].start,
                         .end = regions[i].end,
                         .correlation_id = regions[i].corr};

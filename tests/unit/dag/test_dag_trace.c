@@ -81,8 +81,7 @@ static void region(trial *tr, int64_t pid, const char *name, int64_t at, int64_t
     rpl_region r = {.id = tr->t->regions.count + 1,
                     .name = name,
                     .category = "API",
-                    .pid = pid,
-                    .tid = TTID,
+                    .thread = rpl_trace_thread(tr->t, pid, TTID),
                     .start = at,
                     .end = at + 1,
                     .correlation_id = corr};

@@ -97,8 +97,7 @@ static rpl_trace *build_model(bool counters, int extra_gemm)
                           .agent = 1,
                           .queue = 0,
                           .stream = 0,
-                          .pid = 4242,
-                          .tid = 4243,
+                          .thread = rpl_trace_thread(t, 4242, 4243),
                           .start = start,
                           .end = start + 20000 + 1000 * i,
                           .grid = {4096u * (uint32_t)(i + 1), 2, 1},
@@ -114,8 +113,7 @@ static rpl_trace *build_model(bool counters, int extra_gemm)
     {
         rpl_memcpy m = {.name = "MEMORY_COPY_HOST_TO_DEVICE",
                         .kind = RPL_COPY_HOST_TO_DEVICE,
-                        .pid = 4242,
-                        .tid = 4243,
+                        .thread = rpl_trace_thread(t, 4242, 4243),
                         .start = 500000,
                         .end = 600000,
                         .size = 1048576,
@@ -129,8 +127,7 @@ static rpl_trace *build_model(bool counters, int extra_gemm)
     {
         rpl_region r = {.name = "hipMemcpyAsync",
                         .category = "HIP_RUNTIME_API_EXT",
-                        .pid = 4242,
-                        .tid = 4243,
+                        .thread = rpl_trace_thread(t, 4242, 4243),
                         .start = 490000,
                         .end = 495000,
                         .correlation_id = 5,
@@ -261,8 +258,8 @@ static void test_round_trip(void **state)
         assert_int_equal(d->start, m->start);
         assert_int_equal(d->end, m->end);
         assert_int_equal(d->dispatch_id, m->dispatch_id);
-        assert_int_equal(d->pid, m->pid);
-        assert_int_equal(d->tid, m->tid);
+        assert_int_equal(rpl_trace_pid(t, d->thread), rpl_trace_pid(model, m->thread));
+        assert_int_equal(rpl_trace_tid(t, d->thread), rpl_trace_tid(model, m->thread));
         assert_int_equal(d->correlation_id, m->correlation_id);
         assert_memory_equal(d->grid, m->grid, sizeof(d->grid));
         assert_memory_equal(d->workgroup, m->workgroup, sizeof(d->workgroup));
@@ -471,6 +468,9 @@ static const bad_case bad_cases[] = {
      "grid_size_x 5000000000 is out of range"},
     {"UPDATE rocpd_kernel_dispatch{{uuid}} SET workgroup_size_y = 0 WHERE id = 1",
      "workgroup_size_y 0 is out of range"},
+    /* 16-bit, as in the AQL packet (and the trace model). */
+    {"UPDATE rocpd_kernel_dispatch{{uuid}} SET workgroup_size_x = 65536 WHERE id = 1",
+     "workgroup_size_x 65536 is out of range"},
     {"UPDATE rocpd_kernel_dispatch{{uuid}} SET start = -7, \"end\" = 5 WHERE id = 1",
      "start -7 is negative"},
     {"UPDATE rocpd_kernel_dispatch{{uuid}} SET start = 2.5 WHERE id = 1", "start is a real"},
@@ -671,7 +671,8 @@ static rpl_trace *four_regions(void)
     for (uint32_t i = 0; i < 4; i++) {
         char name[8], an[4][8], av[4][8];
         rpl_arg args[4];
-        rpl_region g = {.id = 10 + i, .name = name, .start = i, .end = i + 1};
+        rpl_region g = {
+            .id = 10 + i, .name = name, .thread = rpl_trace_thread(t, 1, 1), .start = i, .end = i + 1};
 
         snprintf(name, sizeof(name), "r%u", i);
         for (uint32_t k = 0; k < i; k++) {

@@ -65,8 +65,7 @@ static rpl_trace *build_model(void)
                           .agent = 1,
                           .queue = (uint32_t)(i % 2),
                           .stream = (uint32_t)(i % 2),
-                          .pid = 7,
-                          .tid = 8,
+                          .thread = rpl_trace_thread(t, 7, 8 + i % 5),
                           .start = start,
                           .end = start + 1000 + i % 500,
                           .grid = {64u * (uint32_t)(i + 1), 1, 1},
@@ -82,8 +81,7 @@ static rpl_trace *build_model(void)
     for (int i = 0; i < NCOPY; i++) {
         rpl_memcpy m = {.name = "MEMORY_COPY_HOST_TO_DEVICE",
                         .kind = RPL_COPY_HOST_TO_DEVICE,
-                        .pid = 7,
-                        .tid = 8,
+                        .thread = rpl_trace_thread(t, 7, 8),
                         .start = 500 + 7000 * (int64_t)i,
                         .end = 600 + 7000 * (int64_t)i,
                         .size = 4096,
@@ -101,8 +99,7 @@ static rpl_trace *build_model(void)
                            {.name = "sizeBytes", .type = "size_t", .value = size}};
         rpl_region r = {.name = i % 2 ? "hipMemcpyAsync" : "hipLaunchKernel",
                         .category = "HIP_RUNTIME_API_EXT",
-                        .pid = 7,
-                        .tid = 8,
+                        .thread = rpl_trace_thread(t, 7, 8),
                         .start = 900 + 3000 * (int64_t)(i / 2),
                         .end = 950 + 3000 * (int64_t)(i / 2),
                         .correlation_id = 100000 + i,
@@ -177,6 +174,8 @@ static void assert_same_records(const rpl_trace *a, const rpl_trace *b)
         assert_int_equal(x->grid[0], y->grid[0]);
         assert_int_equal(x->correlation_id, y->correlation_id);
         assert_int_equal(x->counters_count, y->counters_count);
+        assert_int_equal(rpl_trace_pid(a, x->thread), rpl_trace_pid(b, y->thread));
+        assert_int_equal(rpl_trace_tid(a, x->thread), rpl_trace_tid(b, y->thread));
     }
     for (uint32_t i = 0; i < a->memcpys.count; i++) {
         assert_int_equal(a->memcpys.items[i].id, b->memcpys.items[i].id);
@@ -207,7 +206,11 @@ static void test_split_reads_like_one_thread(void **state)
         assert_int_equal(d->dispatch_id, i + 1);
         assert_int_equal(d->correlation_id, 100000 + i);
         assert_int_equal(d->counters_count, i % COUNTER_EVERY == 0 ? 1 : 0);
+        /* Both threads add the host threads they meet to the one table. */
+        assert_int_equal(rpl_trace_pid(two, d->thread), 7);
+        assert_int_equal(rpl_trace_tid(two, d->thread), 8 + i % 5);
     }
+    assert_int_equal(two->threads.count, 5);
     assert_int_equal(two->memcpys.items[NCOPY - 1].correlation_id, 500000 + NCOPY - 1);
     free(log);
     rpl_trace_free(two);

@@ -66,8 +66,7 @@ static rpl_trace *make_trace(void)
                           .agent = 1,
                           .queue = i % 5 == 0 ? RPL_NONE : i % 2,
                           .stream = i % 3 ? 0 : RPL_NONE,
-                          .pid = 1234,
-                          .tid = 1234 + i % 3,
+                          .thread = rpl_trace_thread(t, 1234, 1234 + i % 3),
                           .start = 1000 + 100 * i,
                           .end = 1050 + 100 * i,
                           .grid = {1024, 1, 1},
@@ -83,8 +82,7 @@ static rpl_trace *make_trace(void)
     for (uint32_t i = 0; i < NCOPY; i++) {
         rpl_memcpy m = {.name = "MEMORY_COPY_HOST_TO_DEVICE",
                         .kind = RPL_COPY_HOST_TO_DEVICE,
-                        .pid = 1234,
-                        .tid = 99,
+                        .thread = rpl_trace_thread(t, 1234, 99),
                         .start = 10 * i,
                         .end = 10 * i + 5,
                         .size = 4096,
@@ -97,8 +95,7 @@ static rpl_trace *make_trace(void)
     for (uint32_t i = 0; i < NREGION; i++) {
         rpl_region r = {.name = i % 2 ? "hipLaunchKernel" : "hipMemcpy",
                         .category = "HIP_RUNTIME_API_EXT",
-                        .pid = 1234,
-                        .tid = 1234,
+                        .thread = rpl_trace_thread(t, 1234, 1234),
                         .start = 900 + i,
                         .end = 950 + i,
                         .correlation_id = i + 1};
@@ -420,7 +417,7 @@ static void test_round_trip(void **state)
         assert_int_equal(b->dispatch_id, a->dispatch_id);
         assert_int_equal(b->start, a->start);
         assert_int_equal(b->end, a->end);
-        assert_int_equal(b->tid, a->tid);
+        assert_int_equal(rpl_trace_tid(back, b->thread), rpl_trace_tid(orig, a->thread));
         assert_int_equal(b->correlation_id, a->correlation_id);
         assert_string_equal(back->symbols.items[b->kernel].name,
                             orig->symbols.items[a->kernel].name);

@@ -89,9 +89,9 @@ int rpl_trace_check_thread(const rpl_trace *t, uint32_t thread, const char *what
 {
     if (thread < t->threads.count)
         return 0;
-    /* RPL_NONE: rpl_trace_thread ran out of memory and set the error. */
-    if (thread == RPL_NONE)
-        return RPL_ENOMEM;
+    /* RPL_NONE from a failed rpl_trace_thread: its error stands. */
+    if (thread == RPL_NONE && rpl_error_last()->code != 0)
+        return rpl_error_last()->code;
     return rpl_error_set(RPL_EUSAGE, "%s %lld names thread %u; the trace has %u", what,
                          (long long)id, thread, t->threads.count);
 }

@@ -204,8 +204,9 @@ int rpl_trace_add_region(rpl_trace *trace, const rpl_region *rec, const rpl_arg 
                          uint32_t nargs, uint32_t *index);
 /*
  * Index of the host thread (pid, tid), added when new: what a record's
- * `thread` holds.  RPL_NONE only when out of memory (the error is set, and
- * the rpl_trace_add_* of a record naming it fails).
+ * `thread` holds.  RPL_NONE when it cannot be added (out of memory, or
+ * 2^30 threads): the error is set, and rpl_trace_add_* of a record naming
+ * RPL_NONE returns it.
  */
 uint32_t rpl_trace_thread(rpl_trace *trace, int64_t pid, int64_t tid);
 

@@ -15,6 +15,7 @@
 # and its first prompt must carry the roofline and bottleneck of the captured dispatch.
 # The bundle is gpu/llm/bundle.sh's.  On the GPU machine, from the repository root:
 #   OUT=DIR bash .device-llm/grounded.sh
+# RPL_ROUNDS (default 6) and RPL_APP_ROUNDS (default 5) set --rounds and --app-rounds.
 # $OUT gets summary.txt, machine.txt, grounded.tar.gz (reports, transcript, requests,
 # output) and logs.tar.gz.  Exit 0 when every check passes, 1 when one fails, 77 without
 # a GPU.
@@ -48,7 +49,7 @@ log "== grounded: rocm-perf llm-optimize src/shapes.cu \"./shapes --reps 20\" --
 t0=$SECONDS
 OPENAI_API_KEY=$key timeout -k 10 300 "$rp" llm-optimize "$repo/src/shapes.cu" \
     "./shapes --reps 20" --max-iters 3 --max-repairs 0 --rounds "${RPL_ROUNDS:-6}" \
-    --seed-flag --seed --auto-approve --base-url "$url" --model standin-model \
+    --app-rounds "${RPL_APP_ROUNDS:-5}" --seed-flag --seed --auto-approve --base-url "$url" --model standin-model \
     --artifacts "$work/art" -v >"$work/logs/grounded.out" 2>"$work/logs/grounded.err"
 rc=$?
 log "   exit $rc in $((SECONDS - t0)) s"

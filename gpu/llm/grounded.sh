@@ -49,8 +49,8 @@ log "== grounded: rocm-perf llm-optimize src/shapes.cu \"./shapes --reps 20\" --
 t0=$SECONDS
 OPENAI_API_KEY=$key timeout -k 10 300 "$rp" llm-optimize "$repo/src/shapes.cu" \
     "./shapes --reps 20" --max-iters 3 --max-repairs 0 --rounds "${RPL_ROUNDS:-6}" \
-    --app-rounds "${RPL_APP_ROUNDS:-5}" --seed-flag --seed --auto-approve --base-url "$url" --model standin-model \
-    --artifacts "$work/art" -v >"$work/logs/grounded.out" 2>"$work/logs/grounded.err"
+    --app-rounds "${RPL_APP_ROUNDS:-5}" --seed-flag --seed --auto-approve --base-url "$url" \
+    --model standin-model --artifacts "$work/art" -v >"$work/logs/grounded.out" 2>"$work/logs/grounded.err"
 rc=$?
 log "   exit $rc in $((SECONDS - t0)) s"
 kill "$server_pid" 2>/dev/null
@@ -63,7 +63,7 @@ mkdir -p "$work/keep"
     llm-transcript.jsonl counters "$work/keep/" 2>/dev/null)
 cp "$work/logs"/grounded.* "$work/keep/"
 # A counter pass that failed: the same command again, verbose, for the record.
-if ! grep -q '"counters": "' "$work/art/optimize-log.json" 2>/dev/null; then
+if ! grep -Eq '"counters":[[:space:]]*"' "$work/art/optimize-log.json" 2>/dev/null; then
     snap=$(find "$work/art/snapshots" -mindepth 1 -maxdepth 1 -type d | sort | head -1)
     log "== the counter pass by hand: profile -v over replay full-vm $snap"
     "$rp" profile -v --out "$work/keep/counters-by-hand" -- "$rp" replay full-vm "$snap" \
@@ -128,7 +128,7 @@ check(rc == 0, "llm-optimize exit 0")
 check(dec == ["wrong-result", "impossible", "accepted"], f"verdicts {dec}")
 if len(cands) == 3:
     check(cands[0]["message"].startswith("replay: on shape ") and
-          re.search(r"on shape [2-9] of [2-9] \(.*param 1 \(int\) = (16777217|1000003)\), "
+          re.search(r"on shape [2-9] of [2-9] \(.*param 1 \(int\) = (16777217|1000003)[;)].*, "
                     r"not the one timed", cands[0]["message"]),
           "hard-coded n: wrong-result by the replay of another shape, named")
     check("below the physical floor" in cands[1]["message"], "skipped launches: impossible, "

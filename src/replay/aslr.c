@@ -42,9 +42,10 @@ int rpl_replay_ensure_no_aslr(char **argv)
 
     /*
      * Every thread allocates from the one main heap (brk, beside the program).
-     * A thread's own arena is a 64 MiB-aligned mapping placed under the
-     * libraries, where the application had its device allocations: the
-     * driver then cannot reserve them (a relocation on the H200).
+     * A thread's own arena is a 64 MiB-aligned mapping under the libraries,
+     * and the CUDA driver places its address arena below whatever is mapped
+     * there: each such mapping moves the arena away from where the
+     * application had it (on the H200 it sat 90 MiB lower with one).
      */
     mallopt(M_ARENA_MAX, 1);
     if (cur == -1)

@@ -39,8 +39,9 @@
  * returns only when ASLR is already off (also system-wide:
  * randomize_va_space 0), or with RPL_EENV when personality() or exec fails
  * (a seccomp filter may forbid the flag), the process unchanged.  Either
- * way it also keeps every thread's malloc in the main heap (M_ARENA_MAX 1),
- * away from the addresses the application's device memory had.
+ * way it also keeps every thread's malloc in the main heap (M_ARENA_MAX 1):
+ * a thread arena mapped under the libraries would push the driver's address
+ * arena further from where the application's was.
  */
 int rpl_replay_ensure_no_aslr(char **argv);
 

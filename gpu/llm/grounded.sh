@@ -50,7 +50,8 @@ t0=$SECONDS
 OPENAI_API_KEY=$key timeout -k 10 300 "$rp" llm-optimize "$repo/src/shapes.cu" \
     "./shapes --reps 20" --max-iters 3 --max-repairs 0 --rounds "${RPL_ROUNDS:-6}" \
     --app-rounds "${RPL_APP_ROUNDS:-5}" --seed-flag --seed --auto-approve --base-url "$url" \
-    --model standin-model --artifacts "$work/art" -v >"$work/logs/grounded.out" 2>"$work/logs/grounded.err"
+    --model standin-model --artifacts "$work/art" -v \
+    >"$work/logs/grounded.out" 2>"$work/logs/grounded.err"
 rc=$?
 log "   exit $rc in $((SECONDS - t0)) s"
 kill "$server_pid" 2>/dev/null

@@ -23,6 +23,8 @@
 #include "rpl/error.h"
 #include "rpl/replay.h"
 
+extern char end; /* the program's end: the brk heap follows it */
+
 static void *thread_malloc(void *arg)
 {
     (void)arg;
@@ -35,7 +37,6 @@ static const char *thread_heap(void)
 #if defined(__SANITIZE_ADDRESS__)
     return "sanitizer"; /* ASan's allocator has no glibc arenas */
 #else
-    extern char end; /* the program's end: the brk heap follows it */
     pthread_t th;
     void *p = NULL;
     const char *where;

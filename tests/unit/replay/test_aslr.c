@@ -64,8 +64,8 @@ static void test_reexec(void **state)
 
 /*
  * After the call every thread allocates from the main heap: a thread arena
- * of its own would be a 64 MiB mapping under the libraries, where a captured
- * application may have had device memory.  Checked in the guard case too,
+ * of its own would be a 64 MiB mapping under the libraries, which pushes the
+ * CUDA driver's address arena further down.  Checked in the guard case too,
  * where ASLR stays on.
  */
 static void test_one_heap(void **state)

@@ -563,6 +563,20 @@ static int read_globals(replay *r)
 
 /* ---- launching ---- */
 
+/*
+ * A launch or its completion that the device refused: the kernel faulted (an
+ * illegal address, a trap), which is the kernel's failure, not the
+ * environment's: RPL_EFAIL with res->fault set (rpl_replay_failure).
+ */
+static int device_check(replay *r, CUresult cr, const char *what)
+{
+    int rc = rpl_cuda_check(r->cu, cr, RPL_EFAIL, what);
+
+    if (rc)
+        snprintf(r->res->fault, sizeof(r->res->fault), "%s", rpl_error_last()->message);
+    return rc;
+}
+
 static int launch(replay *r, CUfunction f)
 {
     const rpl_cuda_api *cu = r->cu;
@@ -592,13 +606,12 @@ static int launch(replay *r, CUfunction f)
         cr = cu->cuLaunchKernel(f, s->grid[0], s->grid[1], s->grid[2], s->block[0], s->block[1],
                                 s->block[2], s->dynamic_shared_bytes, r->stream, NULL, ex);
     }
-    return rpl_cuda_check(cu, cr, RPL_EFAIL, "launching the kernel");
+    return device_check(r, cr, "launching the kernel");
 }
 
 static int sync_stream(replay *r)
 {
-    return rpl_cuda_check(r->cu, r->cu->cuStreamSynchronize(r->stream), RPL_EFAIL,
-                          "the replayed kernel");
+    return device_check(r, r->cu->cuStreamSynchronize(r->stream), "the replayed kernel");
 }
 
 /* ---- comparison ---- */

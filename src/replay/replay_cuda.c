@@ -499,8 +499,7 @@ static int find_global_renamed(replay *r, module *m, const char *path, size_t i,
     int rc;
 
     if ((rc = rpl_codeobj_set_new(&set)) == 0 && (rc = rpl_codeobj_read_file(set, path)) == 0 &&
-        (rc = rpl_global_match(want, (const char *const *)set->globals, set->n_globals, &at)) ==
-            0)
+        (rc = rpl_global_match(want, (const char *const *)set->globals, set->n_globals, &at)) == 0)
         cr = r->cu->cuModuleGetGlobal_v2(&m->gaddr[i], bytes, m->mod, set->globals[at]);
     if (rc == RPL_ENOTFOUND || (rc == 0 && cr == CUDA_ERROR_NOT_FOUND))
         rc = rpl_error_set(RPL_EINPUT,

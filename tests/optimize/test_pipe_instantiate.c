@@ -45,8 +45,8 @@ static int setup(void **state)
     gitfix_write(REPO "/kern/tiled.cuh", header);
     free(gitfix_git(REPO, "init", "-q", NULL));
     free(gitfix_git(REPO, "add", ".", NULL));
-    free(gitfix_git(REPO, "-c", "user.name=t", "-c", "user.email=t@localhost", "commit", "-q",
-                    "-m", "header", NULL));
+    free(gitfix_git(REPO, "-c", "user.name=t", "-c", "user.email=t@localhost", "commit", "-q", "-m",
+                    "header", NULL));
     return 0;
 }
 

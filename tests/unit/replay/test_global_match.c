@@ -190,9 +190,9 @@ static void test_ambiguous(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_globals_listed),   cmocka_unit_test(test_edited_copy_matches),
-        cmocka_unit_test(test_exact_first),      cmocka_unit_test(test_other_file_name),
-        cmocka_unit_test(test_rdc_link),         cmocka_unit_test(test_ambiguous),
+        cmocka_unit_test(test_globals_listed), cmocka_unit_test(test_edited_copy_matches),
+        cmocka_unit_test(test_exact_first),    cmocka_unit_test(test_other_file_name),
+        cmocka_unit_test(test_rdc_link),       cmocka_unit_test(test_ambiguous),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -22,7 +22,7 @@
 
 #include "capture_cuda.h"
 #include "cupti_int.h"
-#include "rpl/capture.h"
+#include "rpl/capture_env.h"
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
 #include "rpl/log.h"

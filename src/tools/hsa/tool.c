@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rpl/capture.h"
+#include "rpl/capture_env.h"
 #include "rpl/error.h"
 #include "tool_int.h"
 

@@ -9,7 +9,7 @@
 
 #include "rpl/analysis_report.h"
 #include "rpl/classify.h"
-#include "json_doc.h"
+#include "rpl/json_doc.h"
 #include "rpl/error.h"
 
 static cJSON *att_json(rpl_json_doc *d, const rpl_att_features *f)

@@ -418,6 +418,39 @@ size_t rpl_expr_size(const rpl_expr *e)
     return e->count;
 }
 
+/* An operator applied to its operands' values (b is 0 for a unary one; no division by zero). */
+static double apply(node_kind kind, double a, double b)
+{
+    switch (kind) {
+    case N_NEG:
+        return -a;
+    case N_NOT:
+        return a == 0;
+    case N_ADD:
+        return a + b;
+    case N_SUB:
+        return a - b;
+    case N_MUL:
+        return a * b;
+    case N_DIV:
+        return a / b;
+    case N_MOD:
+        return fmod(a, b);
+    case N_LT:
+        return a < b;
+    case N_LE:
+        return a <= b;
+    case N_GT:
+        return a > b;
+    case N_GE:
+        return a >= b;
+    case N_EQ:
+        return a == b;
+    default: /* N_NE: eval lets no other kind through */
+        return a != b;
+    }
+}
+
 static int eval(const rpl_expr *e, int id, const double *v, double *out)
 {
     const node *n = &e->nodes[id];
@@ -447,57 +480,20 @@ static int eval(const rpl_expr *e, int id, const double *v, double *out)
     default:
         break;
     }
+    if (n->kind < N_NEG || n->kind > N_NE) /* the operators apply() knows, in enum order */
+        return rpl_error_set(RPL_ERROR, "expression: bad node %d", id);
     if ((rc = eval(e, n->a, v, &a)) != RPL_OK)
         return rc;
     if (n->b >= 0 && (rc = eval(e, n->b, v, &b)) != RPL_OK)
         return rc;
-    switch (n->kind) {
-    case N_NEG:
-        *out = -a;
-        break;
-    case N_NOT:
-        *out = a == 0;
-        break;
-    case N_ADD:
-        *out = a + b;
-        break;
-    case N_SUB:
-        *out = a - b;
-        break;
-    case N_MUL:
-        *out = a * b;
-        break;
-    case N_DIV:
-    case N_MOD:
-        if (b == 0) {
-            char cut[SHOWN + 8];
-            return rpl_error_set(RPL_EINPUT, "expression '%s': at position %zu: %s by zero",
-                                 shown(cut, sizeof(cut), e->text), n->where + 1,
-                                 n->kind == N_DIV ? "division" : "remainder");
-        }
-        *out = n->kind == N_DIV ? a / b : fmod(a, b);
-        break;
-    case N_LT:
-        *out = a < b;
-        break;
-    case N_LE:
-        *out = a <= b;
-        break;
-    case N_GT:
-        *out = a > b;
-        break;
-    case N_GE:
-        *out = a >= b;
-        break;
-    case N_EQ:
-        *out = a == b;
-        break;
-    case N_NE:
-        *out = a != b;
-        break;
-    default:
-        return rpl_error_set(RPL_ERROR, "expression: bad node %d", id);
+    if ((n->kind == N_DIV || n->kind == N_MOD) && b == 0) {
+        char cut[SHOWN + 8];
+
+        return rpl_error_set(RPL_EINPUT, "expression '%s': at position %zu: %s by zero",
+                             shown(cut, sizeof(cut), e->text), n->where + 1,
+                             n->kind == N_DIV ? "division" : "remainder");
     }
+    *out = apply(n->kind, a, b);
     return RPL_OK;
 }
 

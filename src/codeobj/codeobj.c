@@ -1,6 +1,7 @@
-/* Entry points of the code-object readers: files, buffers, content dispatch, host ELF files. */
-#include <stdarg.h>
-#include <stdio.h>
+/*
+ * Entry points of the code-object readers: files, buffers, content dispatch,
+ * host ELF files.  The set they fill is set.c.
+ */
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,121 +12,6 @@
 static const char bundle_magic[] = "__CLANG_OFFLOAD_BUNDLE__";
 #define BUNDLE_MAGIC_LEN 24
 #define FATBIN_MAGIC     0xBA55ED50u
-
-int rpl_codeobj_set_new(rpl_codeobj_set **out)
-{
-    *out = calloc(1, sizeof(**out));
-    return *out ? RPL_OK : rpl_error_oom();
-}
-
-void co_kernel_clear(rpl_kernel_info *k)
-{
-    free(k->name);
-    free(k->symbol);
-    free(k->arch);
-    free(k->target);
-    free(k->origin);
-    for (size_t i = 0; i < k->n_args; i++) {
-        free(k->args[i].name);
-        free(k->args[i].type_name);
-        free(k->args[i].value_kind);
-        free(k->args[i].address_space);
-    }
-    free(k->args);
-    memset(k, 0, sizeof(*k));
-}
-
-void co_set_truncate(rpl_codeobj_set *set, size_t keep)
-{
-    while (set->count > keep)
-        co_kernel_clear(&set->kernels[--set->count]);
-}
-
-void rpl_codeobj_set_free(rpl_codeobj_set *set)
-{
-    if (!set)
-        return;
-    co_set_truncate(set, 0);
-    free(set->kernels);
-    for (size_t i = 0; i < set->n_warnings; i++)
-        free(set->warnings[i]);
-    free(set->warnings);
-    free(set);
-}
-
-rpl_kernel_info *co_kernel_push(rpl_codeobj_set *set)
-{
-    rpl_kernel_info *k;
-
-    if (set->count == set->cap) {
-        size_t cap = set->cap ? set->cap * 2 : 16;
-        rpl_kernel_info *grown = realloc(set->kernels, cap * sizeof(*grown));
-
-        if (!grown)
-            return NULL;
-        set->kernels = grown;
-        set->cap = cap;
-    }
-    k = &set->kernels[set->count++];
-    memset(k, 0, sizeof(*k));
-    k->agpr_count = k->arch_vgpr_count = k->sgpr_count = RPL_CODEOBJ_UNKNOWN;
-    k->vgpr_spill_count = k->sgpr_spill_count = RPL_CODEOBJ_UNKNOWN;
-    k->uses_dynamic_stack = k->num_barriers = RPL_CODEOBJ_UNKNOWN;
-    return k;
-}
-
-int co_warn(rpl_codeobj_set *set, const char *fmt, ...)
-{
-    va_list ap;
-    char *line;
-    char **grown;
-    int n;
-
-    va_start(ap, fmt);
-    n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n < 0 || !(line = malloc((size_t)n + 1)))
-        return rpl_error_oom();
-    va_start(ap, fmt);
-    vsnprintf(line, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    grown = realloc(set->warnings, (set->n_warnings + 1) * sizeof(*grown));
-    if (!grown) {
-        free(line);
-        return rpl_error_oom();
-    }
-    set->warnings = grown;
-    set->warnings[set->n_warnings++] = line;
-    return RPL_OK;
-}
-
-char *co_strndup(const char *s, size_t len)
-{
-    char *out = malloc(len + 1);
-
-    if (!out)
-        return NULL;
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)s[i];
-
-        out[i] = (c < 0x20 || c >= 0x7f) ? '?' : (char)c;
-    }
-    out[len] = '\0';
-    return out;
-}
-
-char *co_origin(const char *origin, const char *sep, const char *what)
-{
-    size_t a = strlen(origin), b = strlen(sep), c = strlen(what);
-    char *out = malloc(a + b + c + 1);
-
-    if (!out)
-        return NULL;
-    memcpy(out, origin, a);
-    memcpy(out + a, sep, b);
-    memcpy(out + a + b, what, c + 1);
-    return out;
-}
 
 /* Position of the next bundle (plain or compressed) at or after `from`, or len. */
 static size_t next_bundle(const uint8_t *data, size_t len, size_t from)

@@ -170,43 +170,28 @@ static double cy(const chart *c, double v)
     return PAD_T + (CHART_H - PAD_T - PAD_B) * (1.0 - (v - c->lo) / (c->hi - c->lo));
 }
 
-/* The history chart of one kernel: entries, levels, change points, accepted moves, this run. */
-static void history_chart(rpl_strbuf *out, const rpl_baseline *b, const char *kernel, double now,
-                          size_t id)
-{
-    double *x = malloc((b->nruns + 1) * sizeof(*x));
-    size_t *entry = malloc((b->nruns + 1) * sizeof(*entry)), n = 0, ncp = 0;
-    rpl_change_point *cp = NULL;
-    rpl_cp_opts o;
+/* One kernel's history as charted. */
+typedef struct series {
+    const rpl_baseline *b;
+    const char *kernel;
+    double *x;     /* the kernel's median per entry that has one */
+    size_t *entry; /* that entry's index in b->runs */
+    size_t n;
+    rpl_change_point *cp; /* change points of x */
+    size_t ncp;
+    double now; /* this run's median, 0: none */
     chart c;
+} series;
+
+/* The <svg> element's opening, <title> and <desc> (the chart's text alternative). */
+static void chart_head(rpl_strbuf *out, const series *s, size_t id)
+{
+    const double *x = s->x, now = s->now;
+    const char *kernel = s->kernel;
+    size_t n = s->n, ncp = s->ncp;
+    const rpl_change_point *cp = s->cp;
     char m1[32], m2[32];
 
-    if (!x || !entry)
-        goto done;
-    for (size_t i = 0; i < b->nruns; i++)
-        for (size_t j = 0; j < b->runs[i].nmedians; j++)
-            if (strcmp(b->runs[i].medians[j].name, kernel) == 0) {
-                entry[n] = i;
-                x[n++] = b->runs[i].medians[j].value;
-            }
-    if (n == 0)
-        goto done;
-    rpl_cp_opts_init(&o);
-    if (rpl_change_points(&cp, &ncp, x, n, &o) != RPL_OK) {
-        rpl_error_clear();
-        ncp = 0;
-    }
-    c = (chart){x[0], x[0], n + (now > 0)};
-    for (size_t i = 0; i < n; i++) {
-        c.lo = fmin(c.lo, x[i]);
-        c.hi = fmax(c.hi, x[i]);
-    }
-    if (now > 0) {
-        c.lo = fmin(c.lo, now);
-        c.hi = fmax(c.hi, now);
-    }
-    c.lo *= 0.97;
-    c.hi *= 1.03;
     rpl_strbuf_printf(out,
                       "<figure><svg class=\"chart\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
                       "id=\"chart%zu\" xmlns=\"http://www.w3.org/2000/svg\">"
@@ -223,9 +208,16 @@ static void history_chart(rpl_strbuf *out, const rpl_baseline *b, const char *ke
     if (now > 0)
         rpl_strbuf_printf(out, "; this run %s", rpl_format_ns(m1, sizeof(m1), now));
     rpl_strbuf_puts(out, ".</desc>");
-    /* Axes and grid. */
+}
+
+static void chart_axes(rpl_strbuf *out, const series *s)
+{
+    const chart *c = &s->c;
+    size_t n = s->n;
+    char m1[32];
+
     for (int t = 0; t <= 4; t++) {
-        double v = c.lo + (c.hi - c.lo) * t / 4.0, y = cy(&c, v);
+        double v = c->lo + (c->hi - c->lo) * t / 4.0, y = cy(c, v);
         rpl_strbuf_printf(out,
                           "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" "
                           "stroke=\"#d8dde6\"/><text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" "
@@ -237,24 +229,34 @@ static void history_chart(rpl_strbuf *out, const rpl_baseline *b, const char *ke
         rpl_strbuf_printf(out,
                           "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" "
                           "text-anchor=\"middle\" fill=\"#5b6577\">%zu</text>",
-                          cx(&c, i), CHART_H - PAD_B + 16, i);
+                          cx(c, i), CHART_H - PAD_B + 16, i);
     rpl_strbuf_printf(out,
                       "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\" "
                       "fill=\"#5b6577\">history entry</text>",
                       (PAD_L + CHART_W) / 2, CHART_H - 4);
-    /* Levels between change points. */
-    for (size_t s = 0; s <= ncp; s++) {
-        size_t from = s ? cp[s - 1].index : 0, to = s < ncp ? cp[s].index : n;
-        double level = s < ncp ? cp[s].before : (ncp ? cp[ncp - 1].after : 0);
+}
+
+/* Levels between change points, and the change points. */
+static void chart_changes(rpl_strbuf *out, const series *s)
+{
+    const rpl_baseline *b = s->b;
+    const size_t *entry = s->entry;
+    const chart *c = &s->c;
+    size_t n = s->n, ncp = s->ncp;
+    const rpl_change_point *cp = s->cp;
+
+    for (size_t seg = 0; seg <= ncp; seg++) {
+        size_t from = seg ? cp[seg - 1].index : 0, to = seg < ncp ? cp[seg].index : n;
+        double level = seg < ncp ? cp[seg].before : (ncp ? cp[ncp - 1].after : 0);
         if (!ncp)
             break;
         rpl_strbuf_printf(out,
                           "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" "
                           "stroke=\"#6639ba\" stroke-width=\"2\" opacity=\"0.6\"/>",
-                          cx(&c, from), cx(&c, to - 1), cy(&c, level), cy(&c, level));
+                          cx(c, from), cx(c, to - 1), cy(c, level), cy(c, level));
     }
     for (size_t i = 0; i < ncp; i++) {
-        double xx = (cx(&c, cp[i].index - 1) + cx(&c, cp[i].index)) / 2;
+        double xx = (cx(c, cp[i].index - 1) + cx(c, cp[i].index)) / 2;
         const rpl_history_entry *e = &b->runs[entry[cp[i].index]];
         rpl_strbuf_printf(out, "<g><title>change point at entry %zu: %+.2f%%, p %.3f, commit ",
                           cp[i].index, 100.0 * cp[i].size, cp[i].p_value);
@@ -267,10 +269,23 @@ static void history_chart(rpl_strbuf *out, const rpl_baseline *b, const char *ke
                           xx, xx, PAD_T, CHART_H - PAD_B, xx + 4, CHART_H - PAD_B - 8,
                           100.0 * cp[i].size, cp[i].index);
     }
+}
+
+/* The entries (accepted moves marked), this run, and the caption. */
+static void chart_points(rpl_strbuf *out, const series *s)
+{
+    const rpl_baseline *b = s->b;
+    const size_t *entry = s->entry;
+    const char *kernel = s->kernel;
+    const chart *c = &s->c;
+    const double *x = s->x, now = s->now;
+    size_t n = s->n;
+    char m1[32];
+
     rpl_strbuf_puts(out, "<polyline fill=\"none\" stroke=\"#0969da\" stroke-width=\"1.5\" "
                          "points=\"");
     for (size_t i = 0; i < n; i++)
-        rpl_strbuf_printf(out, "%.1f,%.1f ", cx(&c, i), cy(&c, x[i]));
+        rpl_strbuf_printf(out, "%.1f,%.1f ", cx(c, i), cy(c, x[i]));
     rpl_strbuf_puts(out, "\"/>");
     for (size_t i = 0; i < n; i++) {
         const rpl_history_entry *e = &b->runs[entry[i]];
@@ -289,12 +304,12 @@ static void history_chart(rpl_strbuf *out, const rpl_baseline *b, const char *ke
             rpl_strbuf_printf(out,
                               "</title><path d=\"M%.1f %.1fl6 6l-6 6l-6 -6z\" "
                               "fill=\"#1a7f37\"/></g>",
-                              cx(&c, i), cy(&c, x[i]) - 6);
+                              cx(c, i), cy(c, x[i]) - 6);
         else
             rpl_strbuf_printf(out,
                               "</title><circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" "
                               "fill=\"#0969da\"/></g>",
-                              cx(&c, i), cy(&c, x[i]));
+                              cx(c, i), cy(c, x[i]));
     }
     if (now > 0)
         rpl_strbuf_printf(out,
@@ -302,8 +317,8 @@ static void history_chart(rpl_strbuf *out, const rpl_baseline *b, const char *ke
                           "r=\"6\" fill=\"#fff\" stroke=\"#cf222e\" stroke-width=\"3\"/>"
                           "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" text-anchor=\"end\" "
                           "fill=\"#1d2433\">this run</text></g>",
-                          rpl_format_ns(m1, sizeof(m1), now), cx(&c, n), cy(&c, now), cx(&c, n),
-                          cy(&c, now) - 10);
+                          rpl_format_ns(m1, sizeof(m1), now), cx(c, n), cy(c, now), cx(c, n),
+                          cy(c, now) - 10);
     rpl_strbuf_printf(out, "</svg><figcaption>History of <code>");
     rpl_html_esc(out, kernel);
     rpl_strbuf_printf(out,
@@ -311,8 +326,17 @@ static void history_chart(rpl_strbuf *out, const rpl_baseline *b, const char *ke
                       "(purple), change points (red, dashed), accepted moves (green), this "
                       "run (red ring).</figcaption></figure>",
                       n);
-    if (!ncp)
-        goto done;
+}
+
+/* The change points as a table, each with the commit it began at and any move accepted near it. */
+static void change_table(rpl_strbuf *out, const series *s)
+{
+    const rpl_baseline *b = s->b;
+    const size_t *entry = s->entry;
+    size_t n = s->n, ncp = s->ncp;
+    const rpl_change_point *cp = s->cp;
+    char m1[32], m2[32];
+
     rpl_strbuf_puts(out, "<div class=\"table-wrap\"><table><caption>Change points (E-Divisive, "
                          "permutation test)</caption><thead><tr><th scope=\"col\">entry</th>"
                          "<th scope=\"col\">change</th><th scope=\"col\">before</th><th "
@@ -336,10 +360,59 @@ static void history_chart(rpl_strbuf *out, const rpl_baseline *b, const char *ke
         rpl_strbuf_puts(out, "</td></tr>");
     }
     rpl_strbuf_puts(out, "</tbody></table></div>");
+}
+
+/* The history chart of one kernel: entries, levels, change points, accepted moves, this run. */
+static void history_chart(rpl_strbuf *out, const rpl_baseline *b, const char *kernel, double now,
+                          size_t id)
+{
+    series s = {b,
+                kernel,
+                malloc((b->nruns + 1) * sizeof(double)),
+                malloc((b->nruns + 1) * sizeof(size_t)),
+                0,
+                NULL,
+                0,
+                now,
+                {0, 0, 0}};
+    rpl_cp_opts o;
+
+    if (!s.x || !s.entry)
+        goto done;
+    for (size_t i = 0; i < b->nruns; i++)
+        for (size_t j = 0; j < b->runs[i].nmedians; j++)
+            if (strcmp(b->runs[i].medians[j].name, kernel) == 0) {
+                s.entry[s.n] = i;
+                s.x[s.n++] = b->runs[i].medians[j].value;
+            }
+    if (s.n == 0)
+        goto done;
+    rpl_cp_opts_init(&o);
+    if (rpl_change_points(&s.cp, &s.ncp, s.x, s.n, &o) != RPL_OK) {
+        rpl_error_clear();
+        s.ncp = 0;
+    }
+    s.c = (chart){s.x[0], s.x[0], s.n + (now > 0)};
+    for (size_t i = 0; i < s.n; i++) {
+        s.c.lo = fmin(s.c.lo, s.x[i]);
+        s.c.hi = fmax(s.c.hi, s.x[i]);
+    }
+    if (now > 0) {
+        s.c.lo = fmin(s.c.lo, now);
+        s.c.hi = fmax(s.c.hi, now);
+    }
+    s.c.lo *= 0.97;
+    s.c.hi *= 1.03;
+    chart_head(out, &s, id);
+    chart_axes(out, &s);
+    chart_changes(out, &s);
+    chart_points(out, &s);
+    if (s.ncp)
+        change_table(out, &s);
 done:
-    free(cp);
-    free(x);
-    free(entry);
+    free(s.cp);
+    free(s.x);
+    free(s.entry);
 }
 
 static rpl_baseline *load_baseline(const rpl_gate_result *r, const char *dir)

@@ -240,62 +240,53 @@ static int parse_unary(parser *p)
     return parse_primary(p);
 }
 
-static int parse_product(parser *p)
+/* A binary operator of the grammar. */
+typedef struct binary_op {
+    const char *text;
+    node_kind kind;
+} binary_op;
+
+/* A left-associative chain of operands joined by any of the n operators `ops`. */
+static int parse_chain(parser *p, int (*operand)(parser *), const binary_op *ops, size_t n)
 {
-    int a = parse_unary(p);
+    int a = operand(p);
 
     while (a >= 0) {
-        node_kind k;
-        size_t where;
+        size_t where, i;
         int b;
+
         skip_space(p);
         where = p->pos;
-        if (accept(p, "*"))
-            k = N_MUL;
-        else if (accept(p, "/"))
-            k = N_DIV;
-        else if (accept(p, "%"))
-            k = N_MOD;
-        else
+        for (i = 0; i < n && !accept(p, ops[i].text); i++)
+            ;
+        if (i == n)
             break;
-        b = parse_unary(p);
+        b = operand(p);
         if (b < 0)
             return b;
-        a = add_node(p, k, a, b, where);
+        a = add_node(p, ops[i].kind, a, b, where);
     }
     return a;
+}
+
+static int parse_product(parser *p)
+{
+    static const binary_op ops[] = {{"*", N_MUL}, {"/", N_DIV}, {"%", N_MOD}};
+
+    return parse_chain(p, parse_unary, ops, sizeof(ops) / sizeof(ops[0]));
 }
 
 static int parse_sum(parser *p)
 {
-    int a = parse_product(p);
+    static const binary_op ops[] = {{"+", N_ADD}, {"-", N_SUB}};
 
-    while (a >= 0) {
-        node_kind k;
-        size_t where;
-        int b;
-        skip_space(p);
-        where = p->pos;
-        if (accept(p, "+"))
-            k = N_ADD;
-        else if (accept(p, "-"))
-            k = N_SUB;
-        else
-            break;
-        b = parse_product(p);
-        if (b < 0)
-            return b;
-        a = add_node(p, k, a, b, where);
-    }
-    return a;
+    return parse_chain(p, parse_product, ops, sizeof(ops) / sizeof(ops[0]));
 }
 
 static int parse_compare(parser *p)
 {
-    static const struct {
-        const char *op;
-        node_kind kind;
-    } ops[] = {{"<=", N_LE}, {">=", N_GE}, {"==", N_EQ}, {"!=", N_NE}, {"<", N_LT}, {">", N_GT}};
+    static const binary_op ops[] = {{"<=", N_LE}, {">=", N_GE}, {"==", N_EQ},
+                                    {"!=", N_NE}, {"<", N_LT},  {">", N_GT}};
     int a = parse_sum(p), b;
     size_t where;
 
@@ -304,7 +295,7 @@ static int parse_compare(parser *p)
     skip_space(p);
     where = p->pos;
     for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
-        if (accept(p, ops[i].op)) {
+        if (accept(p, ops[i].text)) {
             b = parse_sum(p);
             return b < 0 ? b : add_node(p, ops[i].kind, a, b, where);
         }
@@ -331,40 +322,16 @@ static int parse_not(parser *p)
 
 static int parse_and(parser *p)
 {
-    int a = parse_not(p);
+    static const binary_op ops[] = {{"&&", N_AND}};
 
-    while (a >= 0) {
-        size_t where;
-        int b;
-        skip_space(p);
-        where = p->pos;
-        if (!accept(p, "&&"))
-            break;
-        b = parse_not(p);
-        if (b < 0)
-            return b;
-        a = add_node(p, N_AND, a, b, where);
-    }
-    return a;
+    return parse_chain(p, parse_not, ops, 1);
 }
 
 static int parse_or(parser *p)
 {
-    int a = parse_and(p);
+    static const binary_op ops[] = {{"||", N_OR}};
 
-    while (a >= 0) {
-        size_t where;
-        int b;
-        skip_space(p);
-        where = p->pos;
-        if (!accept(p, "||"))
-            break;
-        b = parse_and(p);
-        if (b < 0)
-            return b;
-        a = add_node(p, N_OR, a, b, where);
-    }
-    return a;
+    return parse_chain(p, parse_and, ops, 1);
 }
 
 int rpl_expr_parse(rpl_expr **out, const char *text, const char *const *names, size_t nnames)

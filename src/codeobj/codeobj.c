@@ -184,6 +184,7 @@ int co_read_any(rpl_codeobj_set *set, const uint8_t *data, size_t len, const cha
 static int read_owned(rpl_codeobj_set *set, uint8_t *data, size_t len, const char *name)
 {
     size_t keep_kernels = set->count, keep_warnings = set->n_warnings, keep_images = set->n_images;
+    size_t keep_globals = set->n_globals;
     int rc;
 
     if (elf_version(EV_CURRENT) == EV_NONE)
@@ -193,6 +194,7 @@ static int read_owned(rpl_codeobj_set *set, uint8_t *data, size_t len, const cha
         co_set_truncate(set, keep_kernels);
         while (set->n_warnings > keep_warnings)
             free(set->warnings[--set->n_warnings]);
+        co_globals_truncate(set, keep_globals);
         set->n_images = keep_images;
     }
     return rc;

@@ -45,6 +45,8 @@ void rpl_codeobj_set_free(rpl_codeobj_set *set)
         return;
     co_set_truncate(set, 0);
     free(set->kernels);
+    co_globals_truncate(set, 0);
+    free(set->globals);
     for (size_t i = 0; i < set->n_warnings; i++)
         free(set->warnings[i]);
     free(set->warnings);
@@ -70,6 +72,25 @@ rpl_kernel_info *co_kernel_push(rpl_codeobj_set *set)
     k->vgpr_spill_count = k->sgpr_spill_count = RPL_CODEOBJ_UNKNOWN;
     k->uses_dynamic_stack = k->num_barriers = RPL_CODEOBJ_UNKNOWN;
     return k;
+}
+
+int co_global_push(rpl_codeobj_set *set, const char *name)
+{
+    char **grown = realloc(set->globals, (set->n_globals + 1) * sizeof(*grown));
+    char *copy = grown ? co_strndup(name, strlen(name)) : NULL;
+
+    if (grown)
+        set->globals = grown;
+    if (!copy)
+        return rpl_error_oom();
+    set->globals[set->n_globals++] = copy;
+    return RPL_OK;
+}
+
+void co_globals_truncate(rpl_codeobj_set *set, size_t keep)
+{
+    while (set->n_globals > keep)
+        free(set->globals[--set->n_globals]);
 }
 
 int co_warn(rpl_codeobj_set *set, const char *fmt, ...)

@@ -240,62 +240,53 @@ static int parse_unary(parser *p)
     return parse_primary(p);
 }
 
-static int parse_product(parser *p)
+/* A binary operator of the grammar. */
+typedef struct binary_op {
+    const char *text;
+    node_kind kind;
+} binary_op;
+
+/* A left-associative chain of operands joined by any of the n operators `ops`. */
+static int parse_chain(parser *p, int (*operand)(parser *), const binary_op *ops, size_t n)
 {
-    int a = parse_unary(p);
+    int a = operand(p);
 
     while (a >= 0) {
-        node_kind k;
-        size_t where;
+        size_t where, i;
         int b;
+
         skip_space(p);
         where = p->pos;
-        if (accept(p, "*"))
-            k = N_MUL;
-        else if (accept(p, "/"))
-            k = N_DIV;
-        else if (accept(p, "%"))
-            k = N_MOD;
-        else
+        for (i = 0; i < n && !accept(p, ops[i].text); i++)
+            ;
+        if (i == n)
             break;
-        b = parse_unary(p);
+        b = operand(p);
         if (b < 0)
             return b;
-        a = add_node(p, k, a, b, where);
+        a = add_node(p, ops[i].kind, a, b, where);
     }
     return a;
+}
+
+static int parse_product(parser *p)
+{
+    static const binary_op ops[] = {{"*", N_MUL}, {"/", N_DIV}, {"%", N_MOD}};
+
+    return parse_chain(p, parse_unary, ops, sizeof(ops) / sizeof(ops[0]));
 }
 
 static int parse_sum(parser *p)
 {
-    int a = parse_product(p);
+    static const binary_op ops[] = {{"+", N_ADD}, {"-", N_SUB}};
 
-    while (a >= 0) {
-        node_kind k;
-        size_t where;
-        int b;
-        skip_space(p);
-        where = p->pos;
-        if (accept(p, "+"))
-            k = N_ADD;
-        else if (accept(p, "-"))
-            k = N_SUB;
-        else
-            break;
-        b = parse_product(p);
-        if (b < 0)
-            return b;
-        a = add_node(p, k, a, b, where);
-    }
-    return a;
+    return parse_chain(p, parse_product, ops, sizeof(ops) / sizeof(ops[0]));
 }
 
 static int parse_compare(parser *p)
 {
-    static const struct {
-        const char *op;
-        node_kind kind;
-    } ops[] = {{"<=", N_LE}, {">=", N_GE}, {"==", N_EQ}, {"!=", N_NE}, {"<", N_LT}, {">", N_GT}};
+    static const binary_op ops[] = {{"<=", N_LE}, {">=", N_GE}, {"==", N_EQ},
+                                    {"!=", N_NE}, {"<", N_LT},  {">", N_GT}};
     int a = parse_sum(p), b;
     size_t where;
 
@@ -304,7 +295,7 @@ static int parse_compare(parser *p)
     skip_space(p);
     where = p->pos;
     for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
-        if (accept(p, ops[i].op)) {
+        if (accept(p, ops[i].text)) {
             b = parse_sum(p);
             return b < 0 ? b : add_node(p, ops[i].kind, a, b, where);
         }
@@ -331,40 +322,16 @@ static int parse_not(parser *p)
 
 static int parse_and(parser *p)
 {
-    int a = parse_not(p);
+    static const binary_op ops[] = {{"&&", N_AND}};
 
-    while (a >= 0) {
-        size_t where;
-        int b;
-        skip_space(p);
-        where = p->pos;
-        if (!accept(p, "&&"))
-            break;
-        b = parse_not(p);
-        if (b < 0)
-            return b;
-        a = add_node(p, N_AND, a, b, where);
-    }
-    return a;
+    return parse_chain(p, parse_not, ops, 1);
 }
 
 static int parse_or(parser *p)
 {
-    int a = parse_and(p);
+    static const binary_op ops[] = {{"||", N_OR}};
 
-    while (a >= 0) {
-        size_t where;
-        int b;
-        skip_space(p);
-        where = p->pos;
-        if (!accept(p, "||"))
-            break;
-        b = parse_and(p);
-        if (b < 0)
-            return b;
-        a = add_node(p, N_OR, a, b, where);
-    }
-    return a;
+    return parse_chain(p, parse_and, ops, 1);
 }
 
 int rpl_expr_parse(rpl_expr **out, const char *text, const char *const *names, size_t nnames)
@@ -418,6 +385,39 @@ size_t rpl_expr_size(const rpl_expr *e)
     return e->count;
 }
 
+/* An operator applied to its operands' values (b is 0 for a unary one; no division by zero). */
+static double apply(node_kind kind, double a, double b)
+{
+    switch (kind) {
+    case N_NEG:
+        return -a;
+    case N_NOT:
+        return a == 0;
+    case N_ADD:
+        return a + b;
+    case N_SUB:
+        return a - b;
+    case N_MUL:
+        return a * b;
+    case N_DIV:
+        return a / b;
+    case N_MOD:
+        return fmod(a, b);
+    case N_LT:
+        return a < b;
+    case N_LE:
+        return a <= b;
+    case N_GT:
+        return a > b;
+    case N_GE:
+        return a >= b;
+    case N_EQ:
+        return a == b;
+    default: /* N_NE: eval lets no other kind through */
+        return a != b;
+    }
+}
+
 static int eval(const rpl_expr *e, int id, const double *v, double *out)
 {
     const node *n = &e->nodes[id];
@@ -447,57 +447,20 @@ static int eval(const rpl_expr *e, int id, const double *v, double *out)
     default:
         break;
     }
+    if (n->kind < N_NEG || n->kind > N_NE) /* the operators apply() knows, in enum order */
+        return rpl_error_set(RPL_ERROR, "expression: bad node %d", id);
     if ((rc = eval(e, n->a, v, &a)) != RPL_OK)
         return rc;
     if (n->b >= 0 && (rc = eval(e, n->b, v, &b)) != RPL_OK)
         return rc;
-    switch (n->kind) {
-    case N_NEG:
-        *out = -a;
-        break;
-    case N_NOT:
-        *out = a == 0;
-        break;
-    case N_ADD:
-        *out = a + b;
-        break;
-    case N_SUB:
-        *out = a - b;
-        break;
-    case N_MUL:
-        *out = a * b;
-        break;
-    case N_DIV:
-    case N_MOD:
-        if (b == 0) {
-            char cut[SHOWN + 8];
-            return rpl_error_set(RPL_EINPUT, "expression '%s': at position %zu: %s by zero",
-                                 shown(cut, sizeof(cut), e->text), n->where + 1,
-                                 n->kind == N_DIV ? "division" : "remainder");
-        }
-        *out = n->kind == N_DIV ? a / b : fmod(a, b);
-        break;
-    case N_LT:
-        *out = a < b;
-        break;
-    case N_LE:
-        *out = a <= b;
-        break;
-    case N_GT:
-        *out = a > b;
-        break;
-    case N_GE:
-        *out = a >= b;
-        break;
-    case N_EQ:
-        *out = a == b;
-        break;
-    case N_NE:
-        *out = a != b;
-        break;
-    default:
-        return rpl_error_set(RPL_ERROR, "expression: bad node %d", id);
+    if ((n->kind == N_DIV || n->kind == N_MOD) && b == 0) {
+        char cut[SHOWN + 8];
+
+        return rpl_error_set(RPL_EINPUT, "expression '%s': at position %zu: %s by zero",
+                             shown(cut, sizeof(cut), e->text), n->where + 1,
+                             n->kind == N_DIV ? "division" : "remainder");
     }
+    *out = apply(n->kind, a, b);
     return RPL_OK;
 }
 

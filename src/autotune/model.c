@@ -55,6 +55,114 @@ double rpl_tune_model_predict(const rpl_tune_model *m, const double *x)
 /* Residual fraction of a standardised column's norm below which it is collinear (VIF > 1000). */
 #define COLLINEAR_TOL 1e-3
 
+/* Mean and spread of column v over `rows`; false when it is constant there, else v standardised. */
+static bool standardise(double *v, size_t rows, double *mean, double *sd)
+{
+    double ss = 0, scale = 0;
+
+    for (size_t i = 0; i < rows; i++)
+        *mean += v[i] / (double)rows;
+    for (size_t i = 0; i < rows; i++) {
+        ss += (v[i] - *mean) * (v[i] - *mean);
+        scale = fmax(scale, fabs(v[i]));
+    }
+    *sd = sqrt(ss / (double)rows);
+    if (!(*sd > 1e-12 * fmax(scale, 1e-300)))
+        return false;
+    for (size_t i = 0; i < rows; i++)
+        v[i] = (v[i] - *mean) / *sd;
+    return true;
+}
+
+/*
+ * u: the part of column v that the `kept` orthonormal columns of q do not
+ * explain (projected out twice for accuracy), normalised; false when that
+ * part is below COLLINEAR_TOL.
+ */
+static bool orthogonal_part(double *u, const double *v, const double *q, size_t kept, size_t rows)
+{
+    double norm2 = 0;
+
+    memcpy(u, v, rows * sizeof(*u));
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t k = 0; k < kept; k++) {
+            double dot = 0;
+            for (size_t i = 0; i < rows; i++)
+                dot += q[k * rows + i] * u[i];
+            for (size_t i = 0; i < rows; i++)
+                u[i] -= dot * q[k * rows + i];
+        }
+    }
+    for (size_t i = 0; i < rows; i++)
+        norm2 += u[i] * u[i];
+    if (norm2 < COLLINEAR_TOL * (double)rows)
+        return false;
+    for (size_t i = 0; i < rows; i++)
+        u[i] /= sqrt(norm2);
+    return true;
+}
+
+/* The standardised columns of the terms that stayed (z: term-major over `rows`). */
+typedef struct design {
+    const double *z;
+    size_t rows;
+    const size_t *col; /* the kept terms */
+    size_t kept;
+    const double *mean, *sd; /* per term */
+} design;
+
+/*
+ * Least squares of y (rows with mask[i] != skip) on an intercept and the
+ * kept columns; c (p + 1) on the scale of the raw terms: b (t - mean) / sd.
+ */
+static int fit_design(double *c, size_t p, const design *dz, const double *y, size_t n,
+                      const unsigned *mask, unsigned skip)
+{
+    size_t rows = dz->rows, kept = dz->kept, r = 0;
+    gsl_matrix *X = gsl_matrix_alloc(rows, kept + 1), *cov = gsl_matrix_alloc(kept + 1, kept + 1);
+    gsl_vector *Y = gsl_vector_alloc(rows), *C = gsl_vector_alloc(kept + 1);
+    gsl_multifit_linear_workspace *w = gsl_multifit_linear_alloc(rows, kept + 1);
+    double chisq;
+    int status = GSL_ENOMEM;
+
+    if (X && cov && Y && C && w) {
+        for (size_t i = 0; i < n; i++) {
+            if (mask && mask[i] == skip)
+                continue;
+            gsl_matrix_set(X, r, 0, 1.0);
+            for (size_t k = 0; k < kept; k++)
+                gsl_matrix_set(X, r, k + 1, dz->z[dz->col[k] * rows + r]);
+            gsl_vector_set(Y, r, y[i]);
+            r++;
+        }
+        status = gsl_multifit_linear(X, Y, C, cov, &chisq, w);
+    }
+    if (status == GSL_SUCCESS) {
+        memset(c, 0, (p + 1) * sizeof(*c));
+        c[0] = gsl_vector_get(C, 0);
+        for (size_t k = 0; k < kept; k++) {
+            double b = gsl_vector_get(C, k + 1) / dz->sd[dz->col[k]];
+            c[dz->col[k] + 1] = b;
+            c[0] -= b * dz->mean[dz->col[k]];
+        }
+    }
+    if (w)
+        gsl_multifit_linear_free(w);
+    if (C)
+        gsl_vector_free(C);
+    if (Y)
+        gsl_vector_free(Y);
+    if (cov)
+        gsl_matrix_free(cov);
+    if (X)
+        gsl_matrix_free(X);
+    if (status == GSL_ENOMEM)
+        return rpl_error_oom();
+    if (status != GSL_SUCCESS)
+        return rpl_error_set(RPL_ERROR, "least squares failed: %s", gsl_strerror(status));
+    return RPL_OK;
+}
+
 /*
  * Least squares on the rows with mask[i] != skip (mask NULL: every row);
  * coefficients into c (p + 1), on the scale of the raw terms.  Each term's
@@ -68,12 +176,9 @@ static int solve(double *c, const double *x, const double *y, size_t n, size_t d
                  const rpl_tune_term *terms, size_t p, const unsigned *mask, unsigned skip,
                  bool *active)
 {
-    size_t rows = 0, r, kept = 0, *col = NULL;
-    double *z = NULL, *q = NULL, *mean = NULL, *sd = NULL, chisq;
-    gsl_matrix *X = NULL, *cov = NULL;
-    gsl_vector *Y = NULL, *C = NULL;
-    gsl_multifit_linear_workspace *w = NULL;
-    int status = GSL_SUCCESS;
+    size_t rows = 0, r = 0, kept = 0, *col;
+    double *z, *q, *mean, *sd;
+    int rc;
 
     for (size_t i = 0; i < n; i++)
         rows += !mask || mask[i] != skip;
@@ -83,11 +188,9 @@ static int solve(double *c, const double *x, const double *y, size_t n, size_t d
     sd = calloc(p + 1, sizeof(*sd));
     col = malloc((p + 1) * sizeof(*col));
     if (!z || !q || !mean || !sd || !col) {
-        status = GSL_ENOMEM;
+        rc = rpl_error_oom();
         goto out;
     }
-    /* Columns of the terms over the rows, then their means and spreads. */
-    r = 0;
     for (size_t i = 0; i < n; i++) {
         if (mask && mask[i] == skip)
             continue;
@@ -96,95 +199,22 @@ static int solve(double *c, const double *x, const double *y, size_t n, size_t d
         r++;
     }
     for (size_t t = 0; t < p; t++) {
-        double *v = z + t * rows, ss = 0, scale = 0, norm2 = 0;
-        for (size_t i = 0; i < rows; i++)
-            mean[t] += v[i] / (double)rows;
-        for (size_t i = 0; i < rows; i++) {
-            ss += (v[i] - mean[t]) * (v[i] - mean[t]);
-            scale = fmax(scale, fabs(v[i]));
-        }
-        sd[t] = sqrt(ss / (double)rows);
+        bool keep = standardise(z + t * rows, rows, &mean[t], &sd[t]) &&
+                    orthogonal_part(q + kept * rows, z + t * rows, q, kept, rows);
+
+        if (keep)
+            col[kept++] = t;
         if (active)
-            active[t] = false;
-        if (!(sd[t] > 1e-12 * fmax(scale, 1e-300)))
-            continue; /* constant over these rows */
-        for (size_t i = 0; i < rows; i++)
-            v[i] = (v[i] - mean[t]) / sd[t];
-        /* Its part that the kept columns (orthonormal in q) do not explain; twice for accuracy. */
-        {
-            double *u = q + kept * rows;
-            memcpy(u, v, rows * sizeof(*u));
-            for (int pass = 0; pass < 2; pass++) {
-                for (size_t k = 0; k < kept; k++) {
-                    double dot = 0;
-                    for (size_t i = 0; i < rows; i++)
-                        dot += q[k * rows + i] * u[i];
-                    for (size_t i = 0; i < rows; i++)
-                        u[i] -= dot * q[k * rows + i];
-                }
-            }
-            for (size_t i = 0; i < rows; i++)
-                norm2 += u[i] * u[i];
-            if (norm2 < COLLINEAR_TOL * (double)rows)
-                continue;
-            for (size_t i = 0; i < rows; i++)
-                u[i] /= sqrt(norm2);
-        }
-        col[kept++] = t;
-        if (active)
-            active[t] = true;
+            active[t] = keep;
     }
-    X = gsl_matrix_alloc(rows, kept + 1);
-    cov = gsl_matrix_alloc(kept + 1, kept + 1);
-    Y = gsl_vector_alloc(rows);
-    C = gsl_vector_alloc(kept + 1);
-    w = gsl_multifit_linear_alloc(rows, kept + 1);
-    if (!X || !cov || !Y || !C || !w) {
-        status = GSL_ENOMEM;
-        goto out;
-    }
-    r = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (mask && mask[i] == skip)
-            continue;
-        gsl_matrix_set(X, r, 0, 1.0);
-        for (size_t k = 0; k < kept; k++)
-            gsl_matrix_set(X, r, k + 1, z[col[k] * rows + r]);
-        gsl_vector_set(Y, r, y[i]);
-        r++;
-    }
-    status = gsl_multifit_linear(X, Y, C, cov, &chisq, w);
-    if (status == GSL_SUCCESS) {
-        /* Back to the raw terms: b (t - mean) / sd. */
-        memset(c, 0, (p + 1) * sizeof(*c));
-        c[0] = gsl_vector_get(C, 0);
-        for (size_t k = 0; k < kept; k++) {
-            double b = gsl_vector_get(C, k + 1) / sd[col[k]];
-            c[col[k] + 1] = b;
-            c[0] -= b * mean[col[k]];
-        }
-    }
+    rc = fit_design(c, p, &(design){z, rows, col, kept, mean, sd}, y, n, mask, skip);
 out:
-    if (w)
-        gsl_multifit_linear_free(w);
-    if (C)
-        gsl_vector_free(C);
-    if (Y)
-        gsl_vector_free(Y);
-    if (cov)
-        gsl_matrix_free(cov);
-    if (X)
-        gsl_matrix_free(X);
     free(z);
     free(q);
     free(mean);
     free(sd);
     free(col);
-    if (status == GSL_ENOMEM)
-        return rpl_error_oom();
-    if (status != GSL_SUCCESS)
-        return rpl_error_set(RPL_ERROR, "least squares failed: %s", gsl_strerror(status));
-    return RPL_OK;
+    return rc;
 }
 
 static double predict_with(const double *c, const rpl_tune_term *terms, size_t p, const double *x)

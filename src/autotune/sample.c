@@ -103,6 +103,7 @@ int rpl_tune_sample(size_t *chosen, size_t *nchosen, size_t n, const rpl_tune_sp
     size_t *pick, *best_pick, *perm;
     bool *used;
     gsl_rng *rng;
+    int rc = RPL_OK;
 
     *nchosen = 0;
     if (n >= ncand) {
@@ -125,17 +126,8 @@ int rpl_tune_sample(size_t *chosen, size_t *nchosen, size_t n, const rpl_tune_sp
     used = malloc(ncand * sizeof(*used));
     rng = gsl_rng_alloc(gsl_rng_mt19937);
     if (!cu || !tu || !pu || !target || !pick || !best_pick || !perm || !used || !rng) {
-        free(cu);
-        free(tu);
-        free(pu);
-        free(target);
-        free(pick);
-        free(best_pick);
-        free(perm);
-        free(used);
-        if (rng)
-            gsl_rng_free(rng);
-        return rpl_error_oom();
+        rc = rpl_error_oom();
+        goto out;
     }
     gsl_rng_set(rng, seed);
     for (size_t c = 0; c < ncand; c++)
@@ -155,7 +147,9 @@ int rpl_tune_sample(size_t *chosen, size_t *nchosen, size_t n, const rpl_tune_sp
         chosen[i] = cand[best_pick[i]];
     qsort(chosen, n, sizeof(*chosen), cmp_size);
     *nchosen = n;
-    gsl_rng_free(rng);
+out:
+    if (rng)
+        gsl_rng_free(rng);
     free(cu);
     free(tu);
     free(pu);
@@ -164,5 +158,5 @@ int rpl_tune_sample(size_t *chosen, size_t *nchosen, size_t n, const rpl_tune_sp
     free(best_pick);
     free(perm);
     free(used);
-    return RPL_OK;
+    return rc;
 }

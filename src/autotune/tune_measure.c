@@ -17,6 +17,7 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "rpl/error.h"
+#include "rpl/gate_measure.h"
 #include "rpl/strbuf.h"
 #include "tune_int.h"
 

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "rpl/analysis_report.h"
 #include "rpl/classify.h"
 #include "rpl/dag_report.h"
 #include "rpl/error.h"

@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "gate_cli.h"
 #include "rpl/error.h"
+#include "rpl/gate_measure.h"
 #include "rpl/json.h"
 #include "rpl/trend.h"
 

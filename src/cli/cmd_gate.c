@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "gate_cli.h"
 #include "rpl/error.h"
+#include "rpl/gate_measure.h"
 #include "rpl/fsutil.h"
 #include "rpl/json.h"
 #include "rpl/kernel_filter.h"

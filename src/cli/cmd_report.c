@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "rpl/analysis_report.h"
 #include "rpl/dag_report.h"
 #include "rpl/error.h"
 #include "rpl/fsutil.h"

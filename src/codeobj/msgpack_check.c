@@ -31,6 +31,82 @@ static int read_len(uint64_t *out, const uint8_t *data, size_t len, size_t *pos,
     return RPL_OK;
 }
 
+/* What follows a header byte 0xc4..0xdf: a length of `width` bytes, `skip` bytes, or elements. */
+typedef struct header {
+    uint8_t width;     /* bytes of the big-endian length that follows */
+    uint8_t skip;      /* payload bytes besides the length's */
+    uint8_t container; /* 1: array of length elements, 2: map of length pairs */
+} header;
+
+static const header headers[0xe0 - 0xc4] = {
+    [0xc4 - 0xc4] = {1, 0, 0},  /* bin8 */
+    [0xc5 - 0xc4] = {2, 0, 0},  /* bin16 */
+    [0xc6 - 0xc4] = {4, 0, 0},  /* bin32 */
+    [0xc7 - 0xc4] = {1, 1, 0},  /* ext8: length, type */
+    [0xc8 - 0xc4] = {2, 1, 0},  /* ext16 */
+    [0xc9 - 0xc4] = {4, 1, 0},  /* ext32 */
+    [0xca - 0xc4] = {0, 4, 0},  /* float32 */
+    [0xcb - 0xc4] = {0, 8, 0},  /* float64 */
+    [0xcc - 0xc4] = {0, 1, 0},  /* uint8 */
+    [0xcd - 0xc4] = {0, 2, 0},  /* uint16 */
+    [0xce - 0xc4] = {0, 4, 0},  /* uint32 */
+    [0xcf - 0xc4] = {0, 8, 0},  /* uint64 */
+    [0xd0 - 0xc4] = {0, 1, 0},  /* int8 */
+    [0xd1 - 0xc4] = {0, 2, 0},  /* int16 */
+    [0xd2 - 0xc4] = {0, 4, 0},  /* int32 */
+    [0xd3 - 0xc4] = {0, 8, 0},  /* int64 */
+    [0xd4 - 0xc4] = {0, 2, 0},  /* fixext 1: type, data */
+    [0xd5 - 0xc4] = {0, 3, 0},  /* fixext 2 */
+    [0xd6 - 0xc4] = {0, 5, 0},  /* fixext 4 */
+    [0xd7 - 0xc4] = {0, 9, 0},  /* fixext 8 */
+    [0xd8 - 0xc4] = {0, 17, 0}, /* fixext 16 */
+    [0xd9 - 0xc4] = {1, 0, 0},  /* str8 */
+    [0xda - 0xc4] = {2, 0, 0},  /* str16 */
+    [0xdb - 0xc4] = {4, 0, 0},  /* str32 */
+    [0xdc - 0xc4] = {2, 0, 1},  /* array16 */
+    [0xdd - 0xc4] = {4, 0, 1},  /* array32 */
+    [0xde - 0xc4] = {2, 0, 2},  /* map16 */
+    [0xdf - 0xc4] = {4, 0, 2},  /* map32 */
+};
+
+/*
+ * The element whose header byte b was just read at data[*pos - 1]: *skip
+ * bytes of payload after any length (read here), *items elements inside
+ * (0: not a container or an empty one).
+ */
+static int element(uint64_t *skip, uint64_t *items, uint8_t b, const uint8_t *data, size_t len,
+                   size_t *pos, const char *origin)
+{
+    const header *h;
+    uint64_t n = 0;
+    int rc;
+
+    *skip = *items = 0;
+    if (b <= 0x7f || b >= 0xe0 || b == 0xc0 || b == 0xc2 || b == 0xc3)
+        return RPL_OK; /* fixint, nil, bool */
+    if (b <= 0x8f)
+        *items = 2u * (b & 0x0fu); /* fixmap */
+    else if (b <= 0x9f)
+        *items = b & 0x0fu; /* fixarray */
+    else if (b <= 0xbf)
+        *skip = b & 0x1fu; /* fixstr */
+    if (b <= 0xbf)
+        return RPL_OK;
+    if (b < 0xc4)
+        return rpl_error_set(RPL_EINPUT, "'%s': metadata msgpack has bad byte 0x%02x", origin, b);
+    h = &headers[b - 0xc4];
+    *skip = h->skip;
+    if (!h->width)
+        return RPL_OK;
+    if ((rc = read_len(&n, data, len, pos, h->width, origin)) != RPL_OK)
+        return rc;
+    if (h->container)
+        *items = h->container == 2 ? 2 * n : n;
+    else
+        *skip += n;
+    return RPL_OK;
+}
+
 int co_msgpack_check(const uint8_t *data, size_t len, const char *origin)
 {
     uint64_t left[MAX_DEPTH + 1];
@@ -39,10 +115,8 @@ int co_msgpack_check(const uint8_t *data, size_t len, const char *origin)
 
     left[0] = 1;
     while (depth >= 0) {
-        uint64_t skip = 0, items = 0, n = 0;
-        unsigned width = 0;
-        int container = 0, rc = RPL_OK;
-        uint8_t b;
+        uint64_t skip, items;
+        int rc;
 
         if (left[depth] == 0) {
             depth--;
@@ -51,114 +125,12 @@ int co_msgpack_check(const uint8_t *data, size_t len, const char *origin)
         left[depth]--;
         if (pos >= len)
             return truncated(origin);
-        b = data[pos++];
-        if (b <= 0x7f || b >= 0xe0 || b == 0xc0 || b == 0xc2 || b == 0xc3) {
-            /* fixint, nil, bool */
-        } else if (b <= 0x8f) {
-            items = 2u * (b & 0x0fu);
-            container = 1;
-        } else if (b <= 0x9f) {
-            items = b & 0x0fu;
-            container = 1;
-        } else if (b <= 0xbf) {
-            skip = b & 0x1fu;
-        } else {
-            switch (b) {
-            case 0xc4:
-            case 0xd9:
-                width = 1;
-                break; /* bin8, str8 */
-            case 0xc5:
-            case 0xda:
-                width = 2;
-                break;
-            case 0xc6:
-            case 0xdb:
-                width = 4;
-                break;
-            case 0xc7:
-                width = 1;
-                skip = 1;
-                break; /* ext8: length, type */
-            case 0xc8:
-                width = 2;
-                skip = 1;
-                break;
-            case 0xc9:
-                width = 4;
-                skip = 1;
-                break;
-            case 0xca:
-                skip = 4;
-                break;
-            case 0xcb:
-                skip = 8;
-                break;
-            case 0xcc:
-            case 0xd0:
-                skip = 1;
-                break;
-            case 0xcd:
-            case 0xd1:
-                skip = 2;
-                break;
-            case 0xce:
-            case 0xd2:
-                skip = 4;
-                break;
-            case 0xcf:
-            case 0xd3:
-                skip = 8;
-                break;
-            case 0xd4:
-                skip = 2;
-                break; /* fixext 1..16 */
-            case 0xd5:
-                skip = 3;
-                break;
-            case 0xd6:
-                skip = 5;
-                break;
-            case 0xd7:
-                skip = 9;
-                break;
-            case 0xd8:
-                skip = 17;
-                break;
-            case 0xdc:
-                width = 2;
-                container = 1;
-                break;
-            case 0xdd:
-                width = 4;
-                container = 1;
-                break;
-            case 0xde:
-                width = 2;
-                container = 2;
-                break;
-            case 0xdf:
-                width = 4;
-                container = 2;
-                break;
-            default:
-                return rpl_error_set(RPL_EINPUT, "'%s': metadata msgpack has bad byte 0x%02x",
-                                     origin, b);
-            }
-            if (width) {
-                rc = read_len(&n, data, len, &pos, width, origin);
-                if (rc != RPL_OK)
-                    return rc;
-                if (container)
-                    items = container == 2 ? 2 * n : n;
-                else
-                    skip += n;
-            }
-        }
+        if ((rc = element(&skip, &items, data[pos++], data, len, &pos, origin)) != RPL_OK)
+            return rc;
         if (skip > len - pos)
             return truncated(origin);
         pos += (size_t)skip;
-        if (!container || items == 0)
+        if (items == 0)
             continue;
         if (items > len - pos)
             return rpl_error_set(RPL_EINPUT,

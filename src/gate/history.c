@@ -10,7 +10,7 @@
 
 #include "rpl/baseline.h"
 #include "rpl/error.h"
-#include "rpl/optgit.h"
+#include "rpl/git_head.h"
 
 void rpl_history_entry_release(rpl_history_entry *e)
 {
@@ -29,28 +29,18 @@ void rpl_history_entry_release(rpl_history_entry *e)
  */
 static int head_commit(char **out, const char *path)
 {
-    rpl_git_repo *repo = NULL;
-    rpl_git_commit_id id;
     char *dir = strdup(path), *slash;
     int rc;
 
-    *out = NULL;
     if (!dir)
         return rpl_error_oom();
     if ((slash = strrchr(dir, '/')) != NULL)
         slash[slash == dir] = '\0';
     else
         strcpy(dir, ".");
-    rc = rpl_git_repo_open(&repo, dir);
+    rc = rpl_git_head_commit(out, dir);
     free(dir);
-    if (rc == RPL_OK)
-        rc = rpl_git_commit_resolve(repo, NULL, &id);
-    rpl_git_repo_free(repo);
-    if (rc != RPL_OK) {
-        rpl_error_clear();
-        return RPL_OK;
-    }
-    return (*out = strdup(id.hex)) ? RPL_OK : rpl_error_oom();
+    return rc;
 }
 
 static int dup_or_null(char **out, const char *s)

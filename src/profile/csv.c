@@ -102,6 +102,54 @@ static int crlf(rpl_csv_reader *r)
     return fail(r, "carriage return not followed by a line feed");
 }
 
+/* One character of a record, outside a line end, through the quoting state machine. */
+static int step(rpl_csv_reader *r, enum state *st, size_t *field_start, int c)
+{
+    int rc = 0;
+
+    switch (*st) {
+    case FIELD_START:
+        if (c == '"')
+            *st = QUOTED;
+        else if (c == ',')
+            rc = end_field(r, field_start);
+        else {
+            rc = put(r, (char)c);
+            *st = UNQUOTED;
+        }
+        break;
+    case UNQUOTED:
+        if (c == ',') {
+            rc = end_field(r, field_start);
+            *st = FIELD_START;
+        } else if (c == '"')
+            rc = fail(r, "quote inside an unquoted field");
+        else
+            rc = put(r, (char)c);
+        break;
+    case QUOTED:
+        if (c == '"')
+            *st = AFTER_QUOTE;
+        else {
+            if (c == '\n')
+                r->line++;
+            rc = put(r, (char)c);
+        }
+        break;
+    case AFTER_QUOTE:
+        if (c == '"') {
+            rc = put(r, '"');
+            *st = QUOTED;
+        } else if (c == ',') {
+            rc = end_field(r, field_start);
+            *st = FIELD_START;
+        } else
+            rc = fail(r, "text after the closing quote of a field");
+        break;
+    }
+    return rc;
+}
+
 int rpl_csv_next(rpl_csv_reader *r, char ***fields, size_t *nfields)
 {
     enum state st;
@@ -141,48 +189,7 @@ int rpl_csv_next(rpl_csv_reader *r, char ***fields, size_t *nfields)
                 break;
             }
             any = true;
-            rc = 0;
-            switch (st) {
-            case FIELD_START:
-                if (c == '"')
-                    st = QUOTED;
-                else if (c == ',')
-                    rc = end_field(r, &field_start);
-                else {
-                    rc = put(r, (char)c);
-                    st = UNQUOTED;
-                }
-                break;
-            case UNQUOTED:
-                if (c == ',') {
-                    rc = end_field(r, &field_start);
-                    st = FIELD_START;
-                } else if (c == '"')
-                    rc = fail(r, "quote inside an unquoted field");
-                else
-                    rc = put(r, (char)c);
-                break;
-            case QUOTED:
-                if (c == '"')
-                    st = AFTER_QUOTE;
-                else {
-                    if (c == '\n')
-                        r->line++;
-                    rc = put(r, (char)c);
-                }
-                break;
-            case AFTER_QUOTE:
-                if (c == '"') {
-                    rc = put(r, '"');
-                    st = QUOTED;
-                } else if (c == ',') {
-                    rc = end_field(r, &field_start);
-                    st = FIELD_START;
-                } else
-                    rc = fail(r, "text after the closing quote of a field");
-                break;
-            }
-            if (rc)
+            if ((rc = step(r, &st, &field_start, c)) != 0)
                 return rc;
         }
         if (!any)

@@ -371,16 +371,92 @@ static int compare_run(rh_session *s, const rpl_snapshot *snap, const rpl_replay
     return rc;
 }
 
+/* The restores of one run: their durations, for the restore bandwidth. */
+typedef struct restores {
+    double *seconds;
+    size_t n;
+} restores;
+
+/*
+ * Warm-up launches, then the timed ones; the first timed launch is the
+ * compared one when opts->check (its comparison is no part of the time).
+ */
+static int timed_launches(rh_session *s, const rpl_snapshot *snap, const rpl_replay_opts *opts,
+                          rpl_replay_result *res, restores *rs, unsigned char (*digests)[32])
+{
+    double excluded = 0;
+    struct timespec t0;
+    bool fresh = true;
+    int rc = 0;
+
+    for (unsigned w = 0; rc == 0 && w < opts->warmup; w++) {
+        if (!fresh && opts->recopy)
+            rc = rh_restore(s, snap, &rs->seconds[rs->n++]);
+        if (rc == 0)
+            rc = rh_launch(s, snap, NULL);
+        fresh = false;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (size_t i = 0; rc == 0 && i < opts->iterations; i++) {
+        bool compared = opts->check && i == 0;
+
+        /* The compared launch starts from the captured state, recopy or not. */
+        if (!fresh && (opts->recopy || compared))
+            rc = rh_restore(s, snap, &rs->seconds[rs->n++]);
+        if (rc == 0 && compared && opts->poison)
+            rc = rh_poison(s, snap);
+        if (rc == 0)
+            rc = rh_launch(s, snap, &res->times_ns[i]);
+        fresh = false;
+        if (rc == 0 && compared) {
+            struct timespec c0;
+
+            clock_gettime(CLOCK_MONOTONIC, &c0);
+            rc = compare_run(s, snap, opts, res, 0, digests);
+            excluded = seconds_since(&c0);
+        }
+        res->ntimes = i + 1;
+    }
+    if (rc == 0)
+        res->wall_s = seconds_since(&t0) - excluded;
+    return rc;
+}
+
+/* The compared runs after the timed loop, and the check's verdict over all of them. */
+static int check_runs(rh_session *s, const rpl_snapshot *snap, const rpl_replay_opts *opts,
+                      rpl_replay_result *res, unsigned char (*digests)[32])
+{
+    double one;
+    int rc = 0;
+
+    for (unsigned run = 1; rc == 0 && run < opts->check_runs; run++) {
+        rc = rh_restore(s, snap, &one);
+        if (rc == 0 && opts->poison)
+            rc = rh_poison(s, snap);
+        if (rc == 0)
+            rc = rh_launch(s, snap, NULL);
+        if (rc == 0)
+            rc = compare_run(s, snap, opts, res, run, digests);
+    }
+    if (rc != 0)
+        return rc;
+    res->checked = true;
+    res->check_passed = true;
+    res->deterministic = true;
+    for (size_t i = 0; i < res->nchecks; i++) {
+        res->check_passed &= res->checks[i].cmp.mismatches == 0;
+        res->deterministic &= res->checks[i].identical_runs;
+    }
+    res->check_passed &= res->deterministic;
+    return 0;
+}
+
 int rpl_replay_hsa_run(rpl_replay_result *res, const rpl_snapshot *snap,
                        const rpl_replay_opts *opts)
 {
     rh_session s;
     unsigned char(*digests)[32] = NULL;
-    double *restore_s = NULL, one, excluded = 0;
-    size_t nrestores = 0, i;
-    unsigned w, run;
-    bool fresh;
-    struct timespec t0;
+    restores rs = {NULL, 0};
     uint64_t bytes = 0;
     int rc;
 
@@ -392,76 +468,30 @@ int rpl_replay_hsa_run(rpl_replay_result *res, const rpl_snapshot *snap,
     res->device = s.device[0] ? strdup(s.device) : NULL;
     res->timer = strdup("hsa-signal");
     res->times_ns = calloc(opts->iterations, sizeof(*res->times_ns));
-    restore_s = calloc((size_t)opts->iterations + opts->warmup + 1, sizeof(*restore_s));
+    rs.seconds = calloc((size_t)opts->iterations + opts->warmup + 1, sizeof(*rs.seconds));
     res->checks = calloc(snap->nregions + snap->nglobals + 1, sizeof(*res->checks));
     digests = calloc(snap->nregions + snap->nglobals + 1, sizeof(*digests));
-    if (rc == 0 && (!res->timer || !res->times_ns || !restore_s || !res->checks || !digests))
+    if (rc == 0 && (!res->timer || !res->times_ns || !rs.seconds || !res->checks || !digests))
         rc = rpl_error_oom();
-    for (i = 0; i < snap->nregions; i++)
+    for (size_t i = 0; i < snap->nregions; i++)
         bytes += snap->regions[i].size;
-    for (i = 0; i < snap->nglobals; i++)
+    for (size_t i = 0; i < snap->nglobals; i++)
         bytes += snap->globals[i].size;
     res->restore_bytes = bytes;
     res->restore_from_device = s.pristine != NULL;
 
     /* The first restore always happens; later ones with recopy. */
     if (rc == 0)
-        rc = rh_restore(&s, snap, &restore_s[nrestores++]);
-    fresh = true;
-    for (w = 0; rc == 0 && w < opts->warmup; w++) {
-        if (!fresh && opts->recopy)
-            rc = rh_restore(&s, snap, &restore_s[nrestores++]);
-        if (rc == 0)
-            rc = rh_launch(&s, snap, NULL);
-        fresh = false;
-    }
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    for (i = 0; rc == 0 && i < opts->iterations; i++) {
-        bool compared = opts->check && i == 0;
-
-        /* The compared launch starts from the captured state, recopy or not. */
-        if (!fresh && (opts->recopy || compared))
-            rc = rh_restore(&s, snap, &restore_s[nrestores++]);
-        if (rc == 0 && compared && opts->poison)
-            rc = rh_poison(&s, snap);
-        if (rc == 0)
-            rc = rh_launch(&s, snap, &res->times_ns[i]);
-        fresh = false;
-        if (rc == 0 && compared) {
-            struct timespec c0;
-
-            clock_gettime(CLOCK_MONOTONIC, &c0);
-            rc = compare_run(&s, snap, opts, res, 0, digests);
-            excluded = seconds_since(&c0); /* the comparison is no part of the timed loop */
-        }
-        res->ntimes = i + 1;
-    }
+        rc = rh_restore(&s, snap, &rs.seconds[rs.n++]);
     if (rc == 0)
-        res->wall_s = seconds_since(&t0) - excluded;
-    for (run = 1; rc == 0 && opts->check && run < opts->check_runs; run++) {
-        rc = rh_restore(&s, snap, &one);
-        if (rc == 0 && opts->poison)
-            rc = rh_poison(&s, snap);
-        if (rc == 0)
-            rc = rh_launch(&s, snap, NULL);
-        if (rc == 0)
-            rc = compare_run(&s, snap, opts, res, run, digests);
-    }
-    if (rc == 0 && opts->check) {
-        res->checked = true;
-        res->check_passed = true;
-        res->deterministic = true;
-        for (i = 0; i < res->nchecks; i++) {
-            res->check_passed &= res->checks[i].cmp.mismatches == 0;
-            res->deterministic &= res->checks[i].identical_runs;
-        }
-        res->check_passed &= res->deterministic;
-    }
+        rc = timed_launches(&s, snap, opts, res, &rs, digests);
+    if (rc == 0 && opts->check)
+        rc = check_runs(&s, snap, opts, res, digests);
     if (rc == 0) {
-        res->restore_gbps = median_gbps(restore_s, nrestores, bytes);
+        res->restore_gbps = median_gbps(rs.seconds, rs.n, bytes);
         res->d2d_gbps = rh_d2d_gbps(&s, bytes);
     }
-    free(restore_s);
+    free(rs.seconds);
     free(digests);
     rh_session_close(&s);
     return rc;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rpl/analysis_report.h"
 #include "rpl/classify.h"
 #include "rpl/json_doc.h"
 #include "rpl/error.h"

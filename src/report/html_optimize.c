@@ -10,11 +10,10 @@
 
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
+#include "rpl/html.h"
 #include "rpl/json.h"
 #include "rpl/report.h"
 #include "rpl/version.h"
-
-#include "html.h"
 
 #define LOG_NAME "optimize-log.json"
 #define LOG_MAX  (64u << 20)

@@ -8,14 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rpl/analysis_report.h"
 #include "rpl/classify.h"
 #include "rpl/dag_report.h"
 #include "rpl/error.h"
+#include "rpl/html.h"
 #include "rpl/kernel_filter.h"
 #include "rpl/rocpd.h"
 #include "rpl/roofline.h"
-
-#include "html.h"
 
 static void not_available(rpl_strbuf *out, const char *what, const char *why)
 {

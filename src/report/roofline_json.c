@@ -5,6 +5,7 @@
  */
 #include <string.h>
 
+#include "rpl/analysis_report.h"
 #include "rpl/classify.h"
 #include "rpl/json_doc.h"
 #include "rpl/error.h"

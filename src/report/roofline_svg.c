@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rpl/analysis_report.h"
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
 #include "rpl/json.h"

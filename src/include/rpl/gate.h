@@ -285,15 +285,7 @@ typedef struct rpl_gate_measurement {
     rpl_gpu_state gpu; /* app mode: the GPU's state while the program ran (invalid: unknown) */
 } rpl_gate_measurement;
 
-/*
- * Measure the input.  Static mode reads the code objects (the architecture
- * is --arch, or the only one the files hold); trace mode reads the traces
- * (their GPU's architecture; a different --arch is RPL_EINPUT); app mode runs
- * the program under rpl_profile_run (backend auto, no counters) once, and
- * again until every gated kernel has `repetitions` samples after warm-up or
- * the program has run `repetitions` times.  No GPU: RPL_ENODEV.
- */
-int rpl_gate_measure(rpl_gate_measurement *out, const rpl_gate_input *in);
+/* Measured by rpl_gate_measure (rpl/gate_measure.h); release frees the fields. */
 void rpl_gate_measurement_release(rpl_gate_measurement *m);
 
 /* Holm step-down: reject[i] for p[i] at family-wise level alpha. */

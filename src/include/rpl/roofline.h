@@ -3,7 +3,7 @@
  * with the per-architecture formulas (rocprofiler-compute's roofline for AMD,
  * Nsight Compute's metrics for NVIDIA; see roofline_counts.c), the ceilings of a product (or an
  * empirical ceilings file, docs/schemas/ceilings.schema.json), and where each kernel sits below its
- * roof.  Writes roofline.json and analysis.json.
+ * roof.  Its reports are declared in rpl/analysis_report.h.
  */
 #ifndef RPL_ROOFLINE_H
 #define RPL_ROOFLINE_H
@@ -165,13 +165,5 @@ typedef struct rpl_roofline_opts {
     const char *ceilings_path; /* --ceilings FILE, or NULL */
     const rpl_dag *dag; /* the trace's DAG built with the same filter, or NULL to build one */
 } rpl_roofline_opts;
-
-/* `report DIR --roofline-svg FILE`: draw DIR/roofline.json (dir NULL: usage error). */
-int rpl_roofline_svg_from_dir(const char *svg_path, const char *dir);
-
-/* The log-log roofline chart of a roofline.json document. */
-int rpl_roofline_svg_write(const char *path, const cJSON *roofline_doc);
-/* The same <svg> element appended to *out (no XML declaration), for inlining in HTML. */
-int rpl_roofline_svg_render(rpl_strbuf *out, const cJSON *roofline_doc);
 
 #endif

@@ -34,7 +34,7 @@
 
 #include "capture_cuda.h"
 #include "cupti_int.h"
-#include "rpl/capture.h"
+#include "rpl/capture_env.h"
 #include "rpl/error.h"
 #include "rpl/log.h"
 #include "rpl/version.h"

@@ -22,15 +22,13 @@
 
 #include "capture_cuda.h"
 #include "cupti_int.h"
-#include "rpl/capture.h"
+#include "rpl/capture_env.h"
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
 #include "rpl/log.h"
 #include "rpl/rocpd.h"
 
 int InitializeInjection(void) __attribute__((visibility("default")));
-
-cr_state cr_g;
 
 static struct {
     int initialized;
@@ -42,17 +40,6 @@ static struct {
     clockid_t trace_clock; /* CLOCK_BOOTTIME, or CUPTI's CLOCK_REALTIME if ours was refused */
     const char *plan;      /* ROCM_PERF_CUPTI_COUNTER_STOP: the counter run's sample plan */
 } g;
-
-int cr_cupti_failed(CUptiResult res, const char *what)
-{
-    const char *msg = NULL;
-
-    if (res == CUPTI_SUCCESS)
-        return 0;
-    cuptiGetResultString(res, &msg);
-    rpl_log_warn("cupti: %s: %s", what, msg ? msg : "unknown error");
-    return 1;
-}
 
 static int64_t clock_ns(clockid_t id)
 {

@@ -15,11 +15,10 @@
  * rocprofv3 is active (docs/USER_GUIDE.md, "AMD (HSA)").
  */
 #include <dlfcn.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "rpl/capture.h"
+#include "rpl/capture_env.h"
 #include "rpl/error.h"
 #include "tool_int.h"
 
@@ -28,92 +27,6 @@
 EXPORT bool OnLoad(void *table, uint64_t runtime_version, uint64_t failed_tool_count,
                    const char *const *failed_tool_names);
 EXPORT void OnUnload(void);
-
-ch_state ch_g = {.lock = PTHREAD_MUTEX_INITIALIZER};
-
-void ch_say(const char *fmt, ...)
-{
-    char line[1024];
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof(line), fmt, ap);
-    va_end(ap);
-    fprintf(stderr, CH_PREFIX "%s\n", line);
-}
-
-int ch_hsa_failed(hsa_status_t st, const char *what)
-{
-    const char *msg = NULL;
-
-    if (ch_g.core.hsa_status_string_fn)
-        ch_g.core.hsa_status_string_fn(st, &msg);
-    return rpl_error_set(RPL_ERROR, "%s: %s (0x%x)", what, msg ? msg : "HSA error", (unsigned)st);
-}
-
-const ch_pool *ch_pool_find(uint64_t handle)
-{
-    size_t i;
-
-    for (i = 0; i < ch_g.npools; i++)
-        if (ch_g.pools[i].handle == handle)
-            return &ch_g.pools[i];
-    return NULL;
-}
-
-const ch_pool *ch_pool_host(void)
-{
-    const ch_pool *coarse = NULL;
-    size_t i;
-
-    for (i = 0; i < ch_g.npools; i++) {
-        const ch_pool *p = &ch_g.pools[i];
-
-        if (!p->cpu || !p->alloc_allowed || p->kernarg)
-            continue;
-        if (p->fine)
-            return p;
-        coarse = coarse ? coarse : p;
-    }
-    return coarse;
-}
-
-static hsa_status_t add_pool(hsa_amd_memory_pool_t pool, void *data)
-{
-    const hsa_agent_t *agent = data;
-    hsa_amd_segment_t segment;
-    uint32_t flags = 0;
-    bool allowed = false;
-    hsa_device_type_t type;
-    ch_pool *p;
-
-    if (ch_g.amd.hsa_amd_memory_pool_get_info_fn(pool, HSA_AMD_MEMORY_POOL_INFO_SEGMENT,
-                                                 &segment) != HSA_STATUS_SUCCESS ||
-        segment != HSA_AMD_SEGMENT_GLOBAL)
-        return HSA_STATUS_SUCCESS;
-    ch_g.amd.hsa_amd_memory_pool_get_info_fn(pool, HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS, &flags);
-    ch_g.amd.hsa_amd_memory_pool_get_info_fn(pool, HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALLOWED,
-                                             &allowed);
-    if (ch_g.core.hsa_agent_get_info_fn(*agent, HSA_AGENT_INFO_DEVICE, &type) != HSA_STATUS_SUCCESS)
-        return HSA_STATUS_SUCCESS;
-    p = realloc(ch_g.pools, (ch_g.npools + 1) * sizeof(*p));
-    if (!p)
-        return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
-    ch_g.pools = p;
-    p = &ch_g.pools[ch_g.npools++];
-    p->handle = pool.handle;
-    p->agent = *agent;
-    p->cpu = type == HSA_DEVICE_TYPE_CPU;
-    p->kernarg = (flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_KERNARG_INIT) != 0;
-    p->fine = (flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED) != 0;
-    p->alloc_allowed = allowed;
-    return HSA_STATUS_SUCCESS;
-}
-
-static hsa_status_t add_agent_pools(hsa_agent_t agent, void *data)
-{
-    return ch_g.amd.hsa_amd_agent_iterate_memory_pools_fn(agent, add_pool, &agent);
-}
 
 /* The table holds the layout hsa_abi.h declares, and every slot this library uses. */
 static int check_table(const rpl_hsa_api_table *t)
@@ -162,7 +75,7 @@ static int load_extensions(void)
             HSA_STATUS_SUCCESS ||
         ch_g.timestamp_hz == 0)
         ch_g.timestamp_hz = 1000000000u;
-    st = ch_g.core.hsa_iterate_agents_fn(add_agent_pools, NULL);
+    st = ch_g.core.hsa_iterate_agents_fn(ch_pools_add_agent, NULL);
     if (st != HSA_STATUS_SUCCESS)
         return ch_hsa_failed(st, "listing memory pools");
     return 0;

@@ -71,7 +71,8 @@ void ch_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* One line for an HSA status: "<what>: <hsa_status_string>"; returns RPL_ERROR. */
 int ch_hsa_failed(hsa_status_t st, const char *what);
 
-/* tool.c */
+/* pools.c: add the pools of an agent (an hsa_iterate_agents callback; data unused). */
+hsa_status_t ch_pools_add_agent(hsa_agent_t agent, void *data);
 const ch_pool *ch_pool_find(uint64_t handle);
 /* A CPU pool that can allocate (fine grained preferred), or NULL. */
 const ch_pool *ch_pool_host(void);

@@ -15,22 +15,12 @@
 #include "rpl/codeobj.h"
 #include "rpl/error.h"
 #include "rpl/gate.h"
+#include "rpl/gate_measure.h"
 #include "rpl/gpu_state.h"
 #include "rpl/kernel_filter.h"
 #include "rpl/log.h"
 #include "rpl/profile_backend.h"
 #include "rpl/rocpd.h"
-
-void rpl_gate_measurement_release(rpl_gate_measurement *m)
-{
-    free(m->arch);
-    free(m->device);
-    free(m->driver);
-    free(m->toolkit);
-    rpl_static_kernels_free(m->statics, m->nstatics);
-    rpl_runtime_kernels_free(m->kernels, m->nkernels);
-    memset(m, 0, sizeof(*m));
-}
 
 /* The one architecture of a code object set, or RPL_EUSAGE naming the choices. */
 static int only_arch(char **out, const rpl_codeobj_set *set)

@@ -1,9 +1,9 @@
 /*
- * What the HTML reports share (report/ only): the style sheet, escaping,
+ * What the HTML reports share: the style sheet, escaping,
  * and the roofline and critical-path figures of recorded traces.
  */
-#ifndef RPL_REPORT_HTML_H
-#define RPL_REPORT_HTML_H
+#ifndef RPL_HTML_H
+#define RPL_HTML_H
 
 #include <stddef.h>
 

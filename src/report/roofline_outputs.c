@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rpl/analysis_report.h"
 #include "rpl/classify.h"
 #include "rpl/error.h"
 #include "rpl/fsutil.h"

@@ -1,4 +1,4 @@
-/* Internals of the snapshot reader and writer (src/replay/snapshot_*.c). */
+/* Internals of the snapshot reader and writer (src/snapshot/snapshot_*.c). */
 #ifndef RPL_SNAPSHOT_INT_H
 #define RPL_SNAPSHOT_INT_H
 

@@ -14,11 +14,10 @@
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
 #include "rpl/gate.h"
+#include "rpl/html.h"
 #include "rpl/report.h"
 #include "rpl/trend.h"
 #include "rpl/version.h"
-
-#include "html.h"
 
 #define CHART_W 720.0
 #define CHART_H 260.0
@@ -26,55 +25,6 @@
 #define PAD_R   16.0
 #define PAD_T   16.0
 #define PAD_B   36.0
-
-const char rpl_html_style[] =
-    ":root{--fg:#1d2433;--muted:#5b6577;--line:#d8dde6;--bg:#fff;--pass:#1a7f37;--warn:#9a6700;"
-    "--fail:#cf222e;--imp:#0969da;--accent:#6639ba}"
-    "*{box-sizing:border-box}body{margin:0;font:15px/1.5 system-ui,-apple-system,'Segoe UI',"
-    "Roboto,sans-serif;color:var(--fg);background:#f6f8fa}"
-    "header{background:#24292f;color:#fff;padding:1.2rem 1rem}header h1{margin:0;font-size:1.4rem}"
-    "header p{margin:.3rem 0 0;color:#d0d7de}main{max-width:1100px;margin:0 auto;padding:1rem}"
-    "section{background:var(--bg);border:1px solid var(--line);border-radius:8px;padding:1rem;"
-    "margin:0 0 1rem}h2{font-size:1.2rem;margin:0 0 .5rem}h3{font-size:1rem;margin:1rem 0 .4rem}"
-    ".meta{color:var(--muted);font-size:.9rem;word-break:break-all}"
-    ".table-wrap{overflow-x:auto}table{border-collapse:collapse;width:100%;font-size:.9rem}"
-    "caption{text-align:left;color:var(--muted);padding:.2rem 0}"
-    "th,td{border-bottom:1px solid var(--line);padding:.35rem .5rem;text-align:left;"
-    "vertical-align:top}th{background:#f6f8fa;font-weight:600}td.num{text-align:right;"
-    "font-variant-numeric:tabular-nums;white-space:nowrap}"
-    ".badge{display:inline-block;border-radius:1em;padding:0 .6em;font-size:.85rem;font-weight:600;"
-    "color:#fff}.pass{background:var(--pass)}.warn{background:var(--warn)}.fail{background:"
-    "var(--fail)}.improved{background:var(--imp)}.skipped{background:var(--muted)}"
-    "figure{margin:.5rem 0}svg.chart{width:100%;height:auto;max-width:760px;display:block}"
-    "figcaption{color:var(--muted);font-size:.85rem}figure.wide svg{max-width:100%;height:auto;"
-    "display:block}.msg{font-size:.85rem;color:var(--muted)}"
-    ".big{font-size:1.6rem;font-weight:700}"
-    "@media (max-width:600px){body{font-size:14px}main{padding:.5rem}th,td{padding:.3rem}}"
-    "@media print{body{background:#fff}header{background:#fff;color:#000;border-bottom:2px solid "
-    "#000}header p{color:#000}section{break-inside:avoid;border-color:#999}.badge{color:#000;"
-    "border:1px solid #000;background:none}}";
-
-void rpl_html_esc(rpl_strbuf *out, const char *s)
-{
-    for (; s && *s; s++) {
-        switch (*s) {
-        case '<':
-            rpl_strbuf_puts(out, "&lt;");
-            break;
-        case '>':
-            rpl_strbuf_puts(out, "&gt;");
-            break;
-        case '&':
-            rpl_strbuf_puts(out, "&amp;");
-            break;
-        case '"':
-            rpl_strbuf_puts(out, "&quot;");
-            break;
-        default:
-            rpl_strbuf_putc(out, *s);
-        }
-    }
-}
 
 static const char *verdict_class(const rpl_gate_result *r, rpl_verdict v)
 {
@@ -220,43 +170,28 @@ static double cy(const chart *c, double v)
     return PAD_T + (CHART_H - PAD_T - PAD_B) * (1.0 - (v - c->lo) / (c->hi - c->lo));
 }
 
-/* The history chart of one kernel: entries, levels, change points, accepted moves, this run. */
-static void history_chart(rpl_strbuf *out, const rpl_baseline *b, const char *kernel, double now,
-                          size_t id)
-{
-    double *x = malloc((b->nruns + 1) * sizeof(*x));
-    size_t *entry = malloc((b->nruns + 1) * sizeof(*entry)), n = 0, ncp = 0;
-    rpl_change_point *cp = NULL;
-    rpl_cp_opts o;
+/* One kernel's history as charted. */
+typedef struct series {
+    const rpl_baseline *b;
+    const char *kernel;
+    double *x;     /* the kernel's median per entry that has one */
+    size_t *entry; /* that entry's index in b->runs */
+    size_t n;
+    rpl_change_point *cp; /* change points of x */
+    size_t ncp;
+    double now; /* this run's median, 0: none */
     chart c;
+} series;
+
+/* The <svg> element's opening, <title> and <desc> (the chart's text alternative). */
+static void chart_head(rpl_strbuf *out, const series *s, size_t id)
+{
+    const double *x = s->x, now = s->now;
+    const char *kernel = s->kernel;
+    size_t n = s->n, ncp = s->ncp;
+    const rpl_change_point *cp = s->cp;
     char m1[32], m2[32];
 
-    if (!x || !entry)
-        goto done;
-    for (size_t i = 0; i < b->nruns; i++)
-        for (size_t j = 0; j < b->runs[i].nmedians; j++)
-            if (strcmp(b->runs[i].medians[j].name, kernel) == 0) {
-                entry[n] = i;
-                x[n++] = b->runs[i].medians[j].value;
-            }
-    if (n == 0)
-        goto done;
-    rpl_cp_opts_init(&o);
-    if (rpl_change_points(&cp, &ncp, x, n, &o) != RPL_OK) {
-        rpl_error_clear();
-        ncp = 0;
-    }
-    c = (chart){x[0], x[0], n + (now > 0)};
-    for (size_t i = 0; i < n; i++) {
-        c.lo = fmin(c.lo, x[i]);
-        c.hi = fmax(c.hi, x[i]);
-    }
-    if (now > 0) {
-        c.lo = fmin(c.lo, now);
-        c.hi = fmax(c.hi, now);
-    }
-    c.lo *= 0.97;
-    c.hi *= 1.03;
     rpl_strbuf_printf(out,
                       "<figure><svg class=\"chart\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
                       "id=\"chart%zu\" xmlns=\"http://www.w3.org/2000/svg\">"
@@ -273,9 +208,16 @@ static void history_chart(rpl_strbuf *out, const rpl_baseline *b, const char *ke
     if (now > 0)
         rpl_strbuf_printf(out, "; this run %s", rpl_format_ns(m1, sizeof(m1), now));
     rpl_strbuf_puts(out, ".</desc>");
-    /* Axes and grid. */
+}
+
+static void chart_axes(rpl_strbuf *out, const series *s)
+{
+    const chart *c = &s->c;
+    size_t n = s->n;
+    char m1[32];
+
     for (int t = 0; t <= 4; t++) {
-        double v = c.lo + (c.hi - c.lo) * t / 4.0, y = cy(&c, v);
+        double v = c->lo + (c->hi - c->lo) * t / 4.0, y = cy(c, v);
         rpl_strbuf_printf(out,
                           "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" "
                           "stroke=\"#d8dde6\"/><text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" "
@@ -287,24 +229,34 @@ static void history_chart(rpl_strbuf *out, const rpl_baseline *b, const char *ke
         rpl_strbuf_printf(out,
                           "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" "
                           "text-anchor=\"middle\" fill=\"#5b6577\">%zu</text>",
-                          cx(&c, i), CHART_H - PAD_B + 16, i);
+                          cx(c, i), CHART_H - PAD_B + 16, i);
     rpl_strbuf_printf(out,
                       "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\" "
                       "fill=\"#5b6577\">history entry</text>",
                       (PAD_L + CHART_W) / 2, CHART_H - 4);
-    /* Levels between change points. */
-    for (size_t s = 0; s <= ncp; s++) {
-        size_t from = s ? cp[s - 1].index : 0, to = s < ncp ? cp[s].index : n;
-        double level = s < ncp ? cp[s].before : (ncp ? cp[ncp - 1].after : 0);
+}
+
+/* Levels between change points, and the change points. */
+static void chart_changes(rpl_strbuf *out, const series *s)
+{
+    const rpl_baseline *b = s->b;
+    const size_t *entry = s->entry;
+    const chart *c = &s->c;
+    size_t n = s->n, ncp = s->ncp;
+    const rpl_change_point *cp = s->cp;
+
+    for (size_t seg = 0; seg <= ncp; seg++) {
+        size_t from = seg ? cp[seg - 1].index : 0, to = seg < ncp ? cp[seg].index : n;
+        double level = seg < ncp ? cp[seg].before : (ncp ? cp[ncp - 1].after : 0);
         if (!ncp)
             break;
         rpl_strbuf_printf(out,
                           "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" "
                           "stroke=\"#6639ba\" stroke-width=\"2\" opacity=\"0.6\"/>",
-                          cx(&c, from), cx(&c, to - 1), cy(&c, level), cy(&c, level));
+                          cx(c, from), cx(c, to - 1), cy(c, level), cy(c, level));
     }
     for (size_t i = 0; i < ncp; i++) {
-        double xx = (cx(&c, cp[i].index - 1) + cx(&c, cp[i].index)) / 2;
+        double xx = (cx(c, cp[i].index - 1) + cx(c, cp[i].index)) / 2;
         const rpl_history_entry *e = &b->runs[entry[cp[i].index]];
         rpl_strbuf_printf(out, "<g><title>change point at entry %zu: %+.2f%%, p %.3f, commit ",
                           cp[i].index, 100.0 * cp[i].size, cp[i].p_value);
@@ -317,10 +269,23 @@ static void history_chart(rpl_strbuf *out, const rpl_baseline *b, const char *ke
                           xx, xx, PAD_T, CHART_H - PAD_B, xx + 4, CHART_H - PAD_B - 8,
                           100.0 * cp[i].size, cp[i].index);
     }
+}
+
+/* The entries (accepted moves marked), this run, and the caption. */
+static void chart_points(rpl_strbuf *out, const series *s)
+{
+    const rpl_baseline *b = s->b;
+    const size_t *entry = s->entry;
+    const char *kernel = s->kernel;
+    const chart *c = &s->c;
+    const double *x = s->x, now = s->now;
+    size_t n = s->n;
+    char m1[32];
+
     rpl_strbuf_puts(out, "<polyline fill=\"none\" stroke=\"#0969da\" stroke-width=\"1.5\" "
                          "points=\"");
     for (size_t i = 0; i < n; i++)
-        rpl_strbuf_printf(out, "%.1f,%.1f ", cx(&c, i), cy(&c, x[i]));
+        rpl_strbuf_printf(out, "%.1f,%.1f ", cx(c, i), cy(c, x[i]));
     rpl_strbuf_puts(out, "\"/>");
     for (size_t i = 0; i < n; i++) {
         const rpl_history_entry *e = &b->runs[entry[i]];
@@ -339,12 +304,12 @@ static void history_chart(rpl_strbuf *out, const rpl_baseline *b, const char *ke
             rpl_strbuf_printf(out,
                               "</title><path d=\"M%.1f %.1fl6 6l-6 6l-6 -6z\" "
                               "fill=\"#1a7f37\"/></g>",
-                              cx(&c, i), cy(&c, x[i]) - 6);
+                              cx(c, i), cy(c, x[i]) - 6);
         else
             rpl_strbuf_printf(out,
                               "</title><circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" "
                               "fill=\"#0969da\"/></g>",
-                              cx(&c, i), cy(&c, x[i]));
+                              cx(c, i), cy(c, x[i]));
     }
     if (now > 0)
         rpl_strbuf_printf(out,
@@ -352,8 +317,8 @@ static void history_chart(rpl_strbuf *out, const rpl_baseline *b, const char *ke
                           "r=\"6\" fill=\"#fff\" stroke=\"#cf222e\" stroke-width=\"3\"/>"
                           "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" text-anchor=\"end\" "
                           "fill=\"#1d2433\">this run</text></g>",
-                          rpl_format_ns(m1, sizeof(m1), now), cx(&c, n), cy(&c, now), cx(&c, n),
-                          cy(&c, now) - 10);
+                          rpl_format_ns(m1, sizeof(m1), now), cx(c, n), cy(c, now), cx(c, n),
+                          cy(c, now) - 10);
     rpl_strbuf_printf(out, "</svg><figcaption>History of <code>");
     rpl_html_esc(out, kernel);
     rpl_strbuf_printf(out,
@@ -361,8 +326,17 @@ static void history_chart(rpl_strbuf *out, const rpl_baseline *b, const char *ke
                       "(purple), change points (red, dashed), accepted moves (green), this "
                       "run (red ring).</figcaption></figure>",
                       n);
-    if (!ncp)
-        goto done;
+}
+
+/* The change points as a table, each with the commit it began at and any move accepted near it. */
+static void change_table(rpl_strbuf *out, const series *s)
+{
+    const rpl_baseline *b = s->b;
+    const size_t *entry = s->entry;
+    size_t n = s->n, ncp = s->ncp;
+    const rpl_change_point *cp = s->cp;
+    char m1[32], m2[32];
+
     rpl_strbuf_puts(out, "<div class=\"table-wrap\"><table><caption>Change points (E-Divisive, "
                          "permutation test)</caption><thead><tr><th scope=\"col\">entry</th>"
                          "<th scope=\"col\">change</th><th scope=\"col\">before</th><th "
@@ -386,10 +360,59 @@ static void history_chart(rpl_strbuf *out, const rpl_baseline *b, const char *ke
         rpl_strbuf_puts(out, "</td></tr>");
     }
     rpl_strbuf_puts(out, "</tbody></table></div>");
+}
+
+/* The history chart of one kernel: entries, levels, change points, accepted moves, this run. */
+static void history_chart(rpl_strbuf *out, const rpl_baseline *b, const char *kernel, double now,
+                          size_t id)
+{
+    series s = {b,
+                kernel,
+                malloc((b->nruns + 1) * sizeof(double)),
+                malloc((b->nruns + 1) * sizeof(size_t)),
+                0,
+                NULL,
+                0,
+                now,
+                {0, 0, 0}};
+    rpl_cp_opts o;
+
+    if (!s.x || !s.entry)
+        goto done;
+    for (size_t i = 0; i < b->nruns; i++)
+        for (size_t j = 0; j < b->runs[i].nmedians; j++)
+            if (strcmp(b->runs[i].medians[j].name, kernel) == 0) {
+                s.entry[s.n] = i;
+                s.x[s.n++] = b->runs[i].medians[j].value;
+            }
+    if (s.n == 0)
+        goto done;
+    rpl_cp_opts_init(&o);
+    if (rpl_change_points(&s.cp, &s.ncp, s.x, s.n, &o) != RPL_OK) {
+        rpl_error_clear();
+        s.ncp = 0;
+    }
+    s.c = (chart){s.x[0], s.x[0], s.n + (now > 0)};
+    for (size_t i = 0; i < s.n; i++) {
+        s.c.lo = fmin(s.c.lo, s.x[i]);
+        s.c.hi = fmax(s.c.hi, s.x[i]);
+    }
+    if (now > 0) {
+        s.c.lo = fmin(s.c.lo, now);
+        s.c.hi = fmax(s.c.hi, now);
+    }
+    s.c.lo *= 0.97;
+    s.c.hi *= 1.03;
+    chart_head(out, &s, id);
+    chart_axes(out, &s);
+    chart_changes(out, &s);
+    chart_points(out, &s);
+    if (s.ncp)
+        change_table(out, &s);
 done:
-    free(cp);
-    free(x);
-    free(entry);
+    free(s.cp);
+    free(s.x);
+    free(s.entry);
 }
 
 static rpl_baseline *load_baseline(const rpl_gate_result *r, const char *dir)

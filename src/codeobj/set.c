@@ -1,0 +1,147 @@
+/*
+ * The code-object set the readers fill (rpl_codeobj_set): its kernels, its
+ * warnings, and the printable strings the readers copy into them.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codeobj_int.h"
+#include "rpl/error.h"
+
+int rpl_codeobj_set_new(rpl_codeobj_set **out)
+{
+    *out = calloc(1, sizeof(**out));
+    return *out ? RPL_OK : rpl_error_oom();
+}
+
+void co_kernel_clear(rpl_kernel_info *k)
+{
+    free(k->name);
+    free(k->symbol);
+    free(k->arch);
+    free(k->target);
+    free(k->origin);
+    for (size_t i = 0; i < k->n_args; i++) {
+        free(k->args[i].name);
+        free(k->args[i].type_name);
+        free(k->args[i].value_kind);
+        free(k->args[i].address_space);
+    }
+    free(k->args);
+    memset(k, 0, sizeof(*k));
+}
+
+void co_set_truncate(rpl_codeobj_set *set, size_t keep)
+{
+    while (set->count > keep)
+        co_kernel_clear(&set->kernels[--set->count]);
+}
+
+void rpl_codeobj_set_free(rpl_codeobj_set *set)
+{
+    if (!set)
+        return;
+    co_set_truncate(set, 0);
+    free(set->kernels);
+    co_globals_truncate(set, 0);
+    free(set->globals);
+    for (size_t i = 0; i < set->n_warnings; i++)
+        free(set->warnings[i]);
+    free(set->warnings);
+    free(set);
+}
+
+rpl_kernel_info *co_kernel_push(rpl_codeobj_set *set)
+{
+    rpl_kernel_info *k;
+
+    if (set->count == set->cap) {
+        size_t cap = set->cap ? set->cap * 2 : 16;
+        rpl_kernel_info *grown = realloc(set->kernels, cap * sizeof(*grown));
+
+        if (!grown)
+            return NULL;
+        set->kernels = grown;
+        set->cap = cap;
+    }
+    k = &set->kernels[set->count++];
+    memset(k, 0, sizeof(*k));
+    k->agpr_count = k->arch_vgpr_count = k->sgpr_count = RPL_CODEOBJ_UNKNOWN;
+    k->vgpr_spill_count = k->sgpr_spill_count = RPL_CODEOBJ_UNKNOWN;
+    k->uses_dynamic_stack = k->num_barriers = RPL_CODEOBJ_UNKNOWN;
+    return k;
+}
+
+int co_global_push(rpl_codeobj_set *set, const char *name)
+{
+    char **grown = realloc(set->globals, (set->n_globals + 1) * sizeof(*grown));
+    char *copy = grown ? co_strndup(name, strlen(name)) : NULL;
+
+    if (grown)
+        set->globals = grown;
+    if (!copy)
+        return rpl_error_oom();
+    set->globals[set->n_globals++] = copy;
+    return RPL_OK;
+}
+
+void co_globals_truncate(rpl_codeobj_set *set, size_t keep)
+{
+    while (set->n_globals > keep)
+        free(set->globals[--set->n_globals]);
+}
+
+int co_warn(rpl_codeobj_set *set, const char *fmt, ...)
+{
+    va_list ap;
+    char *line;
+    char **grown;
+    int n;
+
+    va_start(ap, fmt);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0 || !(line = malloc((size_t)n + 1)))
+        return rpl_error_oom();
+    va_start(ap, fmt);
+    vsnprintf(line, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    grown = realloc(set->warnings, (set->n_warnings + 1) * sizeof(*grown));
+    if (!grown) {
+        free(line);
+        return rpl_error_oom();
+    }
+    set->warnings = grown;
+    set->warnings[set->n_warnings++] = line;
+    return RPL_OK;
+}
+
+char *co_strndup(const char *s, size_t len)
+{
+    char *out = malloc(len + 1);
+
+    if (!out)
+        return NULL;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+
+        out[i] = (c < 0x20 || c >= 0x7f) ? '?' : (char)c;
+    }
+    out[len] = '\0';
+    return out;
+}
+
+char *co_origin(const char *origin, const char *sep, const char *what)
+{
+    size_t a = strlen(origin), b = strlen(sep), c = strlen(what);
+    char *out = malloc(a + b + c + 1);
+
+    if (!out)
+        return NULL;
+    memcpy(out, origin, a);
+    memcpy(out + a, sep, b);
+    memcpy(out + a + b, what, c + 1);
+    return out;
+}

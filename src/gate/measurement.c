@@ -1,0 +1,16 @@
+/* What a gate measured (rpl_gate_measurement, rpl/gate.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rpl/gate.h"
+
+void rpl_gate_measurement_release(rpl_gate_measurement *m)
+{
+    free(m->arch);
+    free(m->device);
+    free(m->driver);
+    free(m->toolkit);
+    rpl_static_kernels_free(m->statics, m->nstatics);
+    rpl_runtime_kernels_free(m->kernels, m->nkernels);
+    memset(m, 0, sizeof(*m));
+}

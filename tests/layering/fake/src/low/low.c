@@ -1,0 +1,6 @@
+#include "rpl/low.h"
+
+int low_value(void)
+{
+    return 1;
+}

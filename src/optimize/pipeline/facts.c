@@ -139,13 +139,15 @@ static int written_bytes(const char *dir, double *out)
 static int replays(rpl_pipe *p, const pipe_kernel *k, const char *dir, unsigned dispatch)
 {
     pipe_kernel sk = *k;
-    char *failure = NULL;
+    pipe_replay_failure fail;
+    char *failure;
     cJSON *doc = NULL;
     int rc;
 
     sk.snapshot = (char *)dir;
     /* Checked as candidates will be: the original must pass on it. */
-    rc = pipe_replay(p, &sk, k->orig_co, true, 1, &doc, &failure);
+    rc = pipe_replay(p, &sk, k->orig_co, true, 1, &doc, &fail);
+    failure = fail.evidence;
     if (rc == RPL_ENOMEM || rpl_interrupted()) {
         cJSON_Delete(doc);
         free(failure);

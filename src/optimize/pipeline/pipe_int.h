@@ -38,9 +38,10 @@ typedef struct pipe_kernel {
 /* One build: a scratch tree with the source written in, the program and the code objects. */
 typedef struct pipe_build {
     rpl_scratch *scratch;
-    char *src;     /* the source in the tree */
-    char *program; /* the built program */
-    char *log;     /* compiler output, every command */
+    char *src;                 /* the source in the tree */
+    char *program;             /* the built program */
+    char *log;                 /* compiler output, every command */
+    rpl_kernel_source *parsed; /* the source as parsed (a reference), or NULL */
 } pipe_build;
 
 struct rpl_pipe {
@@ -129,8 +130,24 @@ void pipe_build_release(pipe_build *b);
 
 /* Children of rocm-perf (tool.c). */
 int pipe_capture(rpl_pipe *p, pipe_kernel *k);
+/* How a replay that gave no JSON ended; the evidence is one line saying it. */
+typedef enum pipe_replay_end {
+    PIPE_REPLAY_RAN = 0, /* it ran: the JSON holds its check and times */
+    PIPE_REPLAY_REFUSED, /* exit 2: it refused the code object (symbol, arguments) */
+    PIPE_REPLAY_CRASHED, /* killed by a signal */
+    PIPE_REPLAY_TIMEOUT, /* ran past its time limit (a hang?) */
+    PIPE_REPLAY_FAILED   /* another exit status */
+} pipe_replay_end;
+
+typedef struct pipe_replay_failure {
+    pipe_replay_end end;
+    char *evidence; /* NULL when it ran */
+} pipe_replay_failure;
+
+/* A candidate's replay: 0 with *out (it ran) or with *failure set (the candidate's fault);
+   else the run's error (the environment: no replay tool, no GPU). */
 int pipe_replay(rpl_pipe *p, const pipe_kernel *k, const char *co, bool check, unsigned iterations,
-                cJSON **out, char **failure);
+                cJSON **out, pipe_replay_failure *failure);
 int pipe_profile_app(rpl_pipe *p, const char *program, const char *dir, cJSON **dag);
 /* The counter pass: `profile` over a replay of k's snapshot with `co`, into `dir`. 0 with *why
    set when it could not be made (the reason, for the facts). */

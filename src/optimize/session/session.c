@@ -16,6 +16,7 @@ typedef struct branch_entry {
 
 struct rpl_session {
     rpl_session_opts opts;
+    char *run_branch; /* opts.run_branch's copy (a ranking's name is gone after a rebase) */
     rpl_session_mode mode;
     rpl_pipe *pipe;
     rpl_git_repo *repo;
@@ -33,10 +34,15 @@ int rpl_session_open(rpl_session **out, rpl_pipe *pipe, const rpl_session_opts *
         return rpl_error_oom();
     s->opts = *opts;
     s->pipe = pipe;
+    if (opts->run_branch && !(s->opts.run_branch = s->run_branch = strdup(opts->run_branch))) {
+        free(s);
+        return rpl_error_oom();
+    }
     s->mode = opts->auto_approve     ? RPL_SESSION_MODE_COMMIT
               : isatty(STDIN_FILENO) ? RPL_SESSION_MODE_ASK
                                      : RPL_SESSION_MODE_DRY_RUN;
     if ((rc = rpl_git_repo_open(&s->repo, rpl_pipe_original_parsed(pipe)->name)) != 0) {
+        free(s->run_branch);
         free(s);
         return rc;
     }
@@ -181,5 +187,6 @@ void rpl_session_free(rpl_session *s)
     }
     free(s->branches);
     rpl_git_repo_free(s->repo);
+    free(s->run_branch);
     free(s);
 }

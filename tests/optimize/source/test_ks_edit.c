@@ -146,7 +146,7 @@ static void test_splice_rejects(void **state)
          RPL_KS_SPLICE_REPLY},
         {"__global__ void saxpy(size_t n, float a, const float *x, float *y) {\n"
          "    if (n) {\n        y[0] = 0;\n}",
-         "the reply", RPL_KS_SPLICE_PARSE},
+         "the reply changes code outside the kernel", RPL_KS_SPLICE_REPLY},
         {"   \n\t", "the reply is empty", RPL_KS_SPLICE_REPLY},
     };
     rpl_kernel_source *src = ks_test_parse(SAXPY, &harness), *res = NULL;

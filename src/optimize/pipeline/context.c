@@ -426,8 +426,8 @@ int rpl_pipe_open(rpl_pipe **out, const rpl_pipe_target *target, const rpl_pipe_
     else
         rpl_pipe_opts_init(&p->opts);
     p->app_ns = NAN;
-    p->rng = p->opts.seed ? p->opts.seed : (unsigned long)time(NULL) ^ (unsigned long)getpid();
-    p->opened_s = pipe_now();
+    rpl_rng_seed(&p->rng, p->opts.seed ? p->opts.seed : rpl_rng_entropy(p));
+    p->opened_s = rpl_clock_mono_s();
     if ((rc = open_steps(p)) != 0) {
         rpl_pipe_close(p);
         return rc;

@@ -8,9 +8,11 @@
 #include <cjson/cJSON.h>
 
 #include "rpl/baseline.h"
+#include "rpl/clock.h"
 #include "rpl/kernel_source.h"
 #include "rpl/optgit.h"
 #include "rpl/pipeline.h"
+#include "rpl/rng.h"
 #include "rpl/spawn.h"
 #include "rpl/strbuf.h"
 
@@ -75,7 +77,7 @@ struct rpl_pipe {
     size_t noutcomes;
     char **commits;     /* per outcome: "branch commit" or NULL */
     pipe_build *builds; /* per outcome, kept until close */
-    unsigned long rng;
+    rpl_rng rng;        /* the test programs' fresh seeds */
     double opened_s;
 };
 
@@ -93,7 +95,6 @@ int pipe_argv_expand(char ***out, const char *const *argv, const char *const var
 /* One line: the words joined by blanks, quoted where needed (*out, free()). */
 int pipe_argv_text(char **out, const char *const *argv);
 
-double pipe_now(void);
 /* The last non-empty line of `text` (a static buffer of at most 300 bytes). */
 const char *pipe_last_line(const char *text);
 int pipe_set(char **field, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

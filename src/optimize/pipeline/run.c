@@ -54,7 +54,7 @@ static int step_done(cstate *s, rpl_pipe_step step, double t0, bool passed, rpl_
 
     r->ran = true;
     r->passed = passed;
-    r->seconds = pipe_now() - t0;
+    r->seconds = rpl_clock_mono_s() - t0;
     if ((rc = pipe_set(&r->evidence, "%s", evidence)) != 0)
         return rc;
     if (!passed) {
@@ -69,7 +69,7 @@ static int step_done(cstate *s, rpl_pipe_step step, double t0, bool passed, rpl_
 
 static int step_build(cstate *s)
 {
-    double t0 = pipe_now();
+    double t0 = rpl_clock_mono_s();
     bool failed = false;
     int rc;
 
@@ -102,7 +102,7 @@ static int step_signature(cstate *s)
     const rpl_kernel_source *src;
     rpl_codeobj_set *set = NULL;
     char *diff = NULL, *why = NULL;
-    double t0 = pipe_now();
+    double t0 = rpl_clock_mono_s();
     bool found = false;
     int rc;
 
@@ -174,7 +174,7 @@ static int step_static(cstate *s)
     const rpl_static_kernel *o, *c;
     size_t on = 0, cn = 0;
     rpl_strbuf why = RPL_STRBUF_INIT;
-    double t0 = pipe_now();
+    double t0 = rpl_clock_mono_s();
     int rc;
 
     if ((rc = pipe_statics(&oa, &on, &o, s->k->orig_co, s->k)) != 0 ||
@@ -399,7 +399,7 @@ static int replay_shape(cstate *s, size_t shape, double t0, char **ok)
 
 static int step_replay(cstate *s)
 {
-    double t0 = pipe_now();
+    double t0 = rpl_clock_mono_s();
     size_t n = s->k->nshapes ? s->k->nshapes : 1;
     char *ok = NULL, *first = NULL;
     int rc = 0;
@@ -489,7 +489,7 @@ static int step_test(cstate *s)
     unsigned runs = s->p->opts.seeds == 0 ? 0 : t->seed_flag ? s->p->opts.seeds : 1, ok = 0;
     unsigned nverify = 0;
     char *why = NULL;
-    double t0 = pipe_now();
+    double t0 = rpl_clock_mono_s();
     int rc = 0;
 
     if (runs == 0 && !(verify && verify[0]))
@@ -498,11 +498,9 @@ static int step_test(cstate *s)
         char **argv = NULL, seed[32];
         size_t n = 0;
         rpl_spawn_result res;
-        /* xorshift: seeds nobody wrote down in the candidate's source or prompt. */
-        s->p->rng ^= s->p->rng << 13;
-        s->p->rng ^= s->p->rng >> 7;
-        s->p->rng ^= s->p->rng << 17;
-        snprintf(seed, sizeof(seed), "%lu", 1000 + s->p->rng % 4000000000ul);
+        /* Seeds nobody wrote down in the candidate's source or prompt. */
+        snprintf(seed, sizeof(seed), "%llu",
+                 1000 + (unsigned long long)(rpl_rng_next(&s->p->rng) % 4000000000u));
         if ((rc = pipe_argv_expand(&argv, (const char *const *)t->test_argv, vars)) != 0)
             break;
         while (argv[n])
@@ -602,7 +600,7 @@ static int step_measure(cstate *s)
     rpl_gate_stat_opts so;
     rpl_runtime_cmp cmp;
     char *failure = NULL, *why = NULL;
-    double t0 = pipe_now(), lo, hi;
+    double t0 = rpl_clock_mono_s(), lo, hi;
     rpl_pipe_outcome *o = s->o;
     int rc = 0;
 
@@ -694,7 +692,7 @@ static int step_app(cstate *s)
 {
     const rpl_pipe_opts *po = &s->p->opts;
     unsigned rounds = po->app_rounds ? po->app_rounds : RPL_PIPE_DEFAULT_APP_ROUNDS;
-    double *orig = NULL, *cand = NULL, t0 = pipe_now();
+    double *orig = NULL, *cand = NULL, t0 = rpl_clock_mono_s();
     char *base = NULL, *dir = NULL, *keep = NULL, *why = NULL;
     rpl_pipe_outcome *o = s->o;
     rpl_gate_stat_opts so;
@@ -832,7 +830,7 @@ int rpl_pipe_run(rpl_pipe *p, const rpl_pipe_candidate *c, rpl_pipe_outcome **ou
     int (*const steps[])(cstate *) = {step_build, step_signature, step_static, step_replay,
                                       step_test,  step_measure,   step_app};
     cstate s = {.p = p, .c = c};
-    double t0 = pipe_now();
+    double t0 = rpl_clock_mono_s();
     int rc;
 
     *out = NULL;
@@ -857,7 +855,7 @@ int rpl_pipe_run(rpl_pipe *p, const rpl_pipe_candidate *c, rpl_pipe_outcome **ou
                  0))
             goto fail;
     }
-    s.o->seconds = pipe_now() - t0;
+    s.o->seconds = rpl_clock_mono_s() - t0;
     if ((rc = keep(&s)) != 0)
         goto fail;
     free(s.co);

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "rpl/array.h"
 #include "rpl/error.h"
 #include "rpl/kernel_source.h"
 #include "rpl/session.h"
@@ -21,7 +22,7 @@ struct rpl_session {
     rpl_pipe *pipe;
     rpl_git_repo *repo;
     branch_entry *branches;
-    size_t nbranches;
+    size_t nbranches, cap;
 };
 
 int rpl_session_open(rpl_session **out, rpl_pipe *pipe, const rpl_session_opts *opts)
@@ -71,7 +72,7 @@ static bool ask(const char *question)
 static int branch_for(rpl_session *s, const char *name, rpl_optbranch **out)
 {
     rpl_optbranch_opts bo = {.base = rpl_pipe_baseline_commit(s->pipe)};
-    branch_entry *grown, *e;
+    branch_entry *e;
     int rc;
 
     for (size_t i = 0; i < s->nbranches; i++)
@@ -79,18 +80,16 @@ static int branch_for(rpl_session *s, const char *name, rpl_optbranch **out)
             *out = s->branches[i].b;
             return 0;
         }
-    if (!(grown = realloc(s->branches, (s->nbranches + 1) * sizeof(*grown))))
-        return rpl_error_oom();
-    s->branches = grown;
-    e = &grown[s->nbranches];
-    memset(e, 0, sizeof(*e));
-    if (!(e->name = strdup(name)))
-        return rpl_error_oom();
-    if ((rc = rpl_optbranch_begin(&e->b, s->repo, name, &bo)) != 0) {
+    if (!(e = RPL_ARRAY_PUSH(s->branches, s->nbranches, s->cap)))
+        return RPL_ENOMEM;
+    rc =
+        (e->name = strdup(name)) ? rpl_optbranch_begin(&e->b, s->repo, name, &bo) : rpl_error_oom();
+    if (rc) {
         free(e->name);
+        s->nbranches--;
         return rc;
     }
-    *out = grown[s->nbranches++].b;
+    *out = e->b;
     return 0;
 }
 

@@ -20,16 +20,13 @@
 #include "rpl/cleanup.h"
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
-#include "rpl/kernel_source.h"
 #include "rpl/llm.h"
 #include "rpl/llm_analysis.h"
 #include "rpl/llm_loop.h"
 #include "rpl/llm_prompt.h"
 #include "rpl/log.h"
-#include "rpl/optgit.h"
 #include "rpl/pipeline.h"
-
-#define MAX_INCLUDES 32
+#include "rpl/session.h"
 
 typedef struct llmopt_opts {
     rpl_optimize_cli cli; /* target, pipeline and git options shared with `optimize` */
@@ -270,20 +267,6 @@ static void default_prompt_dir(char *out, size_t size)
     snprintf(out, size, "%s/llm", RPL_SOURCE_TEMPLATES_DIR);
 }
 
-/* Asked on a terminal before each commit (without --auto-approve). */
-static bool ask_approval(void *ctx, const rpl_pipe_outcome *o)
-{
-    char line[16];
-
-    (void)ctx;
-    fprintf(stderr, "\n%s: %s (speedup %.3fx, 95%% CI %.3f-%.3f)\nCommit it? [y/n] ", o->kernel,
-            o->strategy ? o->strategy : "", o->speedup, o->speedup_lo, o->speedup_hi);
-    fflush(stderr);
-    if (!fgets(line, sizeof(line), stdin))
-        return false;
-    return line[0] == 'y' || line[0] == 'Y';
-}
-
 /* Ctrl-C stops a request or a retry wait at once (the cleanup handler only notes it). */
 static bool llm_interrupted(void *ctx)
 {
@@ -300,20 +283,6 @@ static void print_outcome(void *ctx, int turn, const rpl_pipe_outcome *o)
     fflush(stdout);
 }
 
-/* -I words of the target's compiler flags, for libclang. */
-static void include_dirs(const rpl_pipe_target *t, const char **dirs, size_t max)
-{
-    size_t n = 0;
-
-    for (char **w = t->cflags; w && *w && n + 1 < max; w++) {
-        if (strcmp(*w, "-I") == 0 && w[1])
-            dirs[n++] = *++w;
-        else if (strncmp(*w, "-I", 2) == 0)
-            dirs[n++] = *w + 2;
-    }
-    dirs[n] = NULL;
-}
-
 static void print_summary(const rpl_llm_loop_result *r, const char *branch, const char *artifacts)
 {
     printf("llm-optimize: %s: %u turns, %u candidates, %u accepted, %lld tokens; %s%s%s\n",
@@ -327,6 +296,72 @@ static void print_summary(const rpl_llm_loop_result *r, const char *branch, cons
     printf("artifacts: %s\n", artifacts);
 }
 
+/* The branch of the run is named after its first target. */
+static const char *run_branch_name(const llmopt_opts *o, const rpl_pipe_target *t,
+                                   const rpl_pipe *pipe)
+{
+    const char *const *ranked = NULL;
+
+    if (o->cli.kernel)
+        return o->cli.kernel;
+    return rpl_pipe_ranked(pipe, &ranked, NULL) > 0 ? ranked[0] : t->name;
+}
+
+/* The loop with the pipeline as its backend and `session` taking accepted candidates. */
+static int run_loop(const llmopt_opts *o, rpl_llm_client *client, rpl_pipe *pipe,
+                    const rpl_pipe_target *target, const rpl_prompt_set *prompts,
+                    rpl_llm_pipe_ctx *pctx, rpl_llm_loop_result *result)
+{
+    rpl_llm_loop_backend be;
+    char *transcript = NULL;
+    size_t original_len;
+    const char *original = rpl_pipe_original_source(pipe, &original_len);
+    int rc;
+
+    if ((rc = rpl_path_join(&transcript, rpl_pipe_artifacts(pipe), "llm-transcript.jsonl")) != 0)
+        return rc;
+    rpl_llm_loop_pipe_backend(&be, pctx);
+    rpl_llm_loop_opts lo = {
+        .source_name = target->source,
+        .source = original,
+        .source_len = original_len,
+        .kernel = o->cli.kernel,
+        .model = o->llm.model,
+        .max_iters = o->max_iters,
+        .max_repairs = o->max_repairs,
+        .has_max_repairs = o->has_max_repairs,
+        .budget_tokens = o->budget_tokens,
+        .transcript = transcript,
+        .prompts = prompts,
+        .parse = rpl_pipe_parse_options(pipe), /* candidates parsed as the pipeline does */
+        .on_outcome = print_outcome,
+    };
+    rc = rpl_llm_loop_run(client, &be, &lo, result);
+    free(transcript);
+    return rc;
+}
+
+/* After the loop: keep the branch, say how the run went, push (--push). */
+static int finish_run(const llmopt_opts *o, rpl_session *session, rpl_pipe *pipe,
+                      const rpl_llm_loop_result *result, int rc)
+{
+    const char *branch;
+    int krc;
+
+    if (rc != 0 && result->stop != RPL_LLM_LOOP_LLM_FAILED)
+        return rc;
+    if ((krc = rpl_session_keep(session)) != 0)
+        return krc;
+    branch = rpl_session_branch_count(session) ? rpl_session_branch_name(session, 0) : NULL;
+    print_summary(result, branch, rpl_pipe_artifacts(pipe));
+    if (rc != 0) /* the model failed: the run is reported, then its error */
+        return rpl_error_set(rc, "%s",
+                             result->stop_message ? result->stop_message : "the model failed");
+    if (branch && o->cli.push && (rc = rpl_session_push(session, branch)) == 0)
+        printf("pushed %s to %s\n", branch, o->cli.push);
+    return rc;
+}
+
 int cmd_llm_optimize(int argc, char **argv)
 {
     llmopt_opts o;
@@ -335,18 +370,11 @@ int cmd_llm_optimize(int argc, char **argv)
     rpl_llm_analysis *analysis = NULL;
     rpl_llm_client *client = NULL;
     rpl_pipe *pipe = NULL;
-    rpl_git_repo *repo = NULL;
-    rpl_optbranch *branch = NULL;
+    rpl_session *session = NULL;
     rpl_llm_loop_result result = {0};
     rpl_llm_pipe_ctx pctx = {0};
-    rpl_llm_loop_backend be;
-    rpl_ks_options ks = {0};
-    const char *includes[MAX_INCLUDES];
-    char prompt_dir[PATH_MAX], *transcript = NULL, *branch_name = NULL;
-    const char *const *ranked = NULL;
-    const char *original;
-    size_t original_len;
-    int rc, loop_rc;
+    char prompt_dir[PATH_MAX];
+    int rc;
 
     memset(&o, 0, sizeof(o));
     if ((rc = parse_args(&o, argc, argv)) != 0)
@@ -363,91 +391,35 @@ int cmd_llm_optimize(int argc, char **argv)
     }
     o.llm.interrupted = llm_interrupted;
     if ((rc = rpl_cleanup_install_signals()) != 0 ||
-        (rc = rpl_llm_client_new(&client, &o.llm)) != 0)
-        goto done;
-    if ((rc = rpl_optimize_cli_target(&target, &o.cli)) != 0 ||
+        (rc = rpl_llm_client_new(&client, &o.llm)) != 0 ||
+        (rc = rpl_optimize_cli_target(&target, &o.cli)) != 0 ||
         (rc = rpl_pipe_open(&pipe, target, &o.cli.pipe)) != 0)
         goto done;
     rpl_log_info("artifacts in %s", rpl_pipe_artifacts(pipe));
-
-    /* The branch is named after the first target; it appears with the first commit. */
-    if (o.cli.auto_approve || isatty(STDIN_FILENO)) {
-        rpl_optbranch_opts bo = {rpl_pipe_baseline_commit(pipe), 0};
-        const char *name = o.cli.kernel;
-        if (!name && rpl_pipe_ranked(pipe, &ranked, NULL) > 0)
-            name = ranked[0];
-        if ((rc = rpl_git_repo_open(&repo, target->source)) != 0 ||
-            (rc = rpl_optbranch_begin(&branch, repo, name ? name : target->name, &bo)) != 0)
-            goto done;
-    } else {
+    rpl_session_opts so = {.auto_approve = o.cli.auto_approve,
+                           .push = o.cli.push,
+                           .run_branch = run_branch_name(&o, target, pipe),
+                           .rebase = true};
+    if ((rc = rpl_session_open(&session, pipe, &so)) != 0)
+        goto done;
+    if (rpl_session_mode_of(session) == RPL_SESSION_MODE_DRY_RUN)
         rpl_log_warn("no terminal to ask and no --auto-approve: accepted changes are reported, "
                      "not committed");
-    }
-
-    include_dirs(target, includes, MAX_INCLUDES);
-    ks.include_dirs = includes;
-    if ((rc = rpl_path_join(&transcript, rpl_pipe_artifacts(pipe), "llm-transcript.jsonl")) != 0)
-        goto done;
-    original = rpl_pipe_original_source(pipe, &original_len);
-    pctx.pipe = pipe;
-    pctx.branch = branch;
-    pctx.analysis = analysis;
-    pctx.analysis_dir = o.analysis_dir;
-    rpl_llm_loop_pipe_backend(&be, &pctx);
-    {
-        rpl_llm_loop_opts lo = {
-            .source_name = target->source,
-            .source = original,
-            .source_len = original_len,
-            .kernel = o.cli.kernel,
-            .model = o.llm.model,
-            .max_iters = o.max_iters,
-            .max_repairs = o.max_repairs,
-            .has_max_repairs = o.has_max_repairs,
-            .budget_tokens = o.budget_tokens,
-            .transcript = transcript,
-            .prompts = prompts,
-            .parse = &ks,
-            .approve = o.cli.auto_approve ? NULL : ask_approval,
-            .on_outcome = print_outcome,
-        };
-        loop_rc = rpl_llm_loop_run(client, &be, &lo, &result);
-    }
+    pctx = (rpl_llm_pipe_ctx){
+        .pipe = pipe, .session = session, .analysis = analysis, .analysis_dir = o.analysis_dir};
+    rc = run_loop(&o, client, pipe, target, prompts, &pctx, &result);
     rpl_cleanup_exit_if_interrupted();
-    rc = loop_rc;
-    if (rc != 0 && result.stop != RPL_LLM_LOOP_LLM_FAILED)
-        goto done;
-    if (rc != 0) /* the model failed: report the run, then its error */
-        rpl_error_set(rc, "%s", result.stop_message ? result.stop_message : "the model failed");
-    if (branch) {
-        int frc = rpl_optbranch_finish(branch, &branch_name);
-        branch = NULL;
-        if (frc != 0) {
-            rc = frc;
-            goto done;
-        }
-    }
-    print_summary(&result, branch_name, rpl_pipe_artifacts(pipe));
-    if (rc != 0)
-        rpl_error_set(rc, "%s", result.stop_message ? result.stop_message : "the model failed");
-    else if (branch_name && o.cli.push && (rc = rpl_git_push(repo, o.cli.push, branch_name)) == 0)
-        printf("pushed %s to %s\n", branch_name, o.cli.push);
-done:
-    if (branch)
-        rpl_optbranch_abort(branch);
-    {
-        int exit_code = rc == 0 ? RPL_EXIT_OK : rpl_cli_fail(rc);
-        rpl_llm_loop_result_release(&result);
-        rpl_llm_pipe_ctx_release(&pctx);
-        free(branch_name);
-        free(transcript);
-        rpl_pipe_close(pipe);
-        rpl_git_repo_free(repo);
-        rpl_pipe_target_free(target);
-        rpl_llm_client_free(client);
-        rpl_prompt_set_free(prompts);
-        rpl_llm_analysis_free(analysis);
-        rpl_cleanup_exit_if_interrupted();
-        return exit_code;
-    }
+    rc = finish_run(&o, session, pipe, &result, rc);
+done:;
+    int exit_code = rc == 0 ? RPL_EXIT_OK : rpl_cli_fail(rc);
+    rpl_llm_loop_result_release(&result);
+    rpl_llm_pipe_ctx_release(&pctx);
+    rpl_session_free(session);
+    rpl_pipe_close(pipe);
+    rpl_pipe_target_free(target);
+    rpl_llm_client_free(client);
+    rpl_prompt_set_free(prompts);
+    rpl_llm_analysis_free(analysis);
+    rpl_cleanup_exit_if_interrupted();
+    return exit_code;
 }

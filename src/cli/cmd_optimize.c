@@ -17,6 +17,7 @@
 #include "rpl/fsutil.h"
 #include "rpl/kernel_source.h"
 #include "rpl/optimize_rules.h"
+#include "rpl/session.h"
 
 #define DEFAULT_MAX_KERNELS 3
 
@@ -103,41 +104,30 @@ static int parse(optimize_args *a, int argc, char **argv)
     return rpl_optimize_cli_finish(&a->cli, "optimize", argc - optind, argv + optind);
 }
 
-/* The one kernel whose definition the candidate changes (parsed as the original was). */
-static int changed_kernel(const optimize_args *a, const rpl_kernel_source *orig, const char *text,
-                          size_t len, const char **out)
+/* The one kernel whose definition the candidate changes, parsed as the pipeline parses. */
+static int changed_kernel(const rpl_pipe *p, const char *text, size_t len, rpl_kernel_source **cand,
+                          const char **out)
 {
-    const char *includes[RPL_OPTIMIZE_CLI_MAX_FLAGS + 1] = {NULL};
-    rpl_ks_options ko = {.no_vendor_headers = orig->mode == RPL_KS_MODE_CUDA_PRELUDE,
-                         .include_dirs = includes};
-    rpl_kernel_source *cand = NULL;
+    const rpl_kernel_source *orig = rpl_pipe_original_parsed(p);
     const char *found = NULL;
-    size_t n = 0, ni = 0;
-    int rc;
+    size_t n = 0;
+    int rc = rpl_kernel_source_parse_buffer(cand, orig->name, text, len, rpl_pipe_parse_options(p));
 
-    for (size_t i = 0; i + 1 < a->cli.ncflags; i += 2)
-        if (strcmp(a->cli.cflags[i], "-I") == 0)
-            includes[ni++] = a->cli.cflags[i + 1];
-    rc = rpl_kernel_source_parse_buffer(&cand, orig->name, text, len, &ko);
-
-    if (rc == 0) {
-        for (size_t i = 0; i < orig->n_kernels; i++) {
-            const rpl_ks_kernel *k = &orig->kernels[i], *c = NULL;
-            size_t kl = k->definition.end - k->definition.begin;
-            if (rpl_kernel_source_find(cand, k->qualified_name, &c) != 0) {
-                rpl_error_clear();
-                continue;
-            }
-            if (kl != c->definition.end - c->definition.begin ||
-                memcmp(orig->text + k->definition.begin, cand->text + c->definition.begin, kl)) {
-                found = k->qualified_name;
-                n++;
-            }
-        }
-    }
-    rpl_kernel_source_free(cand);
     if (rc)
         return rc;
+    for (size_t i = 0; i < orig->n_kernels; i++) {
+        const rpl_ks_kernel *k = &orig->kernels[i], *c = NULL;
+        size_t kl = k->definition.end - k->definition.begin;
+        if (rpl_kernel_source_find(*cand, k->qualified_name, &c) != 0) {
+            rpl_error_clear();
+            continue;
+        }
+        if (kl != c->definition.end - c->definition.begin ||
+            memcmp(orig->text + k->definition.begin, (*cand)->text + c->definition.begin, kl)) {
+            found = k->qualified_name;
+            n++;
+        }
+    }
     if (n == 1) {
         *out = found;
         return 0;
@@ -164,8 +154,31 @@ static int read_candidate(optimize_args *a)
     return 0;
 }
 
-static int run_candidate_file(optimize_args *a, rpl_pipe *p, rpl_optimize_session *s,
-                              bool *accepted)
+/* An outcome, printed; an accepted one offered to the session (committed, or why not). */
+static int offer(rpl_session *s, const rpl_pipe_outcome *oc, const char *text, size_t len)
+{
+    rpl_session_commit c;
+    int rc;
+
+    printf("%s  %s  %s: %s\n", oc->id, oc->kernel, rpl_pipe_decision_name(oc->decision),
+           oc->message);
+    fflush(stdout);
+    if (oc->decision != RPL_PIPE_ACCEPTED)
+        return 0;
+    if ((rc = rpl_session_offer(s, oc, text, len, NULL, &c)) != 0)
+        return rc;
+    if (c.verdict == RPL_SESSION_DRY_RUN)
+        printf("  dry run: not committed (no terminal; pass --auto-approve to commit)\n");
+    else if (c.verdict == RPL_SESSION_DECLINED)
+        printf("  not committed: declined\n");
+    else
+        printf("  committed %s on %s: %s\n", c.id.short_hex, c.branch, c.subject);
+    fflush(stdout); /* before a later Ctrl-C ends the process */
+    rpl_session_commit_release(&c);
+    return 0;
+}
+
+static int run_candidate_file(optimize_args *a, rpl_pipe *p, rpl_session *s, bool *accepted)
 {
     rpl_pipe_candidate c = {.strategy = "hand-written candidate", .origin = RPL_PIPE_ORIGIN_FILE};
     rpl_pipe_outcome *oc = NULL;
@@ -177,13 +190,14 @@ static int run_candidate_file(optimize_args *a, rpl_pipe *p, rpl_optimize_sessio
     c.len = len;
     c.kernel = a->cli.kernel;
     if (!c.kernel)
-        rc = changed_kernel(a, rpl_pipe_original_parsed(p), text, len, &c.kernel);
+        rc = changed_kernel(p, text, len, &c.parsed, &c.kernel);
     if (rc == 0 && (rc = rpl_pipe_run(p, &c, &oc)) == 0) {
         *accepted = oc->decision == RPL_PIPE_ACCEPTED;
-        rc = rpl_optimize_session_outcome(s, oc, text, len);
+        rc = offer(s, oc, text, len);
     }
     if (rc == 0)
         rc = rpl_pipe_write_reports(p);
+    rpl_kernel_source_free(c.parsed);
     return rc;
 }
 
@@ -207,7 +221,7 @@ static size_t kernels_to_try(const optimize_args *a, const rpl_pipe *p, const ch
     return k;
 }
 
-static int run_rules(optimize_args *a, rpl_pipe *p, rpl_optimize_session *s)
+static int run_rules(optimize_args *a, rpl_pipe *p, rpl_session *s)
 {
     const char *kernels[100];
     size_t nk = kernels_to_try(a, p, kernels, a->max_kernels);
@@ -239,14 +253,30 @@ static int run_rules(optimize_args *a, rpl_pipe *p, rpl_optimize_session *s)
                                     .text = plan->proposals[j].text,
                                     .len = plan->proposals[j].len,
                                     .strategy = plan->proposals[j].strategy,
-                                    .origin = RPL_PIPE_ORIGIN_RULE};
+                                    .origin = RPL_PIPE_ORIGIN_RULE,
+                                    .parsed = plan->proposals[j].parsed};
             rpl_pipe_outcome *oc = NULL;
-            if ((rc = rpl_pipe_run(p, &c, &oc)) == 0 &&
-                (rc = rpl_optimize_session_outcome(s, oc, c.text, c.len)) == 0)
+            if ((rc = rpl_pipe_run(p, &c, &oc)) == 0 && (rc = offer(s, oc, c.text, c.len)) == 0)
                 rc = rpl_pipe_write_reports(p);
             kept = rc == 0 && oc->decision == RPL_PIPE_ACCEPTED;
         }
         rpl_unroll_plan_free(plan);
+    }
+    return rc;
+}
+
+/* Keep the branches made and push them (--push). */
+static int keep_branches(rpl_session *s, const char *remote)
+{
+    int rc = rpl_session_keep(s);
+
+    for (size_t i = 0; remote && i < rpl_session_branch_count(s); i++) {
+        const char *name = rpl_session_branch_name(s, i);
+        int r = name ? rpl_session_push(s, name) : 0;
+        if (r == 0 && name)
+            printf("pushed %s to %s\n", name, remote);
+        if (r && !rc)
+            rc = r;
     }
     return rc;
 }
@@ -256,9 +286,8 @@ int cmd_optimize(int argc, char **argv)
     optimize_args a = {0};
     rpl_pipe_target *t = NULL;
     rpl_pipe *p = NULL;
-    rpl_optimize_session *s = NULL;
+    rpl_session *s = NULL;
     bool accepted = false;
-    size_t commits = 0;
     int rc = parse(&a, argc, argv);
 
     if (rc)
@@ -270,19 +299,18 @@ int cmd_optimize(int argc, char **argv)
         return rpl_cli_fail(rc);
     }
     rpl_cleanup_install_signals();
+    rpl_session_opts so = {.auto_approve = a.cli.auto_approve, .push = a.cli.push};
     if ((rc = rpl_optimize_cli_target(&t, &a.cli)) == 0 &&
-        (rc = rpl_pipe_open(&p, t, &a.cli.pipe)) == 0 &&
-        (rc = rpl_optimize_session_new(&s, &a.cli, p)) == 0)
+        (rc = rpl_pipe_open(&p, t, &a.cli.pipe)) == 0 && (rc = rpl_session_open(&s, p, &so)) == 0)
         rc = a.candidate ? run_candidate_file(&a, p, s, &accepted) : run_rules(&a, p, s);
     if (rc == 0) {
-        rc = rpl_optimize_session_finish(s, &commits);
-        s = NULL;
+        rc = keep_branches(s, a.cli.push);
         if (rpl_pipe_write_reports(p) == 0)
             printf("artifacts: %s\n", rpl_pipe_artifacts(p));
     }
     if (rc && p)
         rpl_pipe_write_reports(p);
-    rpl_optimize_session_abort(s);
+    rpl_session_free(s);
     rpl_pipe_close(p);
     rpl_pipe_target_free(t);
     free(a.candidate_text);

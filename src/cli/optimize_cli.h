@@ -1,9 +1,7 @@
 /*
  * What `rocm-perf optimize` and `rocm-perf llm-optimize` share: the target
- * and pipeline options, their parsing and help text, and the session that
- * turns accepted candidates into commits on optimization branches (asking
- * first on a terminal, committing with --auto-approve, a dry run otherwise)
- * and pushes them.
+ * and pipeline options, their parsing and help text.  The session that
+ * turns accepted candidates into commits is rpl/session.h.
  */
 #ifndef RPL_OPTIMIZE_CLI_H
 #define RPL_OPTIMIZE_CLI_H
@@ -12,7 +10,6 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "rpl/optgit.h"
 #include "rpl/pipeline.h"
 
 #define RPL_OPTIMIZE_CLI_MAX_FLAGS       64
@@ -125,24 +122,5 @@ void rpl_optimize_cli_usage(FILE *out);
 /* Progress lines on stderr (unless --quiet). */
 void rpl_optimize_cli_progress(void *ctx, const char *candidate, rpl_pipe_step step,
                                const char *what);
-
-/* Accepted candidates -> commits: one branch per kernel, from HEAD. */
-typedef struct rpl_optimize_session rpl_optimize_session;
-
-int rpl_optimize_session_new(rpl_optimize_session **out, const rpl_optimize_cli *o, rpl_pipe *pipe);
-
-/*
- * An outcome of rpl_pipe_run: printed; when accepted, committed after asking
- * (terminal), at once (--auto-approve), or not at all (dry run), and noted in
- * the reports.  The text is the candidate's whole source.
- */
-int rpl_optimize_session_outcome(rpl_optimize_session *s, const rpl_pipe_outcome *oc,
-                                 const char *text, size_t len);
-
-/* Keep the branches, push them (--push), print them; then free.  Returns the commits made. */
-int rpl_optimize_session_finish(rpl_optimize_session *s, size_t *commits);
-
-/* Delete branches made in this session (an error or an interrupt) and free.  NULL is fine. */
-void rpl_optimize_session_abort(rpl_optimize_session *s);
 
 #endif

@@ -177,6 +177,7 @@ typedef struct rpl_kernel_source {
     size_t n_errors;       /* all errors and fatal errors, kept or not */
     size_t n_warnings;     /* all warnings */
     rpl_ks_parse_ctx *ctx; /* how to parse an edited version the same way */
+    unsigned refs;         /* holders besides the first (rpl_kernel_source_ref) */
 } rpl_kernel_source;
 
 #define RPL_KS_MAX_DIAGS 256
@@ -193,7 +194,12 @@ int rpl_kernel_source_parse_file(rpl_kernel_source **out, const char *path,
 int rpl_kernel_source_parse_buffer(rpl_kernel_source **out, const char *name, const char *text,
                                    size_t len, const rpl_ks_options *opts);
 
+/* Drop a holder's reference; the last one frees.  NULL is fine. */
 void rpl_kernel_source_free(rpl_kernel_source *src);
+
+/* One more holder of `src` (a candidate's parse shared by the loop and the pipeline; one
+   thread at a time).  Returns src. */
+rpl_kernel_source *rpl_kernel_source_ref(rpl_kernel_source *src);
 
 /*
  * The kernel called `name`: a device symbol ("_ZN5alpha5scaleEPff"), a
@@ -242,7 +248,8 @@ int rpl_ks_signature_diff(const rpl_ks_kernel *before, const rpl_ks_kernel *afte
  *  - an unknown trip count gets the largest power of two (2, 4, 8) not above
  *    the wish, as problem and block sizes are powers of two in practice.
  * Register pressure is judged afterwards, on the built code object.
- * 0 and *factor, or RPL_EINPUT with the reason.
+ * 0 and *factor, or RPL_EINPUT with the reason, which names the loop
+ * ("loop 2 (line 31) ...").
  */
 int rpl_ks_unroll_factor(const rpl_ks_loop *loop, unsigned wave_size, unsigned wish,
                          unsigned *factor);
@@ -258,16 +265,29 @@ int rpl_ks_unroll_factor(const rpl_ks_loop *loop, unsigned wave_size, unsigned w
 int rpl_kernel_source_unroll(rpl_kernel_source **out, const rpl_kernel_source *src,
                              const rpl_ks_kernel *kernel, unsigned loop_index, unsigned factor);
 
+/* Why a splice was rejected; the one line saying it is the thread's error (rpl/error.h). */
+typedef enum rpl_ks_splice_verdict {
+    RPL_KS_SPLICE_OK = 0,
+    RPL_KS_SPLICE_REPLY,    /* not one definition of the kernel in its place (none, two,
+                               another kernel, code outside changed, empty, a macro's kernel) */
+    RPL_KS_SPLICE_PARSE,    /* the reply does not parse */
+    RPL_KS_SPLICE_CONTEXT,  /* the reply breaks the code around the kernel */
+    RPL_KS_SPLICE_SIGNATURE /* the reply changes the kernel's signature */
+} rpl_ks_splice_verdict;
+
 /*
  * Replace the whole definition of `kernel` with `text` (a full kernel
  * definition, as a model returns it) and parse the result.  Rejected with
- * RPL_EINPUT and one line when the reply does not define the kernel or
- * defines it more than once, defines another kernel, redefines something
- * that lies outside the kernel, does not parse, or changes the signature.
- * The result's text equals the original outside the replaced extent.
+ * RPL_EINPUT, *verdict (may be NULL) saying which check failed, and one
+ * line when the reply does not define the kernel or defines it more than
+ * once, defines another kernel, redefines something that lies outside the
+ * kernel, does not parse, or changes the signature.  Other errors leave
+ * *verdict RPL_KS_SPLICE_OK.  The result's text equals the original
+ * outside the replaced extent.
  */
-int rpl_kernel_source_splice(rpl_kernel_source **out, const rpl_kernel_source *src,
-                             const rpl_ks_kernel *kernel, const char *text, size_t len);
+int rpl_kernel_source_splice(rpl_kernel_source **out, rpl_ks_splice_verdict *verdict,
+                             const rpl_kernel_source *src, const rpl_ks_kernel *kernel,
+                             const char *text, size_t len);
 
 /* One SEARCH/REPLACE block of a model's reply. */
 typedef struct rpl_search_replace {
@@ -291,10 +311,13 @@ int rpl_search_replace_apply(char **out, size_t *out_len, const char *text, size
                              size_t begin, size_t end, const rpl_search_replace *blocks,
                              size_t n_blocks);
 
-/* SEARCH/REPLACE blocks on `kernel`, then rpl_kernel_source_splice with the result. */
-int rpl_kernel_source_apply_edits(rpl_kernel_source **out, const rpl_kernel_source *src,
-                                  const rpl_ks_kernel *kernel, const rpl_search_replace *blocks,
-                                  size_t n_blocks);
+/*
+ * SEARCH/REPLACE blocks on `kernel`, then rpl_kernel_source_splice with the
+ * result (a block that does not apply: RPL_KS_SPLICE_REPLY).
+ */
+int rpl_kernel_source_apply_edits(rpl_kernel_source **out, rpl_ks_splice_verdict *verdict,
+                                  const rpl_kernel_source *src, const rpl_ks_kernel *kernel,
+                                  const rpl_search_replace *blocks, size_t n_blocks);
 
 /*
  * The command that compiles `source` in a compilation database

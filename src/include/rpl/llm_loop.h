@@ -76,18 +76,14 @@ typedef struct rpl_llm_loop_backend {
     int (*reject)(void *ctx, const rpl_pipe_candidate *c, rpl_pipe_decision d, const char *message,
                   rpl_pipe_outcome **out);
     /*
-     * An accepted candidate: commit it when `commit` (else note a dry run) and make it the
-     * reference the next candidates are measured against.  *where (free()) gets "branch
-     * commit" or "not committed: ...".
+     * An accepted candidate: commit it once approved and make it the reference the next
+     * candidates are measured against.  *where (free()) gets "committed <commit> on
+     * <branch>" or "not committed: ...".
      */
-    int (*accept)(void *ctx, const rpl_pipe_outcome *o, const rpl_pipe_candidate *c, bool commit,
-                  char **where);
+    int (*accept)(void *ctx, const rpl_pipe_outcome *o, const rpl_pipe_candidate *c, char **where);
     /* Write the reports (JUnit, Markdown, JSON log) as they stand. */
     int (*reports)(void *ctx);
 } rpl_llm_loop_backend;
-
-/* Asked before an accepted candidate is committed; NULL: always commit. */
-typedef bool (*rpl_llm_loop_approve_fn)(void *ctx, const rpl_pipe_outcome *o);
 
 typedef struct rpl_llm_loop_opts {
     const char *source_name; /* shown to the model ("saxpy.hip") */
@@ -102,8 +98,6 @@ typedef struct rpl_llm_loop_opts {
     const char *transcript; /* the transcript's path (JSON Lines) */
     const rpl_prompt_set *prompts;
     const struct rpl_ks_options *parse; /* how to parse the source (libclang), or NULL */
-    rpl_llm_loop_approve_fn approve;
-    void *approve_ctx;
     /* Told of every outcome as it comes (for a progress line); NULL: nothing. */
     void (*on_outcome)(void *ctx, int turn, const rpl_pipe_outcome *o);
     void *on_outcome_ctx;
@@ -150,13 +144,13 @@ int rpl_llm_loop_run(rpl_llm_client *client, const rpl_llm_loop_backend *backend
 
 /* ---- the pipeline as the backend ---------------------------------------- */
 
-struct rpl_optbranch;
+struct rpl_session;
 struct rpl_llm_analysis;
 struct rpl_llm_kernel_note;
 
 typedef struct rpl_llm_pipe_ctx {
     rpl_pipe *pipe;
-    struct rpl_optbranch *branch; /* accepted candidates are committed here; NULL: dry run */
+    struct rpl_session *session; /* accepted candidates are offered here (rpl/session.h) */
     /* --analysis DIR (rpl/llm_analysis.h): roofline, bottleneck and ATT facts; NULL: none */
     const struct rpl_llm_analysis *analysis;
     const char *analysis_dir;          /* named in the note about a kernel it lacks */
@@ -166,7 +160,7 @@ typedef struct rpl_llm_pipe_ctx {
     size_t nnotes;
 } rpl_llm_pipe_ctx;
 
-/* Free what the backend kept in `ctx` (not the pipe or the branch). */
+/* Free what the backend kept in `ctx` (not the pipe or the session). */
 void rpl_llm_pipe_ctx_release(rpl_llm_pipe_ctx *ctx);
 
 /*
@@ -177,10 +171,9 @@ void rpl_llm_pipe_ctx_release(rpl_llm_pipe_ctx *ctx);
  * step; with `analysis`, the roofline, bottleneck and ATT of the kernel as
  * it was analysed, said once per kernel when the analysis lacks it),
  * rpl_pipe_run, rpl_pipe_record for the
- * loop's own rejections, and for an accepted candidate the commit
- * (rpl_pipe_commit_message, rpl_optbranch_commit, rpl_pipe_note_commit)
- * and rpl_pipe_rebase; the reports with rpl_pipe_write_reports.  `ctx`
- * must outlive the run.
+ * loop's own rejections, and for an accepted candidate rpl_session_offer
+ * (approval, commit, note, rebase); the reports with
+ * rpl_pipe_write_reports.  `ctx` must outlive the run.
  */
 void rpl_llm_loop_pipe_backend(rpl_llm_loop_backend *be, rpl_llm_pipe_ctx *ctx);
 

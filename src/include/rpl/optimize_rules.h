@@ -12,7 +12,8 @@
 #include "rpl/kernel_source.h"
 
 typedef struct rpl_unroll_proposal {
-    char *text; /* the whole source with the pragma in place */
+    rpl_kernel_source *parsed; /* the whole source with the pragma in place, parsed */
+    const char *text;          /* its text (parsed->text) */
     size_t len;
     char *strategy;  /* "unroll x4 (loop 1, line 17)" */
     unsigned loop;   /* the loop's index in the kernel */

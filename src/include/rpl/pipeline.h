@@ -159,6 +159,9 @@ typedef struct rpl_pipe_candidate {
     rpl_pipe_origin origin;
     const char *model;  /* LLM origin: the model, else NULL */
     unsigned iteration; /* the caller's number for it (LLM turn), 0 when none */
+    /* `text` as parsed with rpl_pipe_parse_options (or spliced or edited from the original's
+       parse), which the signature step and a rebase then use; NULL: the pipeline parses it. */
+    struct rpl_kernel_source *parsed;
 } rpl_pipe_candidate;
 
 /* ---- options --------------------------------------------------------------- */
@@ -326,6 +329,9 @@ const char *rpl_pipe_original_source(const rpl_pipe *p, size_t *len);
 
 /* The original parsed with libclang (kernels, loops, signatures), as candidates are checked. */
 const struct rpl_kernel_source *rpl_pipe_original_parsed(const rpl_pipe *p);
+
+/* How the pipeline parses the source (libclang), for a caller's parse of a candidate. */
+const struct rpl_ks_options *rpl_pipe_parse_options(const rpl_pipe *p);
 
 /* The source's path within the repository ('/'-separated). */
 const char *rpl_pipe_source_relpath(const rpl_pipe *p);

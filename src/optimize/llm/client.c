@@ -167,17 +167,6 @@ static int build_headers(rpl_llm_client *c)
     return 0;
 }
 
-static uint64_t seed(const void *p)
-{
-    struct timespec ts;
-    uint64_t s;
-
-    clock_gettime(CLOCK_REALTIME, &ts);
-    s = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20) ^ ((uint64_t)getpid() << 40) ^
-        (uint64_t)(uintptr_t)p;
-    return s ? s : 0x9e3779b97f4a7c15u;
-}
-
 static int check_key_needed(rpl_llm_client *c, bool loopback, bool plain)
 {
     if (!c->key) {
@@ -234,7 +223,7 @@ int rpl_llm_client_new(rpl_llm_client **out, const rpl_llm_config *cfg)
     }
     if ((rc = build_headers(c)))
         goto fail;
-    c->rng = seed(c);
+    rpl_rng_seed(&c->rng, rpl_rng_entropy(c));
     *out = c;
     return 0;
 fail:

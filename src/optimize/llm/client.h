@@ -7,6 +7,7 @@
 #include <curl/curl.h>
 
 #include "rpl/llm.h"
+#include "rpl/rng.h"
 
 struct rpl_llm_client {
     rpl_llm_config cfg; /* numbers with defaults applied; strings point below */
@@ -16,7 +17,7 @@ struct rpl_llm_client {
     char *key; /* NULL: none (loopback OpenAI-compatible server) */
     CURL *curl;
     struct curl_slist *headers; /* holds the key: wiped before it is freed */
-    uint64_t rng;               /* xorshift state for the backoff jitter */
+    rpl_rng rng;                /* for the backoff jitter */
 };
 
 #endif

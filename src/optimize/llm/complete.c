@@ -7,6 +7,7 @@
 
 #include "client.h"
 #include "llm_int.h"
+#include "rpl/clock.h"
 #include "rpl/error.h"
 #include "rpl/log.h"
 #include "rpl/strbuf.h"
@@ -28,37 +29,17 @@ typedef struct attempt {
     char errbuf[CURL_ERROR_SIZE];
 } attempt;
 
-static double now_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static bool interrupted(const rpl_llm_client *c)
 {
     return c->cfg.interrupted && c->cfg.interrupted(c->cfg.interrupt_ctx);
 }
 
-/* A number in [0, 1) from the client's xorshift64* state. */
-static double next_unit(rpl_llm_client *c)
-{
-    uint64_t x = c->rng;
-
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    c->rng = x;
-    return (double)((x * 0x2545F4914F6CDD1Du) >> 11) * 0x1.0p-53;
-}
-
 /* Sleep in short slices so that an interrupt is seen at once; false when interrupted. */
 static bool sleep_interruptible(const rpl_llm_client *c, double seconds)
 {
-    double end = now_s() + seconds, left;
+    double end = rpl_clock_mono_s() + seconds, left;
 
-    while ((left = end - now_s()) > 0) {
+    while ((left = end - rpl_clock_mono_s()) > 0) {
         struct timespec ts;
 
         if (interrupted(c))
@@ -232,7 +213,7 @@ static int finish(rpl_llm_client *c, rpl_llm_turn *turn, double t0, rpl_llm_outc
                   int code, const rpl_strbuf *msg)
 {
     turn->outcome = outcome;
-    turn->latency_s = now_s() - t0;
+    turn->latency_s = rpl_clock_mono_s() - t0;
     if (outcome == RPL_LLM_OK)
         return 0;
     if (rpl_llm_client_redact(&turn->error, c, rpl_strbuf_cstr(msg)) != 0)
@@ -356,7 +337,7 @@ static double next_wait(rpl_llm_client *c, const rpl_llm_turn *turn, long retry_
         return -1;
     }
     if (wait < 0)
-        wait = rpl_llm_backoff_s(c->cfg.backoff_base_s, turn->attempts, next_unit(c));
+        wait = rpl_llm_backoff_s(c->cfg.backoff_base_s, turn->attempts, rpl_rng_unit(&c->rng));
     if (wait > left) {
         rpl_strbuf_printf(msg,
                           " (gave up after %d attempts: the next wait of %.1f s would pass the "
@@ -430,7 +411,7 @@ int rpl_llm_complete(rpl_llm_client *c, const rpl_llm_request *req, rpl_llm_turn
                               c->cfg.temperature, c->cfg.max_tokens};
     rpl_strbuf msg = RPL_STRBUF_INIT;
     char *body = NULL;
-    double t0 = now_s();
+    double t0 = rpl_clock_mono_s();
     int rc = 0;
 
     memset(turn, 0, sizeof(*turn));

@@ -323,27 +323,23 @@ static int raw_replace(char **out, size_t *out_len, const rpl_kernel_source *src
     return 0;
 }
 
-/* Whether a splice failed on the C++ itself: the compiler then gives the errors. */
-static bool parse_failure(const char *message)
-{
-    return strstr(message, "does not parse") || strstr(message, "breaks the code around");
-}
-
 /*
- * The candidate source of a reply: *text set, or *decision and *why set for
- * a reply rejected here.
+ * The candidate source of a reply: *text set (and *parsed, its parse, when the splice
+ * checked it), or *decision and *why set for a reply rejected here.
  */
 static int make_candidate(loop_state *st, const char *reply, char **text, size_t *len,
-                          rpl_pipe_decision *decision, char **why)
+                          rpl_kernel_source **parsed, rpl_pipe_decision *decision, char **why)
 {
     rpl_llm_patch *patch = NULL;
     rpl_kernel_source *spliced = NULL;
+    rpl_ks_splice_verdict verdict;
     char *region = NULL;
     size_t region_len = 0;
     const rpl_ks_kernel *k = st->kernel;
     int rc;
 
     *text = *why = NULL;
+    *parsed = NULL;
     *decision = RPL_PIPE_ACCEPTED;
     rc = rpl_llm_patch_extract(&patch, reply, strlen(reply), st->target);
     if (rc == RPL_EINPUT || (rc == 0 && patch->kind == RPL_LLM_PATCH_NONE)) {
@@ -384,20 +380,23 @@ static int make_candidate(loop_state *st, const char *reply, char **text, size_t
     if (rc != 0)
         return rc;
 
-    rc = rpl_kernel_source_splice(&spliced, st->best, k, region, region_len);
+    rc = rpl_kernel_source_splice(&spliced, &verdict, st->best, k, region, region_len);
     if (rc == 0) {
         *len = spliced->len;
         if (!(*text = strndup(spliced->text, spliced->len)))
             rc = rpl_error_oom();
+        *parsed = spliced;
+        spliced = NULL;
     } else if (rc == RPL_EINPUT) {
         const char *msg = rpl_error_last()->message;
-        if (parse_failure(msg)) {
+        /* Failed on the C++ itself: the compiler then gives the errors. */
+        if (verdict == RPL_KS_SPLICE_PARSE || verdict == RPL_KS_SPLICE_CONTEXT) {
             rpl_log_info("turn %d: %s; the compiler decides", st->turn, msg);
             rc = raw_replace(text, len, st->best, k->definition.begin, k->definition.end, region,
                              region_len);
         } else {
-            *decision = strstr(msg, "changes the signature") ? RPL_PIPE_REJECT_SIGNATURE
-                                                             : RPL_PIPE_REJECT_PATCH;
+            *decision = verdict == RPL_KS_SPLICE_SIGNATURE ? RPL_PIPE_REJECT_SIGNATURE
+                                                           : RPL_PIPE_REJECT_PATCH;
             if (!(*why = strdup(msg)))
                 rc = rpl_error_oom();
             else /* what the reply would have made of the file, for the artifacts */
@@ -473,11 +472,10 @@ static int archive_counters(loop_state *st, const rpl_pipe_outcome *o)
 /* An accepted candidate: commit (or not), make it the best, rank again. */
 static int accept(loop_state *st, const rpl_pipe_outcome *o, const rpl_pipe_candidate *c)
 {
-    bool commit = !st->opts->approve || st->opts->approve(st->opts->approve_ctx, o);
     char *where = NULL;
     int rc;
 
-    if ((rc = st->be->accept(st->be->ctx, o, c, commit, &where)) != 0)
+    if ((rc = st->be->accept(st->be->ctx, o, c, &where)) != 0)
         return rc;
     rpl_log_warn("turn %d: %s accepted, speedup %.3fx: %s", st->turn, st->target, o->speedup,
                  where ? where : "");
@@ -485,8 +483,13 @@ static int accept(loop_state *st, const rpl_pipe_outcome *o, const rpl_pipe_cand
     if ((rc = archive_counters(st, o)) != 0)
         return rc;
     st->r->accepted++;
-    if ((rc = parse_best(st, c->text, c->len)) != 0)
+    if (c->parsed) { /* the splice's parse is the new best's */
+        rpl_kernel_source_free(st->best);
+        st->best = rpl_kernel_source_ref(c->parsed);
+        st->kernel = NULL;
+    } else if ((rc = parse_best(st, c->text, c->len)) != 0) {
         return rc;
+    }
     return retarget(st);
 }
 
@@ -497,6 +500,7 @@ static int one_turn(loop_state *st, unsigned iteration, unsigned repair, bool *a
     rpl_llm_turn turn;
     rpl_pipe_outcome *o = NULL;
     rpl_pipe_decision decision;
+    rpl_kernel_source *parsed = NULL;
     char *text = NULL, *why = NULL, *strategy = NULL, *label = NULL, *reply;
     size_t len = 0;
     int rc, status;
@@ -534,14 +538,14 @@ static int one_turn(loop_state *st, unsigned iteration, unsigned repair, bool *a
 
     reply = turn.text;
     if ((rc = rpl_reply_strategy(&strategy, reply)) == 0)
-        rc = make_candidate(st, reply, &text, &len, &decision, &why);
+        rc = make_candidate(st, reply, &text, &len, &parsed, &decision, &why);
     if (rc == 0)
         rc = loop_printf(&label, "LLM: %s", strategy[0] ? strategy : "unnamed");
     if (rc == 0) {
         /* A reply rejected here: the file it would make, or the reply as it came. */
         rpl_pipe_candidate c = {
             st->target,          text ? text : reply, text ? len : strlen(reply), label,
-            RPL_PIPE_ORIGIN_LLM, st->opts->model,     (unsigned)st->turn};
+            RPL_PIPE_ORIGIN_LLM, st->opts->model,     (unsigned)st->turn,         parsed};
         if (!why)
             rc = st->be->run(st->be->ctx, &c, &o);
         else
@@ -560,6 +564,7 @@ static int one_turn(loop_state *st, unsigned iteration, unsigned repair, bool *a
             turn.text = NULL;
         }
     }
+    rpl_kernel_source_free(parsed);
     free(text);
     free(why);
     free(strategy);

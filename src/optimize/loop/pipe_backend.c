@@ -1,8 +1,8 @@
 /*
  * The candidate pipeline (rpl/pipeline.h) as the loop's backend: ranking
  * from the whole-application profile, candidates through every check,
- * accepted ones committed on the optimization branch and made the
- * reference of the next candidates.
+ * accepted ones offered to the optimization session (rpl/session.h):
+ * committed once approved and made the reference of the next candidates.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -18,7 +18,7 @@
 #include "rpl/llm_analysis.h"
 #include "rpl/llm_loop.h"
 #include "rpl/log.h"
-#include "rpl/optgit.h"
+#include "rpl/session.h"
 #include "rpl/strbuf.h"
 
 /* Whether the ranking fell back to GPU time (no kernel of the source on the critical path). */
@@ -352,41 +352,40 @@ static int pb_reject(void *ctx, const rpl_pipe_candidate *c, rpl_pipe_decision d
     return rpl_pipe_record(((rpl_llm_pipe_ctx *)ctx)->pipe, c, d, message, out);
 }
 
-static int pb_accept(void *ctx, const rpl_pipe_outcome *o, const rpl_pipe_candidate *c, bool commit,
+/* "committed <short> on <branch>" or why not (*out, free()). */
+static int where_text(char **out, const rpl_session_commit *sc)
+{
+    if (sc->verdict != RPL_SESSION_COMMITTED)
+        *out = strdup(sc->verdict == RPL_SESSION_DECLINED ? "not committed: declined"
+                                                          : "not committed: dry run");
+    else if ((*out = malloc(strlen(sc->branch) + 64)) != NULL)
+        sprintf(*out, "committed %s on %s", sc->id.short_hex, sc->branch);
+    return *out ? 0 : rpl_error_oom();
+}
+
+static int pb_accept(void *ctx, const rpl_pipe_outcome *o, const rpl_pipe_candidate *c,
                      char **where)
 {
     rpl_llm_pipe_ctx *pc = ctx;
-    rpl_git_commit_id id;
-    char *message = NULL;
+    rpl_session_commit sc;
+    rpl_strbuf question = RPL_STRBUF_INIT;
     int rc;
 
     *where = NULL;
-    if (commit && pc->branch) {
-        rpl_git_file file = {rpl_pipe_source_relpath(pc->pipe), c->text, c->len};
-        if ((rc = rpl_pipe_commit_message(pc->pipe, o, &message)) != 0 ||
-            (rc = rpl_optbranch_commit(pc->branch, &file, 1, message, &id)) != 0) {
-            free(message);
-            return rc;
-        }
-        free(message);
-        rc = rpl_pipe_note_commit(pc->pipe, o, rpl_optbranch_name(pc->branch), id.hex);
-        if (rc == 0 && !(*where = malloc(strlen(rpl_optbranch_name(pc->branch)) + 64)))
-            rc = rpl_error_oom();
-        if (rc == 0)
-            sprintf(*where, "committed %s on %s", id.short_hex, rpl_optbranch_name(pc->branch));
-    } else {
-        const char *why = pc->branch ? "not committed: not approved" : "not committed: dry run";
-        rc = rpl_pipe_note_commit(pc->pipe, o, why, NULL);
-        if (rc == 0 && !(*where = strdup(why)))
-            rc = rpl_error_oom();
+    rc = rpl_strbuf_printf(&question, "\n%s: %s (speedup %.3fx, 95%% CI %.3f-%.3f)\nCommit it?",
+                           o->kernel, o->strategy ? o->strategy : "", o->speedup, o->speedup_lo,
+                           o->speedup_hi);
+    if (rc == 0 &&
+        (rc = rpl_session_offer(pc->session, o, c->text, c->len, question.ptr, &sc)) == 0) {
+        rc = where_text(where, &sc);
+        rpl_session_commit_release(&sc);
     }
+    rpl_strbuf_release(&question);
     if (rc == 0 && pc->analysis) {
         struct rpl_llm_kernel_note *note;
         if ((rc = kernel_note(pc, c->kernel, &note)) == 0) /* the loop's name */
             note->accepted++;
     }
-    if (rc == 0)
-        rc = rpl_pipe_rebase(pc->pipe, o);
     return rc;
 }
 

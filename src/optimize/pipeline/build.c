@@ -19,6 +19,7 @@ void pipe_build_release(pipe_build *b)
     free(b->src);
     free(b->program);
     free(b->log);
+    rpl_kernel_source_free(b->parsed);
     memset(b, 0, sizeof(*b));
 }
 

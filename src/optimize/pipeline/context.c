@@ -426,14 +426,26 @@ int rpl_pipe_open(rpl_pipe **out, const rpl_pipe_target *target, const rpl_pipe_
     else
         rpl_pipe_opts_init(&p->opts);
     p->app_ns = NAN;
-    p->rng = p->opts.seed ? p->opts.seed : (unsigned long)time(NULL) ^ (unsigned long)getpid();
-    p->opened_s = pipe_now();
+    rpl_rng_seed(&p->rng, p->opts.seed ? p->opts.seed : rpl_rng_entropy(p));
+    p->opened_s = rpl_clock_mono_s();
     if ((rc = open_steps(p)) != 0) {
         rpl_pipe_close(p);
         return rc;
     }
     *out = p;
     return 0;
+}
+
+static void kernel_release(pipe_kernel *k)
+{
+    pipe_kernel_facts_release(k);
+    free(k->name);
+    free(k->display);
+    free(k->mangled);
+    free(k->snapshot);
+    free(k->arch);
+    free(k->digest);
+    free(k->orig_co);
 }
 
 static pipe_kernel *kernel_entry(rpl_pipe *p, const char *name)
@@ -524,15 +536,8 @@ int pipe_kernel_get(rpl_pipe *p, const char *name, pipe_kernel **out)
     *out = k;
     return 0;
 fail:
-    pipe_kernel_facts_release(k);
     free(safe);
-    free(k->name);
-    free(k->display);
-    free(k->mangled);
-    free(k->snapshot);
-    free(k->arch);
-    free(k->digest);
-    free(k->orig_co);
+    kernel_release(k);
     p->nkernels--;
     return rc;
 }
@@ -568,6 +573,11 @@ const char *rpl_pipe_original_source(const rpl_pipe *p, size_t *len)
 const struct rpl_kernel_source *rpl_pipe_original_parsed(const rpl_pipe *p)
 {
     return p->orig_ks;
+}
+
+const struct rpl_ks_options *rpl_pipe_parse_options(const rpl_pipe *p)
+{
+    return &p->ks;
 }
 
 const char *rpl_pipe_source_relpath(const rpl_pipe *p)
@@ -631,17 +641,8 @@ void rpl_pipe_close(rpl_pipe *p)
     free(p->outcomes);
     free(p->commits);
     free(p->builds);
-    for (size_t i = 0; i < p->nkernels; i++) {
-        pipe_kernel *k = &p->kernels[i];
-        free(k->name);
-        free(k->display);
-        free(k->mangled);
-        free(k->snapshot);
-        free(k->arch);
-        free(k->digest);
-        free(k->orig_co);
-        pipe_kernel_facts_release(k);
-    }
+    for (size_t i = 0; i < p->nkernels; i++)
+        kernel_release(&p->kernels[i]);
     free(p->kernels);
     pipe_build_release(&p->orig);
     rpl_kernel_source_free(p->orig_ks);

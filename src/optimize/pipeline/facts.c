@@ -139,13 +139,15 @@ static int written_bytes(const char *dir, double *out)
 static int replays(rpl_pipe *p, const pipe_kernel *k, const char *dir, unsigned dispatch)
 {
     pipe_kernel sk = *k;
-    char *failure = NULL;
+    pipe_replay_failure fail;
+    char *failure;
     cJSON *doc = NULL;
     int rc;
 
     sk.snapshot = (char *)dir;
     /* Checked as candidates will be: the original must pass on it. */
-    rc = pipe_replay(p, &sk, k->orig_co, true, 1, &doc, &failure);
+    rc = pipe_replay(p, &sk, k->orig_co, true, 1, &doc, &fail);
+    failure = fail.evidence;
     if (rc == RPL_ENOMEM || rpl_interrupted()) {
         cJSON_Delete(doc);
         free(failure);
@@ -173,7 +175,7 @@ int pipe_shapes_capture(rpl_pipe *p, pipe_kernel *k)
     unsigned want = p->opts.shapes ? p->opts.shapes : RPL_PIPE_DEFAULT_SHAPES;
     char **keys = NULL, *key = NULL, *text = NULL, *dir = NULL;
     size_t nkeys = 0, ntext = 0, nshapes = 0;
-    double t0 = pipe_now();
+    double t0 = rpl_clock_mono_s();
     int rc;
 
     k->written_bytes = NAN;
@@ -229,7 +231,7 @@ int pipe_shapes_capture(rpl_pipe *p, pipe_kernel *k)
         free(text);
     }
     k->nshapes = nkeys;
-    k->shapes_s = pipe_now() - t0;
+    k->shapes_s = rpl_clock_mono_s() - t0;
     for (size_t s = 0; rc == 0 && s < ntext; s++)
         rc = pipe_set(&k->shapes_joined, "%s%s- shape %zu: %s%s", s ? k->shapes_joined : "",
                       s ? "\n" : "", s + 1, k->shape_text[s], s ? "" : " (timed)");
@@ -359,7 +361,7 @@ int pipe_kernel_measure(rpl_pipe *p, pipe_kernel *k)
 {
     char *dir = NULL;
     const char *base = strrchr(k->snapshot, '/');
-    double t0 = pipe_now();
+    double t0 = rpl_clock_mono_s();
     int rc;
 
     k->flops = k->bytes = k->peak_gbps = k->peak_gflops = k->roof_ns = k->floor_ns = NAN;
@@ -377,7 +379,7 @@ int pipe_kernel_measure(rpl_pipe *p, pipe_kernel *k)
     if ((rc = pipe_counter_pass(p, k, k->orig_co, dir, &k->counters_why)) == 0 && !k->counters_why)
         rc = pipe_counter_figures(k, dir, &k->flops, &k->bytes, &k->peak_gbps, &k->peak_gflops,
                                   &k->counters_why);
-    k->counters_s = pipe_now() - t0;
+    k->counters_s = rpl_clock_mono_s() - t0;
     rpl_log_info("%s: counter pass %.1f s", k->display, k->counters_s);
     if (rc == 0 && !k->counters_why) {
         double fl = k->peak_gflops > 0 && k->flops >= 0 ? k->flops / k->peak_gflops : 0;

@@ -8,9 +8,11 @@
 #include <cjson/cJSON.h>
 
 #include "rpl/baseline.h"
+#include "rpl/clock.h"
 #include "rpl/kernel_source.h"
 #include "rpl/optgit.h"
 #include "rpl/pipeline.h"
+#include "rpl/rng.h"
 #include "rpl/spawn.h"
 #include "rpl/strbuf.h"
 
@@ -39,9 +41,10 @@ typedef struct pipe_kernel {
 /* One build: a scratch tree with the source written in, the program and the code objects. */
 typedef struct pipe_build {
     rpl_scratch *scratch;
-    char *src;     /* the source in the tree */
-    char *program; /* the built program */
-    char *log;     /* compiler output, every command */
+    char *src;                 /* the source in the tree */
+    char *program;             /* the built program */
+    char *log;                 /* compiler output, every command */
+    rpl_kernel_source *parsed; /* the source as parsed (a reference), or NULL */
 } pipe_build;
 
 struct rpl_pipe {
@@ -75,7 +78,7 @@ struct rpl_pipe {
     size_t noutcomes;
     char **commits;     /* per outcome: "branch commit" or NULL */
     pipe_build *builds; /* per outcome, kept until close */
-    unsigned long rng;
+    rpl_rng rng;        /* the test programs' fresh seeds */
     double opened_s;
 };
 
@@ -93,7 +96,6 @@ int pipe_argv_expand(char ***out, const char *const *argv, const char *const var
 /* One line: the words joined by blanks, quoted where needed (*out, free()). */
 int pipe_argv_text(char **out, const char *const *argv);
 
-double pipe_now(void);
 /* The last non-empty line of `text` (a static buffer of at most 300 bytes). */
 const char *pipe_last_line(const char *text);
 int pipe_set(char **field, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -131,8 +133,24 @@ void pipe_build_release(pipe_build *b);
 
 /* Children of rocm-perf (tool.c). */
 int pipe_capture(rpl_pipe *p, pipe_kernel *k);
+/* How a replay that gave no JSON ended; the evidence is one line saying it. */
+typedef enum pipe_replay_end {
+    PIPE_REPLAY_RAN = 0, /* it ran: the JSON holds its check and times */
+    PIPE_REPLAY_REFUSED, /* exit 2: it refused the code object (symbol, arguments) */
+    PIPE_REPLAY_CRASHED, /* killed by a signal */
+    PIPE_REPLAY_TIMEOUT, /* ran past its time limit (a hang?) */
+    PIPE_REPLAY_FAILED   /* another exit status */
+} pipe_replay_end;
+
+typedef struct pipe_replay_failure {
+    pipe_replay_end end;
+    char *evidence; /* NULL when it ran */
+} pipe_replay_failure;
+
+/* A candidate's replay: 0 with *out (it ran) or with *failure set (the candidate's fault);
+   else the run's error (the environment: no replay tool, no GPU). */
 int pipe_replay(rpl_pipe *p, const pipe_kernel *k, const char *co, bool check, unsigned iterations,
-                cJSON **out, char **failure);
+                cJSON **out, pipe_replay_failure *failure);
 int pipe_profile_app(rpl_pipe *p, const char *program, const char *dir, cJSON **dag);
 /* The counter pass: `profile` over a replay of k's snapshot with `co`, into `dir`. 0 with *why
    set when it could not be made (the reason, for the facts). */

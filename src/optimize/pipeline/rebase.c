@@ -69,8 +69,13 @@ int rpl_pipe_rebase(rpl_pipe *p, const rpl_pipe_outcome *o)
     if (i == p->noutcomes || o->decision != RPL_PIPE_ACCEPTED || !p->builds[i].scratch)
         return rpl_error_set(RPL_EUSAGE, "only an accepted candidate of this pipeline can become "
                                          "its reference");
-    if ((rc = rpl_file_read_all(o->source_path, 16u << 20, &text, &len)) != 0 ||
-        (rc = rpl_kernel_source_parse_buffer(&ks, p->target->source, text, len, &p->ks)) != 0) {
+    if ((rc = rpl_file_read_all(o->source_path, 16u << 20, &text, &len)) == 0) {
+        if (p->builds[i].parsed) /* parsed once, in the signature step or by the caller */
+            ks = rpl_kernel_source_ref(p->builds[i].parsed);
+        else
+            rc = rpl_kernel_source_parse_buffer(&ks, p->target->source, text, len, &p->ks);
+    }
+    if (rc != 0) {
         free(text);
         return rc;
     }

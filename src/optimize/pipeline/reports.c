@@ -81,7 +81,7 @@ static int write_junit(const rpl_pipe *p, const char *path)
         c.failures += p->outcomes[i]->decision != RPL_PIPE_ACCEPTED;
     rpl_junit_testsuites(j, NULL, NULL);
     snprintf(name, sizeof(name), "rocm-perf optimize %s", p->target->name);
-    rpl_junit_testsuite(j, name, &c, pipe_now() - p->opened_s);
+    rpl_junit_testsuite(j, name, &c, rpl_clock_mono_s() - p->opened_s);
     rpl_junit_attr(j, "package", "rocm-perf.optimize");
     rpl_junit_attr(j, "id", "0");
     rpl_junit_start(j, "properties");

@@ -54,7 +54,7 @@ static int step_done(cstate *s, rpl_pipe_step step, double t0, bool passed, rpl_
 
     r->ran = true;
     r->passed = passed;
-    r->seconds = pipe_now() - t0;
+    r->seconds = rpl_clock_mono_s() - t0;
     if ((rc = pipe_set(&r->evidence, "%s", evidence)) != 0)
         return rc;
     if (!passed) {
@@ -69,7 +69,7 @@ static int step_done(cstate *s, rpl_pipe_step step, double t0, bool passed, rpl_
 
 static int step_build(cstate *s)
 {
-    double t0 = pipe_now();
+    double t0 = rpl_clock_mono_s();
     bool failed = false;
     int rc;
 
@@ -99,18 +99,23 @@ static int step_build(cstate *s)
 static int step_signature(cstate *s)
 {
     const rpl_ks_kernel *ko = NULL, *kc = NULL;
-    rpl_kernel_source *src = NULL;
+    const rpl_kernel_source *src;
     rpl_codeobj_set *set = NULL;
     char *diff = NULL, *why = NULL;
-    double t0 = pipe_now();
+    double t0 = rpl_clock_mono_s();
     bool found = false;
     int rc;
 
     if ((rc = rpl_kernel_source_find(s->p->orig_ks, s->k->display, &ko)) != 0)
         return rc;
-    if (rpl_kernel_source_parse_buffer(&src, s->p->target->source, s->c->text, s->c->len,
-                                       &s->p->ks) == 0 &&
-        src->n_errors <= s->p->orig_ks->n_errors) {
+    /* The candidate's parse, kept with its build for a rebase onto it. */
+    if (s->c->parsed)
+        s->b.parsed = rpl_kernel_source_ref(s->c->parsed);
+    else if (rpl_kernel_source_parse_buffer(&s->b.parsed, s->p->target->source, s->c->text,
+                                            s->c->len, &s->p->ks) != 0)
+        s->b.parsed = NULL;
+    src = s->b.parsed;
+    if (src && src->n_errors <= s->p->orig_ks->n_errors) {
         if (rpl_kernel_source_find(src, s->k->display, &kc) != 0)
             rc = pipe_set(&why, "the candidate does not define %s", s->k->display);
         else if (rpl_ks_kernel_error(src, kc))
@@ -133,7 +138,6 @@ static int step_signature(cstate *s)
                                        kc ? ", signature unchanged" : "")) == 0)
         rc = step_done(s, RPL_PIPE_STEP_SIGNATURE, t0, true, 0, why);
     rpl_codeobj_set_free(set);
-    rpl_kernel_source_free(src);
     free(diff);
     free(why);
     return rc;
@@ -170,7 +174,7 @@ static int step_static(cstate *s)
     const rpl_static_kernel *o, *c;
     size_t on = 0, cn = 0;
     rpl_strbuf why = RPL_STRBUF_INIT;
-    double t0 = pipe_now();
+    double t0 = rpl_clock_mono_s();
     int rc;
 
     if ((rc = pipe_statics(&oa, &on, &o, s->k->orig_co, s->k)) != 0 ||
@@ -250,6 +254,115 @@ static void tolerances(rpl_strbuf *sb, const cJSON *regions)
     }
 }
 
+/* "on shape 2 of 3 (n=4096), not the one timed: WHY; SIZES" (*out, free()). */
+static int on_shape(char **out, const cstate *s, size_t shape, const char *why)
+{
+    return pipe_set(out, "on shape %zu of %zu (%s), not the one timed: %s; " SIZES, shape + 1,
+                    s->k->nshapes, s->k->shape_text[shape], why);
+}
+
+/* The regions of a replay's check: counted, the first bad one said in *why. */
+typedef struct region_tally {
+    int nreg, nbad;
+    char *why;
+} region_tally;
+
+static int tally_regions(region_tally *t, const cJSON *regions, const char *tol)
+{
+    const cJSON *r;
+
+    cJSON_ArrayForEach(r, regions)
+    {
+        double bad = 0, elements = 0, maxabs = NAN;
+        bool poisoned = false;
+        const char *base = "?", *dt = "?";
+        int rc;
+        t->nreg++;
+        rpl_json_get_number(r, "mismatches", &bad);
+        if (bad == 0)
+            continue;
+        if (t->nbad++ > 0)
+            continue;
+        rpl_json_get_number(r, "elements", &elements);
+        rpl_json_get_number(r, "max_abs_err", &maxabs);
+        rpl_json_get_bool(r, "poisoned", &poisoned);
+        rpl_json_get_string(r, "base", &base);
+        rpl_json_get_string(r, "dtype", &dt);
+        if (!poisoned)
+            rc = pipe_set(&t->why,
+                          "writes outside the outputs: region %s, which the original does not "
+                          "write, changed (%.0f of %.0f %s elements)",
+                          base, bad, elements, dt);
+        else
+            rc = pipe_set(&t->why,
+                          "wrong result: region %s: %.0f of %.0f %s elements differ (max abs "
+                          "error %g; %s)",
+                          base, bad, elements, dt, maxabs, tol);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* A replay that gave no JSON: refused (the symbol or arguments) or a crash, hang, failure. */
+static int replay_failed(cstate *s, size_t shape, double t0, pipe_replay_failure *f)
+{
+    bool refused = f->end == PIPE_REPLAY_REFUSED;
+    char *why = NULL;
+    int rc = 0;
+
+    if (shape > 0) /* passed the captured shape, failed this one: say which, and that sizes vary */
+        rc = on_shape(&why, s, shape, f->evidence);
+    if (rc == 0)
+        rc = step_done(s, refused ? RPL_PIPE_STEP_SIGNATURE : RPL_PIPE_STEP_REPLAY, t0, false,
+                       refused ? RPL_PIPE_REJECT_SIGNATURE : RPL_PIPE_REJECT_WRONG_RESULT,
+                       why ? why : f->evidence);
+    free(why);
+    free(f->evidence);
+    return rc;
+}
+
+/* The verdict of a replay's check on shape `shape`: a decision, or *ok with the evidence. */
+static int judge_check(cstate *s, size_t shape, double t0, const cJSON *doc, char **ok)
+{
+    const cJSON *check = cJSON_GetObjectItemCaseSensitive(doc, "check");
+    const cJSON *regions = cJSON_GetObjectItemCaseSensitive(check, "regions");
+    rpl_strbuf tol = RPL_STRBUF_INIT;
+    region_tally t = {0, 0, NULL};
+    bool passed = false, det = false;
+    char *why = NULL;
+    int rc;
+
+    if (rpl_json_get_bool(check, "passed", &passed) ||
+        rpl_json_get_bool(check, "deterministic", &det))
+        return rpl_error_set(RPL_EINPUT, "the replay's JSON has no check");
+    tolerances(&tol, regions);
+    rc = tally_regions(&t, regions, tol.ptr ? tol.ptr : "");
+    if (rc == 0 && shape > 0 && (!det || !passed || t.nbad))
+        rc = on_shape(&why, s, shape, t.why ? t.why : "the replay's check failed");
+    else if (rc == 0 && t.why)
+        rc = pipe_set(&why, "%s", t.why);
+    if (rc == 0 && !det) {
+        rc = pipe_set(&why, "two launches on the same input gave different bytes%s",
+                      t.nbad ? " and differ from the original" : "");
+        if (rc == 0)
+            rc = step_done(s, RPL_PIPE_STEP_REPLAY, t0, false, RPL_PIPE_REJECT_NONDETERMINISTIC,
+                           why);
+    } else if (rc == 0 && (!passed || t.nbad)) {
+        if (!why)
+            rc = pipe_set(&why, "the replay's check failed");
+        if (rc == 0)
+            rc = step_done(s, RPL_PIPE_STEP_REPLAY, t0, false, RPL_PIPE_REJECT_WRONG_RESULT, why);
+    } else if (rc == 0) {
+        rc = pipe_set(ok, "replay %d/%d regions equal (%s), 2 runs identical", t.nreg, t.nreg,
+                      tol.ptr ? tol.ptr : "no regions");
+    }
+    rpl_strbuf_release(&tol);
+    free(t.why);
+    free(why);
+    return rc;
+}
+
 /*
  * One checked replay of the candidate on shape `shape` (0: the captured dispatch the candidate
  * is timed on).  A failure decides (its evidence names the shape when it is not the first);
@@ -258,20 +371,16 @@ static void tolerances(rpl_strbuf *sb, const cJSON *regions)
 static int replay_shape(cstate *s, size_t shape, double t0, char **ok)
 {
     pipe_kernel sk = *s->k;
-    char *where = NULL;
-    const cJSON *check, *regions, *r;
-    rpl_strbuf tol = RPL_STRBUF_INIT;
-    char *failure = NULL, *why = NULL;
+    pipe_replay_failure fail;
     cJSON *doc = NULL;
-    bool passed = false, det = false;
-    int rc, nreg = 0, nbad = 0;
+    int rc;
 
     *ok = NULL;
     if (shape > 0)
         sk.snapshot = s->k->shapes[shape - 1];
     pipe_progress(s->p, s->o->id, RPL_PIPE_STEP_REPLAY,
                   "replaying shape %zu of %zu, outputs poisoned", shape + 1, s->k->nshapes);
-    rc = pipe_replay(s->p, &sk, s->co, true, 1, &doc, &failure);
+    rc = pipe_replay(s->p, &sk, s->co, true, 1, &doc, &fail);
     if (rc == RPL_EENV && shape > 0) {
         /* The replay could not run there (device addresses taken in its process): that
            shape goes unchecked for this candidate, said, rather than ending the run. */
@@ -280,100 +389,17 @@ static int replay_shape(cstate *s, size_t shape, double t0, char **ok)
         rpl_error_clear();
         return 0;
     }
-    if (rc != 0)
-        return rc;
-    if (failure && shape > 0) {
-        /* Passed the captured shape, failed this one: say which, and that sizes vary. */
-        rc = pipe_set(&where, "on shape %zu of %zu (%s), not the one timed: %s; " SIZES, shape + 1,
-                      s->k->nshapes, s->k->shape_text[shape], failure);
-        free(failure);
-        failure = rc ? NULL : where;
-        if (rc)
-            return rc;
-    }
-    if (failure) {
-        bool refused = strncmp(failure, "replay refused", 14) == 0;
-        rc = step_done(s, refused ? RPL_PIPE_STEP_SIGNATURE : RPL_PIPE_STEP_REPLAY, t0, false,
-                       refused ? RPL_PIPE_REJECT_SIGNATURE : RPL_PIPE_REJECT_WRONG_RESULT, failure);
-        free(failure);
-        return rc;
-    }
-    check = cJSON_GetObjectItemCaseSensitive(doc, "check");
-    regions = cJSON_GetObjectItemCaseSensitive(check, "regions");
-    if (rpl_json_get_bool(check, "passed", &passed) ||
-        rpl_json_get_bool(check, "deterministic", &det)) {
-        rc = rpl_error_set(RPL_EINPUT, "the replay's JSON has no check");
-        goto done;
-    }
-    tolerances(&tol, regions);
-    cJSON_ArrayForEach(r, regions)
-    {
-        double bad = 0, elements = 0, maxabs = NAN;
-        bool poisoned = false;
-        const char *base = "?", *dt = "?";
-        nreg++;
-        rpl_json_get_number(r, "mismatches", &bad);
-        if (bad == 0)
-            continue;
-        nbad++;
-        if (why)
-            continue;
-        rpl_json_get_number(r, "elements", &elements);
-        rpl_json_get_number(r, "max_abs_err", &maxabs);
-        rpl_json_get_bool(r, "poisoned", &poisoned);
-        rpl_json_get_string(r, "base", &base);
-        rpl_json_get_string(r, "dtype", &dt);
-        if (!poisoned)
-            rc = pipe_set(&why,
-                          "writes outside the outputs: region %s, which the original does not "
-                          "write, changed (%.0f of %.0f %s elements)",
-                          base, bad, elements, dt);
-        else
-            rc = pipe_set(&why,
-                          "wrong result: region %s: %.0f of %.0f %s elements differ (max abs "
-                          "error %g; %s)",
-                          base, bad, elements, dt, maxabs, tol.ptr ? tol.ptr : "");
-        if (rc)
-            goto done;
-    }
-    if (shape > 0 && (!det || !passed || nbad)) {
-        char *named = NULL;
-        if ((rc = pipe_set(&named, "on shape %zu of %zu (%s), not the one timed: %s; " SIZES,
-                           shape + 1, s->k->nshapes, s->k->shape_text[shape],
-                           why ? why : "the replay's check failed")) != 0)
-            goto done;
-        free(why);
-        why = named;
-    }
-    if (!det) {
-        free(why);
-        why = NULL;
-        rc = pipe_set(&why, "two launches on the same input gave different bytes%s",
-                      nbad ? " and differ from the original" : "");
-        if (rc == 0)
-            rc = step_done(s, RPL_PIPE_STEP_REPLAY, t0, false, RPL_PIPE_REJECT_NONDETERMINISTIC,
-                           why);
-    } else if (!passed || nbad) {
-        if (!why)
-            rc = pipe_set(&why, "the replay's check failed");
-        if (rc == 0)
-            rc = step_done(s, RPL_PIPE_STEP_REPLAY, t0, false, RPL_PIPE_REJECT_WRONG_RESULT, why);
-    } else {
-        free(why);
-        why = NULL;
-        rc = pipe_set(ok, "replay %d/%d regions equal (%s), 2 runs identical", nreg, nreg,
-                      tol.ptr ? tol.ptr : "no regions");
-    }
-done:
+    if (rc == 0 && fail.end != PIPE_REPLAY_RAN)
+        return replay_failed(s, shape, t0, &fail);
+    if (rc == 0)
+        rc = judge_check(s, shape, t0, doc, ok);
     cJSON_Delete(doc);
-    rpl_strbuf_release(&tol);
-    free(why);
     return rc;
 }
 
 static int step_replay(cstate *s)
 {
-    double t0 = pipe_now();
+    double t0 = rpl_clock_mono_s();
     size_t n = s->k->nshapes ? s->k->nshapes : 1;
     char *ok = NULL, *first = NULL;
     int rc = 0;
@@ -463,7 +489,7 @@ static int step_test(cstate *s)
     unsigned runs = s->p->opts.seeds == 0 ? 0 : t->seed_flag ? s->p->opts.seeds : 1, ok = 0;
     unsigned nverify = 0;
     char *why = NULL;
-    double t0 = pipe_now();
+    double t0 = rpl_clock_mono_s();
     int rc = 0;
 
     if (runs == 0 && !(verify && verify[0]))
@@ -472,11 +498,9 @@ static int step_test(cstate *s)
         char **argv = NULL, seed[32];
         size_t n = 0;
         rpl_spawn_result res;
-        /* xorshift: seeds nobody wrote down in the candidate's source or prompt. */
-        s->p->rng ^= s->p->rng << 13;
-        s->p->rng ^= s->p->rng >> 7;
-        s->p->rng ^= s->p->rng << 17;
-        snprintf(seed, sizeof(seed), "%lu", 1000 + s->p->rng % 4000000000ul);
+        /* Seeds nobody wrote down in the candidate's source or prompt. */
+        snprintf(seed, sizeof(seed), "%llu",
+                 1000 + (unsigned long long)(rpl_rng_next(&s->p->rng) % 4000000000u));
         if ((rc = pipe_argv_expand(&argv, (const char *const *)t->test_argv, vars)) != 0)
             break;
         while (argv[n])
@@ -559,9 +583,11 @@ static int append_times(double **v, size_t *n, const cJSON *doc)
 /* One timed replay; a failure in the middle of measuring is a wrong result (a flaky crash). */
 static int timed(cstate *s, const char *co, double **v, size_t *n, char **failure)
 {
+    pipe_replay_failure fail;
     cJSON *doc = NULL;
-    int rc = pipe_replay(s->p, s->k, co, false, s->p->opts.iterations, &doc, failure);
+    int rc = pipe_replay(s->p, s->k, co, false, s->p->opts.iterations, &doc, &fail);
 
+    *failure = fail.evidence;
     if (rc == 0 && !*failure)
         rc = append_times(v, n, doc);
     cJSON_Delete(doc);
@@ -574,7 +600,7 @@ static int step_measure(cstate *s)
     rpl_gate_stat_opts so;
     rpl_runtime_cmp cmp;
     char *failure = NULL, *why = NULL;
-    double t0 = pipe_now(), lo, hi;
+    double t0 = rpl_clock_mono_s(), lo, hi;
     rpl_pipe_outcome *o = s->o;
     int rc = 0;
 
@@ -666,7 +692,7 @@ static int step_app(cstate *s)
 {
     const rpl_pipe_opts *po = &s->p->opts;
     unsigned rounds = po->app_rounds ? po->app_rounds : RPL_PIPE_DEFAULT_APP_ROUNDS;
-    double *orig = NULL, *cand = NULL, t0 = pipe_now();
+    double *orig = NULL, *cand = NULL, t0 = rpl_clock_mono_s();
     char *base = NULL, *dir = NULL, *keep = NULL, *why = NULL;
     rpl_pipe_outcome *o = s->o;
     rpl_gate_stat_opts so;
@@ -804,7 +830,7 @@ int rpl_pipe_run(rpl_pipe *p, const rpl_pipe_candidate *c, rpl_pipe_outcome **ou
     int (*const steps[])(cstate *) = {step_build, step_signature, step_static, step_replay,
                                       step_test,  step_measure,   step_app};
     cstate s = {.p = p, .c = c};
-    double t0 = pipe_now();
+    double t0 = rpl_clock_mono_s();
     int rc;
 
     *out = NULL;
@@ -829,7 +855,7 @@ int rpl_pipe_run(rpl_pipe *p, const rpl_pipe_candidate *c, rpl_pipe_outcome **ou
                  0))
             goto fail;
     }
-    s.o->seconds = pipe_now() - t0;
+    s.o->seconds = rpl_clock_mono_s() - t0;
     if ((rc = keep(&s)) != 0)
         goto fail;
     free(s.co);

@@ -335,7 +335,7 @@ int pipe_counter_pass(rpl_pipe *p, const pipe_kernel *k, const char *co, const c
 }
 
 int pipe_replay(rpl_pipe *p, const pipe_kernel *k, const char *co, bool check, unsigned iterations,
-                cJSON **out, char **failure)
+                cJSON **out, pipe_replay_failure *failure)
 {
     char iters[16], rtol[32], atol[32], **argv = NULL;
     const char *words[20];
@@ -344,7 +344,7 @@ int pipe_replay(rpl_pipe *p, const pipe_kernel *k, const char *co, bool check, u
     int rc;
 
     *out = NULL;
-    *failure = NULL;
+    *failure = (pipe_replay_failure){PIPE_REPLAY_RAN, NULL};
     snprintf(iters, sizeof(iters), "%u", iterations);
     words[n++] = "replay";
     words[n++] = "full-vm";
@@ -382,13 +382,17 @@ int pipe_replay(rpl_pipe *p, const pipe_kernel *k, const char *co, bool check, u
         rc = 0;
     } else if (rc == RPL_ETIMEOUT || (rc == 0 && !res.exited)) {
         /* A candidate that hangs or crashes the replay is a wrong result, not a broken run. */
-        rc = pipe_set(failure, "the replay %s",
+        failure->end = res.timed_out ? PIPE_REPLAY_TIMEOUT : PIPE_REPLAY_CRASHED;
+        rc = pipe_set(&failure->evidence, "the replay %s",
                       res.timed_out ? "ran past its time limit (a hang?)"
                                     : "was killed by a signal");
     } else if (rc == 0 && res.exit_code == 2) {
-        rc = pipe_set(failure, "replay refused the code object: %s", pipe_last_line(res.err));
+        failure->end = PIPE_REPLAY_REFUSED;
+        rc = pipe_set(&failure->evidence, "replay refused the code object: %s",
+                      pipe_last_line(res.err));
     } else if (rc == 0 && res.exit_code != 3 && res.exit_code != 77) {
-        rc = pipe_set(failure, "the replay failed (exit status %d): %s", res.exit_code,
+        failure->end = PIPE_REPLAY_FAILED;
+        rc = pipe_set(&failure->evidence, "the replay failed (exit status %d): %s", res.exit_code,
                       pipe_last_line(res.err));
     } else if (rc == 0) {
         rc = child_error(&res, "the replay", RPL_EENV);

@@ -131,14 +131,6 @@ int pipe_argv_text(char **out, const char *const *argv)
     return 0;
 }
 
-double pipe_now(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 const char *pipe_last_line(const char *text)
 {
     static _Thread_local char line[300];

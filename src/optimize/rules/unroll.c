@@ -11,7 +11,7 @@ void rpl_unroll_plan_free(rpl_unroll_plan *plan)
     if (!plan)
         return;
     for (size_t i = 0; i < plan->count; i++) {
-        free(plan->proposals[i].text);
+        rpl_kernel_source_free(plan->proposals[i].parsed);
         free(plan->proposals[i].strategy);
     }
     for (size_t i = 0; i < plan->nskipped; i++)
@@ -21,7 +21,8 @@ void rpl_unroll_plan_free(rpl_unroll_plan *plan)
     free(plan);
 }
 
-static int skip(rpl_unroll_plan *plan, const rpl_ks_loop *l, const char *why)
+/* A loop not proposed; `named` when `why` names the loop already ("loop 0 (line 15) calls"). */
+static int skip(rpl_unroll_plan *plan, const rpl_ks_loop *l, const char *why, bool named)
 {
     char **grown = realloc(plan->skipped, (plan->nskipped + 1) * sizeof(char *));
     char line[512];
@@ -29,8 +30,7 @@ static int skip(rpl_unroll_plan *plan, const rpl_ks_loop *l, const char *why)
     if (!grown)
         return rpl_error_oom();
     plan->skipped = grown;
-    /* The guardrails' reasons name the loop already ("loop 0 (line 15) calls ..."). */
-    if (strncmp(why, "loop ", 5) == 0)
+    if (named)
         snprintf(line, sizeof(line), "%s", why);
     else
         snprintf(line, sizeof(line), "loop %u (line %u): %s", l->index, l->range.line_begin, why);
@@ -52,20 +52,20 @@ static int propose(rpl_unroll_plan *plan, const rpl_kernel_source *src, const rp
     if (!grown)
         return rpl_error_oom();
     plan->proposals = grown;
+    /* Its refusal of a macro's loop names the loop; its other errors do not. */
     if ((rc = rpl_kernel_source_unroll(&edited, src, k, l->index, factor)) != 0)
-        return skip(plan, l, rpl_error_last()->message);
+        return skip(plan, l, rpl_error_last()->message, k->in_macro || l->in_macro);
     p = &grown[plan->count];
     memset(p, 0, sizeof(*p));
     snprintf(strategy, sizeof(strategy), "unroll x%u (loop %u, line %u)", factor, l->index,
              l->range.line_begin);
+    p->parsed = edited;
     p->text = edited->text;
     p->len = edited->len;
-    edited->text = NULL;
-    rpl_kernel_source_free(edited);
     p->loop = l->index;
     p->factor = factor;
     if (!(p->strategy = strdup(strategy))) {
-        free(p->text);
+        rpl_kernel_source_free(edited);
         return rpl_error_oom();
     }
     plan->count++;
@@ -87,12 +87,13 @@ int rpl_rules_unroll(rpl_unroll_plan **out, const rpl_kernel_source *src, const 
     for (size_t i = 0; rc == 0 && i < k->n_loops; i++) {
         const rpl_ks_loop *l = &k->loops[i];
         unsigned factor = 0;
-        if (rpl_ks_unroll_factor(l, wave_size == 32 ? 32 : 64, 0, &factor) != 0) {
-            rc = skip(plan, l, rpl_error_last()->message);
+        int guard = rpl_ks_unroll_factor(l, wave_size == 32 ? 32 : 64, 0, &factor);
+        if (guard != 0) { /* the guardrails' reasons (RPL_EINPUT) name the loop */
+            rc = skip(plan, l, rpl_error_last()->message, guard == RPL_EINPUT);
         } else if (l->pragma_unroll == (int)factor) {
             char why[64];
             snprintf(why, sizeof(why), "already unrolled x%u", factor);
-            rc = skip(plan, l, why);
+            rc = skip(plan, l, why, false);
         } else {
             rc = propose(plan, src, k, l, factor);
         }

@@ -299,77 +299,72 @@ static void on_dependent_call(walk *w, CXCursor call, CXCursor ref, const char *
     }
 }
 
-static void on_call(walk *w, CXCursor call)
+/*
+ * A variable, parameter or member called: a function pointer, or a value of a dependent
+ * type.  An operator on a dependent type is no call; a callee the parser could not resolve
+ * because of an error is said to be unknown; a named call that depends on a template
+ * parameter is judged by its name and its candidates.
+ */
+static void on_value_call(walk *w, CXCursor call, CXCursor ref, enum CXCursorKind kind,
+                          const char *name)
 {
     const rpl_libclang *lc = w->lc;
-    CXCursor ref = lc->clang_getCursorReferenced(call);
     bool have_ref = !lc->clang_Cursor_isNull(ref);
-    enum CXCursorKind kind = have_ref ? lc->clang_getCursorKind(ref) : CXCursor_InvalidCode;
-    char *name = rpl_libclang_take_string(
-        lc, lc->clang_getCursorSpelling(have_ref && is_function_kind(kind) ? ref : call));
+    bool dependent = lc->clang_getCursorType(call).kind == CXType_Dependent;
+    bool pointer =
+        kind == CXCursor_VarDecl || kind == CXCursor_ParmDecl || kind == CXCursor_FieldDecl;
+    const rpl_ks_diag *e = w->u->first_error;
+    char callee[200] = "", text[300];
+    const char *called = name;
+    int cat;
+
+    if (dependent && !name[0]) {
+        CXCursor first;
+        dependent_callee(w, call, &first, callee, sizeof(callee));
+        called = callee;
+        if (!have_ref && !lc->clang_Cursor_isNull(first))
+            ref = lc->clang_getCursorReferenced(first);
+    }
+    bool resolved = !lc->clang_Cursor_isNull(ref) &&
+                    (lc->clang_getCursorKind(ref) != CXCursor_OverloadedDeclRef ||
+                     lc->clang_getNumOverloadedDecls(ref) > 0);
+    if (pointer && dependent) {
+        snprintf(text, sizeof(text), "calls %s, whose type depends on a template parameter", name);
+        mark_at(w, CAT_UNKNOWN, text, call);
+    } else if (pointer)
+        mark_at(w, CAT_UNKNOWN, "calls through a function pointer", call);
+    else if (dependent && (!called[0] || strncmp(called, "operator", 8) == 0))
+        ; /* no call until the template is instantiated */
+    else if (e && !resolved) {
+        snprintf(text, sizeof(text), "unknown callee%s%s: parse error in %s:%u",
+                 called[0] ? " " : "", called, e->file[0] ? e->file : "(command line)", e->line);
+        mark_at(w, CAT_UNKNOWN, text, call);
+    } else if (dependent)
+        on_dependent_call(w, call, ref, called);
+    else if (!name[0])
+        mark_at(w, CAT_UNKNOWN, "calls through a function pointer", call);
+    else if ((cat = classify_by_name(lc, ref, false, name)) >= 0) {
+        snprintf(text, sizeof(text), "calls %s", name);
+        mark_at(w, cat, text, call);
+    }
+}
+
+/* A call of a function `ref`: judged by its name, else by its body where it is visible. */
+static void on_function_call(walk *w, CXCursor call, CXCursor ref, enum CXCursorKind kind,
+                             const char *name)
+{
+    const rpl_libclang *lc = w->lc;
     char text[300];
     int cat;
 
-    if (!name) {
-        fail(w, rpl_error_oom());
-        return;
-    }
-    if (!is_function_kind(kind)) {
-        /* A variable, parameter or member called: a function pointer, or a value of a
-           dependent type.  An operator on a dependent type is no call; a callee the parser
-           could not resolve because of an error is said to be unknown; a named call that
-           depends on a template parameter is judged by its name and its candidates. */
-        bool dependent = lc->clang_getCursorType(call).kind == CXType_Dependent;
-        bool pointer =
-            kind == CXCursor_VarDecl || kind == CXCursor_ParmDecl || kind == CXCursor_FieldDecl;
-        const rpl_ks_diag *e = w->u->first_error;
-        char callee[200] = "";
-        const char *called = name;
-        if (dependent && !name[0]) {
-            CXCursor first;
-            dependent_callee(w, call, &first, callee, sizeof(callee));
-            called = callee;
-            if (!have_ref && !lc->clang_Cursor_isNull(first))
-                ref = lc->clang_getCursorReferenced(first);
-        }
-        bool resolved = !lc->clang_Cursor_isNull(ref) &&
-                        (lc->clang_getCursorKind(ref) != CXCursor_OverloadedDeclRef ||
-                         lc->clang_getNumOverloadedDecls(ref) > 0);
-        if (pointer && dependent) {
-            snprintf(text, sizeof(text), "calls %s, whose type depends on a template parameter",
-                     name);
-            mark_at(w, CAT_UNKNOWN, text, call);
-        } else if (pointer)
-            mark_at(w, CAT_UNKNOWN, "calls through a function pointer", call);
-        else if (dependent && (!called[0] || strncmp(called, "operator", 8) == 0))
-            ; /* no call until the template is instantiated */
-        else if (e && !resolved) {
-            snprintf(text, sizeof(text), "unknown callee%s%s: parse error in %s:%u",
-                     called[0] ? " " : "", called, e->file[0] ? e->file : "(command line)",
-                     e->line);
-            mark_at(w, CAT_UNKNOWN, text, call);
-        } else if (dependent)
-            on_dependent_call(w, call, ref, called);
-        else if (!name[0])
-            mark_at(w, CAT_UNKNOWN, "calls through a function pointer", call);
-        else if ((cat = classify_by_name(lc, ref, false, name)) >= 0) {
-            snprintf(text, sizeof(text), "calls %s", name);
-            mark_at(w, cat, text, call);
-        }
-        free(name);
-        return;
-    }
     if ((cat = classify_by_name(lc, ref, true, name)) >= 0) {
         snprintf(text, sizeof(text), "calls %s", name);
         mark_at(w, cat, text, call);
-        free(name);
         return;
     }
     if (lc->clang_Location_isInSystemHeader(lc->clang_getCursorLocation(ref)) ||
-        is_builtin_name(name)) {
-        free(name);
+        is_builtin_name(name))
         return;
-    }
     CXCursor def = lc->clang_getCursorDefinition(ref);
     if (lc->clang_Cursor_isNull(def)) {
         CXCursor tmpl = lc->clang_getSpecializedCursorTemplate(ref);
@@ -385,6 +380,25 @@ static void on_call(walk *w, CXCursor call)
         snprintf(text, sizeof(text), "calls %s, whose body is not visible", name);
         mark_at(w, CAT_UNKNOWN, text, call);
     }
+}
+
+static void on_call(walk *w, CXCursor call)
+{
+    const rpl_libclang *lc = w->lc;
+    CXCursor ref = lc->clang_getCursorReferenced(call);
+    bool have_ref = !lc->clang_Cursor_isNull(ref);
+    enum CXCursorKind kind = have_ref ? lc->clang_getCursorKind(ref) : CXCursor_InvalidCode;
+    char *name = rpl_libclang_take_string(
+        lc, lc->clang_getCursorSpelling(have_ref && is_function_kind(kind) ? ref : call));
+
+    if (!name) {
+        fail(w, rpl_error_oom());
+        return;
+    }
+    if (is_function_kind(kind))
+        on_function_call(w, call, ref, kind, name);
+    else
+        on_value_call(w, call, ref, kind, name);
     free(name);
 }
 

@@ -21,10 +21,20 @@ static void diag_release(rpl_ks_diag *d)
     free(d->message);
 }
 
+rpl_kernel_source *rpl_kernel_source_ref(rpl_kernel_source *src)
+{
+    src->refs++;
+    return src;
+}
+
 void rpl_kernel_source_free(rpl_kernel_source *src)
 {
     if (!src)
         return;
+    if (src->refs) {
+        src->refs--;
+        return;
+    }
     for (size_t i = 0; i < src->n_kernels; i++)
         ks_kernel_release(&src->kernels[i]);
     free(src->kernels);

@@ -220,28 +220,27 @@ static size_t add_stubs(const char *const *names, struct CXUnsavedFile *files, s
     return n;
 }
 
+/* A header first, then the empty stubs beside it. */
+static size_t header_and_stubs(const char *path, const char *contents, const char *const *stubs,
+                               struct CXUnsavedFile *files, size_t max)
+{
+    if (max == 0)
+        return 0;
+    files[0].Filename = path;
+    files[0].Contents = contents;
+    files[0].Length = (unsigned long)strlen(contents);
+    return add_stubs(stubs, files, 1, max);
+}
+
 size_t ks_virtual_files(rpl_ks_mode mode, struct CXUnsavedFile *files, size_t max)
 {
-    size_t n = 0;
-
     switch (mode) {
     case RPL_KS_MODE_HIP:
         return 0;
     case RPL_KS_MODE_CUDA:
-        if (max == 0)
-            return 0;
-        files[0].Filename = KS_CUDA_COMPAT_PATH;
-        files[0].Contents = cuda_compat;
-        files[0].Length = (unsigned long)strlen(cuda_compat);
-        return add_stubs(toolkit_stubs, files, 1, max);
+        return header_and_stubs(KS_CUDA_COMPAT_PATH, cuda_compat, toolkit_stubs, files, max);
     case RPL_KS_MODE_CUDA_PRELUDE:
-        if (max == 0)
-            return 0;
-        files[0].Filename = KS_PRELUDE_PATH;
-        files[0].Contents = prelude;
-        files[0].Length = (unsigned long)strlen(prelude);
-        n = 1;
-        return add_stubs(prelude_stubs, files, n, max);
+        return header_and_stubs(KS_PRELUDE_PATH, prelude, prelude_stubs, files, max);
     }
     return 0;
 }

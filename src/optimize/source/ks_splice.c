@@ -46,13 +46,16 @@ int ks_kernel_index(const rpl_kernel_source *src, const rpl_ks_kernel *k, size_t
     return rpl_error_set(RPL_EUSAGE, "the kernel given is not one of %s's", src->name);
 }
 
-static int reject(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int reject(rpl_ks_splice_verdict *v, rpl_ks_splice_verdict kind, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
-static int reject(const char *fmt, ...)
+/* A rejection: its kind in *v, its one line (the evidence) in the thread's error. */
+static int reject(rpl_ks_splice_verdict *v, rpl_ks_splice_verdict kind, const char *fmt, ...)
 {
     char buf[1024];
     va_list ap;
 
+    *v = kind;
     va_start(ap, fmt);
     vsnprintf(buf, sizeof(buf), fmt, ap);
     va_end(ap);
@@ -76,7 +79,7 @@ static size_t errors_in(const rpl_kernel_source *s, size_t b, size_t e)
 
 /* Which kernels of the result lie in the reply, and how many of them are the target. */
 static int check_kernels(const rpl_kernel_source *src, size_t ki, const rpl_kernel_source *res,
-                         size_t rb, size_t re, size_t *target)
+                         size_t rb, size_t re, size_t *target, rpl_ks_splice_verdict *v)
 {
     const rpl_ks_kernel *k = &src->kernels[ki];
     size_t n_target = 0, n_outside = 0;
@@ -86,7 +89,8 @@ static int check_kernels(const rpl_kernel_source *src, size_t ki, const rpl_kern
         const rpl_ks_kernel *r = &res->kernels[i];
         bool b_in = inside(r->definition.begin, rb, re), e_in = inside(r->definition.end, rb, re);
         if (b_in != e_in || (r->definition.begin < rb && r->definition.end > re))
-            return reject("the reply changes code outside the kernel (%s no longer ends where "
+            return reject(v, RPL_KS_SPLICE_REPLY,
+                          "the reply changes code outside the kernel (%s no longer ends where "
                           "it should: check its braces)",
                           r->qualified_name);
         if (!b_in) {
@@ -95,7 +99,8 @@ static int check_kernels(const rpl_kernel_source *src, size_t ki, const rpl_kern
             char *diff = NULL;
             if (j >= src->n_kernels || rpl_ks_signature_diff(&src->kernels[j], r, &diff) != 0) {
                 free(diff);
-                return reject("the reply changes code outside the kernel (kernel %s)",
+                return reject(v, RPL_KS_SPLICE_REPLY,
+                              "the reply changes code outside the kernel (kernel %s)",
                               r->qualified_name);
             }
             n_outside++;
@@ -107,17 +112,22 @@ static int check_kernels(const rpl_kernel_source *src, size_t ki, const rpl_kern
         }
     }
     if (n_outside != src->n_kernels - 1)
-        return reject("the reply changes code outside the kernel (a kernel after it is gone)");
+        return reject(v, RPL_KS_SPLICE_REPLY,
+                      "the reply changes code outside the kernel (a kernel after it is gone)");
     if (n_target == 0 && other)
-        return reject("the reply defines the kernel %s instead of %s", other, k->qualified_name);
+        return reject(v, RPL_KS_SPLICE_REPLY, "the reply defines the kernel %s instead of %s",
+                      other, k->qualified_name);
     if (n_target == 0)
-        return reject("the reply holds no __global__ definition of %s", k->qualified_name);
+        return reject(v, RPL_KS_SPLICE_REPLY, "the reply holds no __global__ definition of %s",
+                      k->qualified_name);
     if (n_target > 1)
         return n_target == 2
-                   ? reject("the reply defines %s twice", k->qualified_name)
-                   : reject("the reply defines %s %zu times", k->qualified_name, n_target);
+                   ? reject(v, RPL_KS_SPLICE_REPLY, "the reply defines %s twice", k->qualified_name)
+                   : reject(v, RPL_KS_SPLICE_REPLY, "the reply defines %s %zu times",
+                            k->qualified_name, n_target);
     if (other)
-        return reject("the reply also defines the kernel %s; return only %s", other,
+        return reject(v, RPL_KS_SPLICE_REPLY,
+                      "the reply also defines the kernel %s; return only %s", other,
                       k->qualified_name);
     return 0;
 }
@@ -139,7 +149,7 @@ static unsigned reply_line(const rpl_kernel_source *res, size_t rb, unsigned lin
  * breaks the callers, and saying so is more useful).
  */
 static int check_reply_errors(const rpl_kernel_source *src, size_t ki, const rpl_kernel_source *res,
-                              size_t rb, size_t re)
+                              size_t rb, size_t re, rpl_ks_splice_verdict *v)
 {
     const rpl_ks_range *old = &src->kernels[ki].definition;
     size_t old_in = errors_in(src, old->begin, old->end), new_in = errors_in(res, rb, re);
@@ -148,19 +158,20 @@ static int check_reply_errors(const rpl_kernel_source *src, size_t ki, const rpl
         const rpl_ks_diag *d = &res->diags[i];
         if (d->severity >= 3 && res->n_errors > src->n_errors &&
             strncmp(d->message, "redefinition of ", 16) == 0)
-            return reject("the reply changes code outside the kernel: it has a %s", d->message);
+            return reject(v, RPL_KS_SPLICE_REPLY,
+                          "the reply changes code outside the kernel: it has a %s", d->message);
     }
     for (size_t i = 0; new_in > old_in && i < res->n_diags; i++) {
         const rpl_ks_diag *d = &res->diags[i];
         if (d->severity >= 3 && d->in_main_file && inside(d->offset, rb, re))
-            return reject("the reply does not parse: line %u: %s", reply_line(res, rb, d->line),
-                          d->message);
+            return reject(v, RPL_KS_SPLICE_PARSE, "the reply does not parse: line %u: %s",
+                          reply_line(res, rb, d->line), d->message);
     }
     return 0;
 }
 
 static int check_other_errors(const rpl_kernel_source *src, size_t ki, const rpl_kernel_source *res,
-                              size_t rb, size_t re)
+                              size_t rb, size_t re, rpl_ks_splice_verdict *v)
 {
     const rpl_ks_range *old = &src->kernels[ki].definition;
     size_t old_out = src->n_errors - errors_in(src, old->begin, old->end);
@@ -171,32 +182,38 @@ static int check_other_errors(const rpl_kernel_source *src, size_t ki, const rpl
         if (d->severity < 3 || (d->in_main_file && inside(d->offset, rb, re)))
             continue;
         if (d->in_main_file)
-            return reject("the reply breaks the code around the kernel: line %u: %s", d->line,
+            return reject(v, RPL_KS_SPLICE_CONTEXT,
+                          "the reply breaks the code around the kernel: line %u: %s", d->line,
                           d->message);
-        return reject("the reply breaks the code around the kernel: %s:%u: %s", d->file, d->line,
+        return reject(v, RPL_KS_SPLICE_CONTEXT,
+                      "the reply breaks the code around the kernel: %s:%u: %s", d->file, d->line,
                       d->message);
     }
     return 0;
 }
 
-int rpl_kernel_source_splice(rpl_kernel_source **out, const rpl_kernel_source *src,
-                             const rpl_ks_kernel *kernel, const char *text, size_t len)
+int rpl_kernel_source_splice(rpl_kernel_source **out, rpl_ks_splice_verdict *verdict,
+                             const rpl_kernel_source *src, const rpl_ks_kernel *kernel,
+                             const char *text, size_t len)
 {
+    rpl_ks_splice_verdict unused, *v = verdict ? verdict : &unused;
     rpl_kernel_source *res = NULL;
     char *joined = NULL, *diff = NULL;
     size_t ki, joined_len = 0, target = 0, rb, re;
     int rc;
 
     *out = NULL;
+    *v = RPL_KS_SPLICE_OK;
     if ((rc = ks_kernel_index(src, kernel, &ki)) != 0)
         return rc;
     if (kernel->in_macro)
-        return rpl_error_set(RPL_EINPUT, "kernel %s is written by a macro; it cannot be replaced",
-                             kernel->qualified_name);
+        return reject(v, RPL_KS_SPLICE_REPLY,
+                      "kernel %s is written by a macro; it cannot be replaced",
+                      kernel->qualified_name);
     if (len == 0 || strspn(text, " \t\r\n") >= len)
-        return reject("the reply is empty");
+        return reject(v, RPL_KS_SPLICE_REPLY, "the reply is empty");
     if (memchr(text, '\0', len))
-        return reject("the reply holds a NUL byte");
+        return reject(v, RPL_KS_SPLICE_REPLY, "the reply holds a NUL byte");
     rb = kernel->definition.begin;
     re = rb + len;
     if ((rc = ks_replace_range(&joined, &joined_len, src->text, src->len, rb,
@@ -206,17 +223,17 @@ int rpl_kernel_source_splice(rpl_kernel_source **out, const rpl_kernel_source *s
     free(joined);
     if (rc != 0)
         return rc;
-    if ((rc = check_kernels(src, ki, res, rb, re, &target)) != 0 ||
-        (rc = check_reply_errors(src, ki, res, rb, re)) != 0)
+    if ((rc = check_kernels(src, ki, res, rb, re, &target, v)) != 0 ||
+        (rc = check_reply_errors(src, ki, res, rb, re, v)) != 0)
         goto fail;
     if (rpl_ks_signature_diff(kernel, &res->kernels[target], &diff) != 0) {
-        rc = diff
-                 ? reject("the reply changes the signature of %s: %s", kernel->qualified_name, diff)
-                 : rpl_error_oom();
+        rc = diff ? reject(v, RPL_KS_SPLICE_SIGNATURE, "the reply changes the signature of %s: %s",
+                           kernel->qualified_name, diff)
+                  : rpl_error_oom();
         free(diff);
         goto fail;
     }
-    if ((rc = check_other_errors(src, ki, res, rb, re)) != 0)
+    if ((rc = check_other_errors(src, ki, res, rb, re, v)) != 0)
         goto fail;
     *out = res;
     return 0;
@@ -225,22 +242,27 @@ fail:
     return rc;
 }
 
-int rpl_kernel_source_apply_edits(rpl_kernel_source **out, const rpl_kernel_source *src,
-                                  const rpl_ks_kernel *kernel, const rpl_search_replace *blocks,
-                                  size_t n_blocks)
+int rpl_kernel_source_apply_edits(rpl_kernel_source **out, rpl_ks_splice_verdict *verdict,
+                                  const rpl_kernel_source *src, const rpl_ks_kernel *kernel,
+                                  const rpl_search_replace *blocks, size_t n_blocks)
 {
     char *region = NULL;
     size_t region_len = 0, ki;
     int rc;
 
     *out = NULL;
+    if (verdict)
+        *verdict = RPL_KS_SPLICE_OK;
     if ((rc = ks_kernel_index(src, kernel, &ki)) != 0)
         return rc;
     if ((rc = rpl_search_replace_apply(&region, &region_len, src->text, src->len,
                                        kernel->definition.begin, kernel->definition.end, blocks,
-                                       n_blocks)) != 0)
+                                       n_blocks)) != 0) {
+        if (verdict && rc == RPL_EINPUT) /* a block that does not apply */
+            *verdict = RPL_KS_SPLICE_REPLY;
         return rc;
-    rc = rpl_kernel_source_splice(out, src, kernel, region, region_len);
+    }
+    rc = rpl_kernel_source_splice(out, verdict, src, kernel, region, region_len);
     free(region);
     return rc;
 }

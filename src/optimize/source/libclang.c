@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <link.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,15 +143,20 @@ static int bind_functions(rpl_libclang *lc, void *handle, const char *name)
     return 0;
 }
 
-static int finish_load(rpl_libclang *lc, void *handle, const char *name)
+/* Bind and describe a loaded library; *try_next when another candidate may do (a symbol
+   this one lacks), not for a bad RESOURCE_DIR_ENV nor for no memory. */
+static int finish_load(rpl_libclang *lc, void *handle, const char *name, bool *try_next)
 {
     struct link_map *map = NULL;
     char real[PATH_MAX], full[32];
     const char *override = getenv(RESOURCE_DIR_ENV);
     int rc;
 
-    if ((rc = bind_functions(lc, handle, name)) != 0)
+    *try_next = false;
+    if ((rc = bind_functions(lc, handle, name)) != 0) {
+        *try_next = rc == RPL_EENV;
         return rc;
+    }
     if (dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name && map->l_name[0] &&
         realpath(map->l_name, real))
         lc->path = strdup(real);
@@ -180,6 +186,7 @@ int rpl_libclang_load_from(rpl_libclang **out, const char *const *candidates)
 {
     char why[256] = "";
     const char *last = NULL;
+    bool try_next;
     size_t n = 0;
     int rc;
 
@@ -199,11 +206,11 @@ int rpl_libclang_load_from(rpl_libclang **out, const char *const *candidates)
             dlclose(handle);
             return rpl_error_oom();
         }
-        if ((rc = finish_load(lc, handle, candidates[n])) != 0) {
+        if ((rc = finish_load(lc, handle, candidates[n], &try_next)) != 0) {
             /* A half-bound library must not be used: unload it and try the next. */
             rpl_libclang_release(lc);
             dlclose(handle);
-            if (rc != RPL_EENV || strstr(rpl_error_last()->message, RESOURCE_DIR_ENV))
+            if (!try_next)
                 return rc;
             snprintf(why, sizeof(why), "%s", rpl_error_last()->message);
             continue;

@@ -182,6 +182,40 @@ static void first_line(const rpl_search_replace *blk, const line *sl, char *buf,
              e - b > 60 ? "..." : "");
 }
 
+/* A block whose lines match nowhere in the kernel: outside it, or nowhere at all. */
+static int no_match(const char *text, size_t len, size_t begin, size_t end,
+                    const rpl_search_replace *blk, const line *sl, size_t n, size_t number)
+{
+    char shown[80];
+
+    first_line(blk, sl, shown, sizeof(shown));
+    if (found_outside(text, len, begin, end, blk, sl, n))
+        return rpl_error_set(RPL_EINPUT,
+                             "SEARCH/REPLACE block %zu matches code outside the kernel "
+                             "('%s'); only the kernel may change",
+                             number, shown);
+    return rpl_error_set(RPL_EINPUT,
+                         "SEARCH/REPLACE block %zu matches nothing in the kernel (its "
+                         "first line: '%s'); SEARCH must repeat the kernel's lines",
+                         number, shown);
+}
+
+/* `cur` with its n lines from hl[first] replaced by the block's REPLACE, in their indentation. */
+static int replace_lines(rpl_strbuf *next, const rpl_strbuf *cur, const line *hl, size_t first,
+                         size_t n, const rpl_search_replace *blk, const line *sl)
+{
+    line l0 = hl[first], ln = hl[first + n - 1];
+    size_t nto = leading_blanks(cur->ptr, l0), nfrom = leading_blanks(blk->search, sl[0]);
+    int rc = rpl_strbuf_put(next, cur->ptr, l0.b);
+
+    if (!rc)
+        rc = reindent(next, blk->replace ? blk->replace : "", blk->replace_len,
+                      blk->search + sl[0].b, nfrom, cur->ptr + l0.b, nto);
+    if (!rc)
+        rc = rpl_strbuf_put(next, cur->ptr + ln.e, cur->len - ln.e);
+    return rc;
+}
+
 /* One block on `cur` (the region as it stands); the result replaces it. */
 static int apply_one(rpl_strbuf *cur, const char *text, size_t len, size_t begin, size_t end,
                      const rpl_search_replace *blk, size_t number)
@@ -189,7 +223,6 @@ static int apply_one(rpl_strbuf *cur, const char *text, size_t len, size_t begin
     rpl_strbuf next = RPL_STRBUF_INIT;
     lines sl = {0}, hl = {0};
     size_t first = 0, count, m, lo = 0;
-    char shown[80];
     int rc;
 
     if (!blk->search || blk->search_len == 0)
@@ -229,30 +262,10 @@ static int apply_one(rpl_strbuf *cur, const char *text, size_t len, size_t begin
                            number, count);
         goto done;
     }
-    if (count == 0) {
-        first_line(blk, sl.v + lo, shown, sizeof(shown));
-        if (found_outside(text, len, begin, end, blk, sl.v + lo, m - lo))
-            rc = rpl_error_set(RPL_EINPUT,
-                               "SEARCH/REPLACE block %zu matches code outside the kernel "
-                               "('%s'); only the kernel may change",
-                               number, shown);
-        else
-            rc = rpl_error_set(RPL_EINPUT,
-                               "SEARCH/REPLACE block %zu matches nothing in the kernel (its "
-                               "first line: '%s'); SEARCH must repeat the kernel's lines",
-                               number, shown);
-        goto done;
-    }
-    {
-        line l0 = hl.v[first], ln = hl.v[first + (m - lo) - 1];
-        size_t nto = leading_blanks(cur->ptr, l0), nfrom = leading_blanks(blk->search, sl.v[lo]);
-        rc = rpl_strbuf_put(&next, cur->ptr, l0.b);
-        if (!rc)
-            rc = reindent(&next, blk->replace ? blk->replace : "", blk->replace_len,
-                          blk->search + sl.v[lo].b, nfrom, cur->ptr + l0.b, nto);
-        if (!rc)
-            rc = rpl_strbuf_put(&next, cur->ptr + ln.e, cur->len - ln.e);
-    }
+    if (count == 0)
+        rc = no_match(text, len, begin, end, blk, sl.v + lo, m - lo, number);
+    else
+        rc = replace_lines(&next, cur, hl.v, first, m - lo, blk, sl.v + lo);
 done:
     free(sl.v);
     free(hl.v);

@@ -101,7 +101,7 @@ static void test_splice_accepts(void **state)
     const rpl_ks_kernel *k = ks_test_kernel(src, "saxpy"), *nk;
 
     (void)state;
-    assert_int_equal(rpl_kernel_source_splice(&res, src, k, new_saxpy, strlen(new_saxpy)), 0);
+    assert_int_equal(rpl_kernel_source_splice(&res, NULL, src, k, new_saxpy, strlen(new_saxpy)), 0);
     same_outside(src, res, k->definition.begin, k->definition.end);
     assert_memory_equal(res->text + k->definition.begin, new_saxpy, strlen(new_saxpy));
     nk = ks_test_kernel(res, "saxpy");
@@ -118,43 +118,50 @@ static void test_splice_rejects(void **state)
     static const struct {
         const char *reply;
         const char *msg;
+        rpl_ks_splice_verdict verdict;
     } cases[] = {
         {"__global__ void saxpy(size_t n, float a, const float *x, float *y) { }\n"
          "__global__ void saxpy(size_t n, float a, const float *x, float *y) { }",
-         "the reply defines saxpy twice"},
+         "the reply defines saxpy twice", RPL_KS_SPLICE_REPLY},
         {"__global__ void saxpy2(size_t n, float a, const float *x, float *y) { }",
-         "the reply defines the kernel saxpy2 instead of saxpy"},
+         "the reply defines the kernel saxpy2 instead of saxpy", RPL_KS_SPLICE_REPLY},
         {"__device__ void saxpy(size_t n, float a, const float *x, float *y) { }",
-         "the reply holds no __global__ definition of saxpy"},
+         "the reply holds no __global__ definition of saxpy", RPL_KS_SPLICE_REPLY},
         {"__global__ void saxpy(size_t n, float a, float *x, float *y) { }",
          "the reply changes the signature of saxpy: parameter 3: 'const float *__restrict' "
-         "became 'float *'"},
+         "became 'float *'",
+         RPL_KS_SPLICE_SIGNATURE},
         {"__global__ void saxpy(int n, float a, const float *x, float *y) { }",
-         "the reply changes the signature of saxpy: parameter 1: 'size_t' became 'int'"},
+         "the reply changes the signature of saxpy: parameter 1: 'size_t' became 'int'",
+         RPL_KS_SPLICE_SIGNATURE},
         {"__global__ void saxpy(size_t n, float a, const float *x, float *y)\n{\n"
          "    y[0] = a * x[0]\n}",
-         "the reply does not parse: line 3: expected ';' after expression"},
+         "the reply does not parse: line 3: expected ';' after expression", RPL_KS_SPLICE_PARSE},
         {"__global__ void saxpy(size_t n, float a, const float *x, float *y) { }\n"
          "__global__ void helper_kernel(float *y) { }",
-         "the reply also defines the kernel helper_kernel; return only saxpy"},
+         "the reply also defines the kernel helper_kernel; return only saxpy", RPL_KS_SPLICE_REPLY},
         {"__global__ void saxpy(size_t n, float a, const float *x, float *y) { }\n"
          "int main(int argc, char **argv) { return 0; }",
-         "the reply changes code outside the kernel: it has a redefinition of 'main'"},
+         "the reply changes code outside the kernel: it has a redefinition of 'main'",
+         RPL_KS_SPLICE_REPLY},
         {"__global__ void saxpy(size_t n, float a, const float *x, float *y) {\n"
          "    if (n) {\n        y[0] = 0;\n}",
-         "the reply"},
-        {"   \n\t", "the reply is empty"},
+         "the reply changes code outside the kernel", RPL_KS_SPLICE_REPLY},
+        {"   \n\t", "the reply is empty", RPL_KS_SPLICE_REPLY},
     };
     rpl_kernel_source *src = ks_test_parse(SAXPY, &harness), *res = NULL;
     const rpl_ks_kernel *k = ks_test_kernel(src, "saxpy");
 
     (void)state;
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        int rc = rpl_kernel_source_splice(&res, src, k, cases[i].reply, strlen(cases[i].reply));
-        if (rc != RPL_EINPUT || !strstr(rpl_error_last()->message, cases[i].msg) ||
+        rpl_ks_splice_verdict verdict = RPL_KS_SPLICE_OK;
+        int rc = rpl_kernel_source_splice(&res, &verdict, src, k, cases[i].reply,
+                                          strlen(cases[i].reply));
+        if (rc != RPL_EINPUT || verdict != cases[i].verdict ||
+            !strstr(rpl_error_last()->message, cases[i].msg) ||
             strchr(rpl_error_last()->message, '\n'))
-            fail_msg("reply %zu: status %d '%s', expected '%s'", i, rc, rpl_error_last()->message,
-                     cases[i].msg);
+            fail_msg("reply %zu: status %d verdict %d '%s', expected %d '%s'", i, rc, (int)verdict,
+                     rpl_error_last()->message, (int)cases[i].verdict, cases[i].msg);
         assert_null(res);
     }
     rpl_kernel_source_free(src);
@@ -175,7 +182,7 @@ static void test_splice_tolerated(void **state)
 
     (void)state;
     for (size_t i = 0; i < sizeof(replies) / sizeof(replies[0]); i++) {
-        if (rpl_kernel_source_splice(&res, src, k, replies[i], strlen(replies[i])) != 0)
+        if (rpl_kernel_source_splice(&res, NULL, src, k, replies[i], strlen(replies[i])) != 0)
             fail_msg("reply %zu: %s", i, rpl_error_last()->message);
         same_outside(src, res, k->definition.begin, k->definition.end);
         rpl_kernel_source_free(res);
@@ -200,20 +207,20 @@ static void test_splice_namespaces_and_templates(void **state)
     const rpl_ks_kernel *k = ks_test_kernel(src, "beta::scale");
 
     (void)state;
-    assert_int_equal(rpl_kernel_source_splice(&res, src, k, beta, strlen(beta)), 0);
+    assert_int_equal(rpl_kernel_source_splice(&res, NULL, src, k, beta, strlen(beta)), 0);
     same_outside(src, res, k->definition.begin, k->definition.end);
     assert_string_equal(ks_test_kernel(res, "alpha::scale")->mangled, "_ZN5alpha5scaleEPff");
     rpl_kernel_source_free(res);
     /* alpha's text in beta's place: another kernel's signature. */
-    ks_test_error_has(rpl_kernel_source_splice(&res, src, k, alpha, strlen(alpha)), RPL_EINPUT,
-                      "parameter 1: 'double *' became 'float *'");
+    ks_test_error_has(rpl_kernel_source_splice(&res, NULL, src, k, alpha, strlen(alpha)),
+                      RPL_EINPUT, "parameter 1: 'double *' became 'float *'");
     k = ks_test_kernel(src, "templated");
-    assert_int_equal(rpl_kernel_source_splice(&res, src, k, tmpl, strlen(tmpl)), 0);
+    assert_int_equal(rpl_kernel_source_splice(&res, NULL, src, k, tmpl, strlen(tmpl)), 0);
     rpl_kernel_source_free(res);
-    ks_test_error_has(rpl_kernel_source_splice(&res, src, k, tmpl_bad, strlen(tmpl_bad)),
+    ks_test_error_has(rpl_kernel_source_splice(&res, NULL, src, k, tmpl_bad, strlen(tmpl_bad)),
                       RPL_EINPUT, "template parameter 2: 'int N' became 'unsigned int M'");
     k = ks_test_kernel(src, "fill_by_macro");
-    ks_test_error_has(rpl_kernel_source_splice(&res, src, k, beta, strlen(beta)), RPL_EINPUT,
+    ks_test_error_has(rpl_kernel_source_splice(&res, NULL, src, k, beta, strlen(beta)), RPL_EINPUT,
                       "written by a macro");
     rpl_kernel_source_free(src);
 }
@@ -236,16 +243,16 @@ static void test_edits(void **state)
         block("const float *__restrict__ x", "const double *__restrict__ x")};
 
     (void)state;
-    assert_int_equal(rpl_kernel_source_apply_edits(&res, src, k, ok, 1), 0);
+    assert_int_equal(rpl_kernel_source_apply_edits(&res, NULL, src, k, ok, 1), 0);
     assert_non_null(strstr(res->text, "y[i] = fmaf(a, x[i], y[i]);"));
     assert_int_equal(res->len,
                      src->len + strlen("fmaf(a, x[i], y[i])") - strlen("a * x[i] + y[i]"));
     same_outside(src, res, k->definition.begin, k->definition.end);
     rpl_kernel_source_free(res);
     res = NULL;
-    ks_test_error_has(rpl_kernel_source_apply_edits(&res, src, k, outside, 1), RPL_EINPUT,
+    ks_test_error_has(rpl_kernel_source_apply_edits(&res, NULL, src, k, outside, 1), RPL_EINPUT,
                       "block 1 matches code outside the kernel");
-    ks_test_error_has(rpl_kernel_source_apply_edits(&res, src, k, sig, 1), RPL_EINPUT,
+    ks_test_error_has(rpl_kernel_source_apply_edits(&res, NULL, src, k, sig, 1), RPL_EINPUT,
                       "changes the signature of saxpy: parameter 3");
     assert_null(res);
     rpl_kernel_source_free(src);

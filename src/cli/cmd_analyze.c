@@ -162,7 +162,7 @@ static int parse_args(analyze_opts *o, int argc, char **argv)
     return -1;
 }
 
-int rpl_cli_analyze(int argc, char **argv, const rpl_counter_sample *sample)
+int cmd_analyze(int argc, char **argv)
 {
     analyze_opts o = {0};
     int rc = parse_args(&o, argc, argv);
@@ -181,16 +181,10 @@ int rpl_cli_analyze(int argc, char **argv, const rpl_counter_sample *sample)
             .json = o.json,
             .include_helpers = o.include_helpers,
             .top = o.top,
-            .sample = sample,
         };
         rc = rpl_analyze_run(&run, stdout);
         rc = rc ? rpl_cli_fail(rc) : RPL_EXIT_OK;
     }
     free(o.passes);
     return rc;
-}
-
-int cmd_analyze(int argc, char **argv)
-{
-    return rpl_cli_analyze(argc, argv, NULL);
 }

@@ -17,7 +17,7 @@
 #include "rpl/inspect.h"
 #include "rpl/strbuf.h"
 
-#define MAX_ARCH_FILTERS       32
+#define MAX_ARCH_FILTERS 32
 
 typedef struct inspect_opts {
     char *const *files;
@@ -181,8 +181,8 @@ int cmd_inspect(int argc, char **argv)
         return rc;
     rc = rpl_codeobj_set_new(&set);
     if (rc == RPL_OK) {
-        rpl_inspect_opts io = {(const char *const *)o.files, o.nfiles, o.archs, o.narchs,
-                               o.block, o.dyn_smem, o.json};
+        rpl_inspect_opts io = {
+            (const char *const *)o.files, o.nfiles, o.archs, o.narchs, o.block, o.dyn_smem, o.json};
         rc = rpl_inspect_render(&text, &io, set);
     }
     if (rc == RPL_OK)

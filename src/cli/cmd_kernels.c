@@ -21,7 +21,7 @@
 #include "rpl/strbuf.h"
 #include "rpl/version.h"
 
-#define MAX_LIST               64
+#define MAX_LIST 64
 
 typedef struct kernels_opts {
     const char *source;

@@ -19,4 +19,8 @@ typedef struct gate_args {
 int gate_args_parse(gate_args *a, int argc, char **argv, bool update, void (*usage)(FILE *));
 void gate_args_release(gate_args *a);
 
+/* "3%", "3 %" (with percent_ok) or "0.03", strictly between lo and hi; else a usage error. */
+int gate_parse_fraction(const char *opt, const char *arg, double lo, double hi, bool percent_ok,
+                        double *out);
+
 #endif

@@ -147,4 +147,3 @@ int rpl_gate_update_baseline(const rpl_gate_opts *o, const char *path, rpl_gate_
     rpl_dir_unlock(lock);
     return rc;
 }
-

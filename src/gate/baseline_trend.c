@@ -66,8 +66,7 @@ int rpl_baseline_trend(rpl_strbuf *out, const char *dir, const char *arch, const
             rc = rpl_strbuf_puts(out, s);
     } else if (rc == RPL_OK) {
         rc = rpl_strbuf_printf(out, "%s on %s: %zu history entr%s (%s)\n%s", b->test, b->arch,
-                               b->nruns, b->nruns == 1 ? "y" : "ies", path,
-                               rpl_strbuf_cstr(&text));
+                               b->nruns, b->nruns == 1 ? "y" : "ies", path, rpl_strbuf_cstr(&text));
     }
     free(s);
     cJSON_Delete(doc);

@@ -160,8 +160,8 @@ static int explain_empty(const analyze_ctx *ctx)
     if (ctx->opts->kernel_regex)
         return rpl_error_set(RPL_EINPUT,
                              "no %skernel matches --kernel '%s' (%u kernels in the trace)",
-                             ctx->opts->include_helpers ? "" : "non-helper ", ctx->opts->kernel_regex,
-                             p->totals.kernels);
+                             ctx->opts->include_helpers ? "" : "non-helper ",
+                             ctx->opts->kernel_regex, p->totals.kernels);
     return rpl_error_set(RPL_EINPUT,
                          "the trace holds only runtime helper kernels (%llu dispatches, e.g. "
                          "'%s'); use --include-helpers to summarise them",

@@ -315,4 +315,3 @@ int rpl_inspect_render(rpl_strbuf *out, const rpl_inspect_opts *o, rpl_codeobj_s
     free(rows);
     return rc;
 }
-

@@ -303,4 +303,12 @@ typedef struct rpl_profile_result {
 int rpl_profile_run(rpl_profile_result **out, const rpl_profile_opts *opts);
 void rpl_profile_result_free(rpl_profile_result *result);
 
+/*
+ * Without running a profiler: read what one left, into r->trace (created
+ * here).  Each path is a profiler output folder (rpl_profile_read_dir; its
+ * files are appended to r->files), a rocprofv3 CSV (by its name or its
+ * header row) or a rocpd database.  A folder with no output is RPL_EINPUT.
+ */
+int rpl_profile_import(rpl_profile_result *r, const char *const *paths, size_t n);
+
 #endif

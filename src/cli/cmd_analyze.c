@@ -15,18 +15,8 @@
 #define DEFAULT_TOP RPL_ANALYZE_DEFAULT_TOP
 
 typedef struct analyze_opts {
-    const char *const *traces; /* the DB arguments */
-    size_t ntraces;
-    const char **passes; /* --counter-pass DBs */
-    size_t npasses;
-    const char *out_dir;
-    const char *kernel_regex;
-    const char *helper_regex;
-    const char *att_dir;       /* --att DIR */
-    const char *ceilings_path; /* --ceilings FILE */
-    bool json;
-    bool include_helpers;
-    size_t top;
+    rpl_analyze_opts run;
+    const char **passes; /* storage for run.passes */
 } analyze_opts;
 
 enum {
@@ -107,7 +97,7 @@ static int parse_args(analyze_opts *o, int argc, char **argv)
     };
     int opt;
 
-    o->top = DEFAULT_TOP;
+    o->run.top = DEFAULT_TOP;
     o->passes = calloc((size_t)argc, sizeof(*o->passes));
     if (!o->passes)
         return rpl_cli_fail(rpl_error_oom());
@@ -121,32 +111,32 @@ static int parse_args(analyze_opts *o, int argc, char **argv)
             usage(stdout);
             return RPL_EXIT_OK;
         case OPT_JSON:
-            o->json = true;
+            o->run.json = true;
             break;
         case 'o':
-            o->out_dir = optarg;
+            o->run.out_dir = optarg;
             break;
         case 'k':
-            o->kernel_regex = optarg;
+            o->run.kernel_regex = optarg;
             break;
         case OPT_HELPERS:
-            o->helper_regex = optarg;
+            o->run.helper_regex = optarg;
             break;
         case OPT_INCLUDE_HELPERS:
-            o->include_helpers = true;
+            o->run.include_helpers = true;
             break;
         case OPT_TOP:
-            if (parse_top(optarg, &o->top))
+            if (parse_top(optarg, &o->run.top))
                 return RPL_EXIT_INPUT;
             break;
         case OPT_COUNTER_PASS:
-            o->passes[o->npasses++] = optarg;
+            o->passes[o->run.npasses++] = optarg;
             break;
         case OPT_ATT:
-            o->att_dir = optarg;
+            o->run.att_dir = optarg;
             break;
         case OPT_CEILINGS:
-            o->ceilings_path = optarg;
+            o->run.ceilings_path = optarg;
             break;
         default:
             return rpl_cli_usage_error("analyze: unknown option or missing value '%s'; see "
@@ -157,8 +147,9 @@ static int parse_args(analyze_opts *o, int argc, char **argv)
     if (optind == argc)
         return rpl_cli_usage_error(
             "analyze needs at least one trace database; see 'rocm-perf analyze --help'");
-    o->traces = (const char *const *)argv + optind;
-    o->ntraces = (size_t)(argc - optind);
+    o->run.passes = o->passes;
+    o->run.traces = (const char *const *)argv + optind;
+    o->run.ntraces = (size_t)(argc - optind);
     return -1;
 }
 
@@ -168,21 +159,7 @@ int cmd_analyze(int argc, char **argv)
     int rc = parse_args(&o, argc, argv);
 
     if (rc < 0) {
-        rpl_analyze_opts run = {
-            .traces = o.traces,
-            .ntraces = o.ntraces,
-            .passes = o.passes,
-            .npasses = o.npasses,
-            .out_dir = o.out_dir,
-            .kernel_regex = o.kernel_regex,
-            .helper_regex = o.helper_regex,
-            .att_dir = o.att_dir,
-            .ceilings_path = o.ceilings_path,
-            .json = o.json,
-            .include_helpers = o.include_helpers,
-            .top = o.top,
-        };
-        rc = rpl_analyze_run(&run, stdout);
+        rc = rpl_analyze_run(&o.run, stdout);
         rc = rc ? rpl_cli_fail(rc) : RPL_EXIT_OK;
     }
     free(o.passes);

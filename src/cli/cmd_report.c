@@ -18,12 +18,8 @@
 #define DEFAULT_TOP 10
 
 typedef struct report_opts {
-    const char *perfetto, *svg, *roofline_svg, *html;
-    size_t top;
-    /* DAG options given on the command line: they override dag.json's. */
-    bool has_infer, has_gap, has_tolerance;
-    rpl_dag_infer infer;
-    int64_t gap, tolerance;
+    rpl_trace_report_opts run;
+    const char *html;
 } report_opts;
 
 enum {
@@ -104,7 +100,7 @@ static int parse_args(report_opts *o, int argc, char **argv)
     int opt;
     int64_t top = 0;
 
-    o->top = DEFAULT_TOP;
+    o->run.top = DEFAULT_TOP;
     optind = 1;
     opterr = 0;
     while ((opt = getopt_long(argc, argv, RPL_CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
@@ -115,13 +111,13 @@ static int parse_args(report_opts *o, int argc, char **argv)
             usage(stdout);
             return RPL_EXIT_OK;
         case OPT_PERFETTO:
-            o->perfetto = optarg;
+            o->run.perfetto = optarg;
             break;
         case OPT_SVG:
-            o->svg = optarg;
+            o->run.svg = optarg;
             break;
         case OPT_ROOFLINE_SVG:
-            o->roofline_svg = optarg;
+            o->run.roofline_svg = optarg;
             break;
         case OPT_HTML:
             o->html = optarg;
@@ -130,22 +126,22 @@ static int parse_args(report_opts *o, int argc, char **argv)
             if (parse_count("--top", optarg, &top) || top > 100000)
                 return rpl_cli_usage_error("--top takes a count from 0 to 100000, not '%s'",
                                            optarg);
-            o->top = (size_t)top;
+            o->run.top = (size_t)top;
             break;
         case OPT_INFER:
-            if (rpl_dag_infer_parse(optarg, &o->infer))
+            if (rpl_dag_infer_parse(optarg, &o->run.infer))
                 return rpl_cli_fail(RPL_EUSAGE);
-            o->has_infer = true;
+            o->run.has_infer = true;
             break;
         case OPT_GAP:
-            if (parse_count("--gap-ns", optarg, &o->gap))
+            if (parse_count("--gap-ns", optarg, &o->run.gap_ns))
                 return rpl_cli_fail(RPL_EUSAGE);
-            o->has_gap = true;
+            o->run.has_gap = true;
             break;
         case OPT_TOLERANCE:
-            if (parse_count("--tolerance-ns", optarg, &o->tolerance))
+            if (parse_count("--tolerance-ns", optarg, &o->run.tolerance_ns))
                 return rpl_cli_fail(RPL_EUSAGE);
-            o->has_tolerance = true;
+            o->run.has_tolerance = true;
             break;
         default:
             return rpl_cli_usage_error("report: unknown option or missing value '%s'; see "
@@ -157,7 +153,7 @@ static int parse_args(report_opts *o, int argc, char **argv)
         usage(stderr);
         return rpl_cli_usage_error("report needs an analyze --out folder or trace databases");
     }
-    if (o->html && (argc - optind != 1 || o->perfetto || o->svg || o->roofline_svg))
+    if (o->html && (argc - optind != 1 || o->run.perfetto || o->run.svg || o->run.roofline_svg))
         return rpl_cli_usage_error("report --html FILE takes one optimize --artifacts folder "
                                    "and no other output (or use --suite DIR --html FILE)");
     return -1;
@@ -180,21 +176,9 @@ int cmd_report(int argc, char **argv)
         return rc ? rpl_cli_fail(rc) : RPL_EXIT_OK;
     }
     if (rc < 0) {
-        rpl_trace_report_opts run = {
-            .inputs = (const char *const *)argv + optind,
-            .ninputs = (size_t)(argc - optind),
-            .perfetto = o.perfetto,
-            .svg = o.svg,
-            .roofline_svg = o.roofline_svg,
-            .top = o.top,
-            .has_infer = o.has_infer,
-            .has_gap = o.has_gap,
-            .has_tolerance = o.has_tolerance,
-            .infer = o.infer,
-            .gap_ns = o.gap,
-            .tolerance_ns = o.tolerance,
-        };
-        rc = rpl_trace_report_run(&run, stdout);
+        o.run.inputs = (const char *const *)argv + optind;
+        o.run.ninputs = (size_t)(argc - optind);
+        rc = rpl_trace_report_run(&o.run, stdout);
         rc = rc ? rpl_cli_fail(rc) : RPL_EXIT_OK;
     }
     return rc;

@@ -19,7 +19,7 @@
 #include "rpl/log.h"
 
 typedef struct gate_run {
-    rpl_gate_opts args; /* the caller's, with the block size the baseline recorded */
+    rpl_gate_opts opts; /* the caller's, with the block size the baseline recorded */
     rpl_gate_measurement m;
     rpl_baseline *base;
     rpl_gate_result *res;
@@ -38,7 +38,7 @@ static double now_s(void)
 /* No baseline kernel was compared: say why (the result fails, or is skipped). */
 static int nothing_checked(gate_run *g, size_t nbase)
 {
-    const char *section = g->args.in.nstatic ? "static" : "runtime";
+    const char *section = g->opts.in.nstatic ? "static" : "runtime";
     rpl_strbuf why = RPL_STRBUF_INIT;
     int rc;
 
@@ -47,8 +47,8 @@ static int nothing_checked(gate_run *g, size_t nbase)
                           g->path);
     else
         rpl_strbuf_printf(&why, "--kernel '%s' selects no kernel of baseline '%s' (it has %zu)",
-                          g->args.in.kernel_regex, g->path, nbase);
-    rc = why.ptr ? rpl_gate_result_nothing_checked(g->res, why.ptr, g->args.skip_if_no_checks)
+                          g->opts.in.kernel_regex, g->path, nbase);
+    rc = why.ptr ? rpl_gate_result_nothing_checked(g->res, why.ptr, g->opts.skip_if_no_checks)
                  : rpl_error_oom();
     rpl_strbuf_release(&why);
     return rc;
@@ -73,7 +73,7 @@ static int clock_check(gate_run *g)
         return RPL_OK;
     rpl_gpu_state_describe(&g->m.gpu, now, sizeof(now));
     rpl_gpu_state_describe(base ? base : &(rpl_gpu_state){0}, then, sizeof(then));
-    if (g->args.require_stable_clocks)
+    if (g->opts.require_stable_clocks)
         return rpl_error_set(RPL_EENV,
                              "clocks not stable (--require-stable-clocks): %s; now %s, "
                              "baseline %s",
@@ -98,12 +98,12 @@ static int clock_check(gate_run *g)
 static int compare(gate_run *g)
 {
     const rpl_baseline *b = g->base;
-    bool is_static = g->args.in.nstatic > 0;
+    bool is_static = g->opts.in.nstatic > 0;
     size_t n = is_static ? b->nstatics : b->nkernels, k = 0;
     rpl_static_kernel *st = NULL;
     rpl_runtime_kernel *rt = NULL;
     rpl_kernel_filter f;
-    int rc = rpl_kernel_filter_init(&f, g->args.in.kernel_regex, NULL, true);
+    int rc = rpl_kernel_filter_init(&f, g->opts.in.kernel_regex, NULL, true);
 
     if (rc != RPL_OK)
         return rc;
@@ -191,19 +191,19 @@ static int retry_undecided(gate_run *g)
 {
     int rc = RPL_OK;
 
-    if (!g->args.retry_undecided || !runtime_undecided(g->res) || g->args.in.nstatic)
+    if (!g->opts.retry_undecided || !runtime_undecided(g->res) || g->opts.in.nstatic)
         return RPL_OK;
-    if (g->args.in.ntraces) {
+    if (g->opts.in.ntraces) {
         rpl_log_warn("gate: --retry-undecided: --trace input is recorded and cannot be "
                      "measured again");
         return RPL_OK;
     }
-    while (rc == RPL_OK && g->res->retries < g->args.retry_undecided && runtime_undecided(g->res)) {
+    while (rc == RPL_OK && g->res->retries < g->opts.retry_undecided && runtime_undecided(g->res)) {
         rpl_gate_measurement more = {0};
 
         rpl_log_warn("gate: undecided runtime change; measuring again (%u of %u)",
-                     g->res->retries + 1, g->args.retry_undecided);
-        if ((rc = rpl_gate_measure(&more, &g->args.in)) == RPL_OK &&
+                     g->res->retries + 1, g->opts.retry_undecided);
+        if ((rc = rpl_gate_measure(&more, &g->opts.in)) == RPL_OK &&
             (rc = add_samples(&g->m, &more)) == RPL_OK) {
             rpl_gate_result_clear_checks(g->res);
             rc = compare(g);
@@ -222,14 +222,14 @@ static int confirm(gate_run *g)
 
     if (!runtime_failed(g->res))
         return RPL_OK;
-    if (g->args.in.ntraces)
+    if (g->opts.in.ntraces)
         return rpl_gate_result_set(&g->res->confirmation,
                                    "no confirmation run: --trace input is recorded and cannot be "
                                    "measured again");
     rpl_log_warn("gate: runtime regression flagged; measuring once more to confirm");
     first = g->res->verdict;
     rpl_gate_measurement_release(&g->m);
-    if ((rc = rpl_gate_measure(&g->m, &g->args.in)) != RPL_OK)
+    if ((rc = rpl_gate_measure(&g->m, &g->opts.in)) != RPL_OK)
         return rc;
     rpl_gate_result_clear_checks(g->res);
     if ((rc = compare(g)) != RPL_OK)
@@ -270,7 +270,7 @@ static int attach(rpl_gate_result *r, const char *path)
 
 static int write_reports(gate_run *g)
 {
-    const rpl_gate_opts *a = &g->args;
+    const rpl_gate_opts *a = &g->opts;
     const rpl_gate_result *one[1] = {g->res};
     cJSON *doc = NULL;
     rpl_strbuf sb = RPL_STRBUF_INIT;
@@ -296,11 +296,11 @@ static int write_reports(gate_run *g)
 static int missing(gate_run *g, const char *why)
 {
     rpl_strbuf cmd = RPL_STRBUF_INIT;
-    int rc = rpl_gate_update_command(&cmd, &g->args, g->m.arch);
+    int rc = rpl_gate_update_command(&cmd, &g->opts, g->m.arch);
 
-    if (rc == RPL_OK && !g->args.allow_missing)
+    if (rc == RPL_OK && !g->opts.allow_missing)
         rc = rpl_gate_result_missing(g->res, g->path, rpl_strbuf_cstr(&cmd));
-    if (rc == RPL_OK && g->args.allow_missing) {
+    if (rc == RPL_OK && g->opts.allow_missing) {
         g->res->baseline_missing = true;
         rc = rpl_gate_result_set(&g->res->create_command, rpl_strbuf_cstr(&cmd));
         if (rc == RPL_OK)
@@ -310,7 +310,7 @@ static int missing(gate_run *g, const char *why)
     }
     if (rc == RPL_OK)
         rc = rpl_strbuf_printf(g->notice, "%s '%s'%s; create it with:\n  %s\n", why, g->path,
-                               g->args.allow_missing ? " (allowed: not gated)" : "",
+                               g->opts.allow_missing ? " (allowed: not gated)" : "",
                                rpl_strbuf_cstr(&cmd));
     rpl_strbuf_release(&cmd);
     return rc;
@@ -318,7 +318,7 @@ static int missing(gate_run *g, const char *why)
 
 static int run_gate(gate_run *g, rpl_strbuf *text)
 {
-    const rpl_gate_opts *a = &g->args;
+    const rpl_gate_opts *a = &g->opts;
     const char *input = a->in.nstatic ? "static" : a->in.ntraces ? "trace" : "app";
     double t0 = now_s();
     int rc;
@@ -346,9 +346,9 @@ static int run_gate(gate_run *g, rpl_strbuf *text)
     /* Without --block, occupancy is compared at the block size the baseline recorded. */
     if (rc == RPL_OK && a->in.nstatic && !a->in.block && g->base->has_static &&
         g->base->block_size) {
-        g->args.in.block = g->base->block_size;
+        g->opts.in.block = g->base->block_size;
         rpl_gate_measurement_release(&g->m);
-        rc = rpl_gate_measure(&g->m, &g->args.in);
+        rc = rpl_gate_measure(&g->m, &g->opts.in);
     }
     if (rc == RPL_ENOTFOUND) {
         rpl_error_clear();
@@ -379,7 +379,7 @@ static int run_gate(gate_run *g, rpl_strbuf *text)
 
 int rpl_gate_run(rpl_gate_outcome *out, const rpl_gate_opts *o)
 {
-    gate_run g = {.args = *o, .notice = &out->notice};
+    gate_run g = {.opts = *o, .notice = &out->notice};
     int rc = run_gate(&g, &out->text);
 
     out->result = g.res;

@@ -6,20 +6,13 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "gate_cli.h"
 #include "rpl/error.h"
-#include "rpl/fsutil.h"
-#include "rpl/json.h"
-#include "rpl/kernel_filter.h"
-#include "rpl/log.h"
 #include "rpl/profile_backend.h"
 
 #define DEFAULT_REPETITIONS 30

@@ -4,10 +4,8 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "cli.h"
 #include "rpl/arch.h"

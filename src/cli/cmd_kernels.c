@@ -10,16 +10,13 @@
 #include <string.h>
 
 #include "cli.h"
-#include "rpl/arch.h"
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
-#include "rpl/json.h"
 #include "rpl/autotune.h"
 #include "rpl/codeobj.h"
 #include "rpl/kernel_source.h"
 #include "rpl/profile_backend.h"
 #include "rpl/strbuf.h"
-#include "rpl/version.h"
 
 #define MAX_LIST 64
 

@@ -7,11 +7,11 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "rpl/analyze.h"
+#include "rpl/clock.h"
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
 #include "rpl/log.h"
@@ -368,14 +368,10 @@ static int run_plain(const profile_args *a)
 {
     rpl_spawn_opts so = {.argv = a->opts.app_argv};
     rpl_spawn_result res = {0};
-    struct timespec t0, t1;
-    double secs;
-    int rc;
+    double t0 = rpl_clock_mono_s(), secs;
+    int rc = rpl_spawn_run(&res, &so);
 
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    rc = rpl_spawn_run(&res, &so);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    secs = rpl_clock_mono_s() - t0;
     if (rc == RPL_ENOTFOUND)
         rc = rpl_error_set(RPL_EINPUT, "cannot run '%s'", a->opts.app_argv[0]);
     else if (rc == 0 && !(res.exited && res.exit_code == 0))

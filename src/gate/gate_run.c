@@ -7,10 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "rpl/baseline.h"
+#include "rpl/clock.h"
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
 #include "rpl/gate_run.h"
@@ -26,14 +26,6 @@ typedef struct gate_run {
     char *path;
     rpl_strbuf *notice;
 } gate_run;
-
-static double now_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* No baseline kernel was compared: say why (the result fails, or is skipped). */
 static int nothing_checked(gate_run *g, size_t nbase)
@@ -320,7 +312,7 @@ static int run_gate(gate_run *g, rpl_strbuf *text)
 {
     const rpl_gate_opts *a = &g->opts;
     const char *input = a->in.nstatic ? "static" : a->in.ntraces ? "trace" : "app";
-    double t0 = now_s();
+    double t0 = rpl_clock_mono_s();
     int rc;
 
     if ((rc = rpl_gate_measure(&g->m, &a->in)) != RPL_OK ||
@@ -371,7 +363,7 @@ static int run_gate(gate_run *g, rpl_strbuf *text)
     }
     if (rc != RPL_OK)
         return rc;
-    g->res->elapsed_s = now_s() - t0;
+    g->res->elapsed_s = rpl_clock_mono_s() - t0;
     if ((rc = write_reports(g)) != RPL_OK)
         return rc;
     return rpl_gate_text(text, g->res);

@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include "rpl/analyze.h"
 #include "rpl/classify.h"
+#include "rpl/clock.h"
 #include "rpl/dag_report.h"
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
@@ -354,14 +354,6 @@ static void release(analyze_ctx *ctx)
     free(ctx->inputs);
 }
 
-static double now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 static int run(analyze_ctx *ctx)
 {
     const rpl_analyze_opts *o = ctx->opts;
@@ -372,9 +364,9 @@ static int run(analyze_ctx *ctx)
     rc = rpl_kernel_filter_init(&ctx->filter, o->kernel_regex, o->helper_regex, o->include_helpers);
     if (rc)
         return rc;
-    t0 = now_ms();
+    t0 = rpl_clock_mono_s();
     rc = load_trace(ctx);
-    t1 = now_ms();
+    t1 = rpl_clock_mono_s();
     if (!rc)
         rc = rpl_profile_build(&ctx->profile, ctx->trace, &ctx->filter);
     /*
@@ -386,7 +378,7 @@ static int run(analyze_ctx *ctx)
         job_start(&ctx->dag_job, build_dag, ctx, true);
     if (!rc)
         rpl_log_debug("read %u dispatches in %.1f ms, summarised in %.1f ms",
-                      ctx->trace->dispatches.count, t1 - t0, now_ms() - t1);
+                      ctx->trace->dispatches.count, (t1 - t0) * 1e3, (rpl_clock_mono_s() - t1) * 1e3);
     if (!rc && ctx->profile->nkernels == 0)
         rc = explain_empty(ctx);
     in.traces = (const char *const *)ctx->inputs;

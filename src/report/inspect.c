@@ -12,6 +12,7 @@
 #include "rpl/error.h"
 #include "rpl/inspect.h"
 #include "rpl/json.h"
+#include "rpl/json_doc.h"
 #include "rpl/log.h"
 #include "rpl/occupancy.h"
 #include "rpl/version.h"
@@ -130,118 +131,122 @@ static int render_table(rpl_strbuf *sb, const inspect_row *rows, size_t n)
     return rpl_strbuf_cstr(sb)[0] ? RPL_OK : rpl_error_oom();
 }
 
-/* Add an integer, or null when unknown (negative). */
-static cJSON *add_count(cJSON *obj, const char *key, int64_t v)
+/* A count, or null when unknown (negative). */
+static void add_count(rpl_json_doc *d, cJSON *o, const char *key, int64_t v)
 {
-    return v < 0 ? cJSON_AddNullToObject(obj, key) : rpl_json_add_int64(obj, key, v);
+    rpl_json_doc_number(d, o, key, (double)v, v >= 0);
 }
 
-static cJSON *add_limit(cJSON *obj, const char *key, unsigned v)
+/* An occupancy limit, or null when the resource does not limit. */
+static void add_limit(rpl_json_doc *d, cJSON *o, const char *key, unsigned v)
 {
-    return v == RPL_OCC_UNLIMITED ? cJSON_AddNullToObject(obj, key)
-                                  : rpl_json_add_int64(obj, key, v);
+    rpl_json_doc_number(d, o, key, v, v != RPL_OCC_UNLIMITED);
 }
 
-static cJSON *add_str(cJSON *obj, const char *key, const char *s)
+static void add_bool(rpl_json_doc *d, cJSON *o, const char *key, bool v)
 {
-    return s ? cJSON_AddStringToObject(obj, key, s) : cJSON_AddNullToObject(obj, key);
+    rpl_json_doc_check(d, cJSON_AddBoolToObject(o, key, v));
 }
 
-static int json_occupancy(cJSON *kobj, const inspect_row *r)
+static void json_occupancy(rpl_json_doc *d, cJSON *kobj, const inspect_row *r)
 {
-    cJSON *o, *lim;
     const rpl_occupancy *occ = &r->occ;
     rpl_vendor v = r->k->vendor;
+    cJSON *o, *lim;
 
-    if (!r->have_occ)
-        return cJSON_AddNullToObject(kobj, "occupancy") ? RPL_OK : rpl_error_oom();
-    o = cJSON_AddObjectToObject(kobj, "occupancy");
-    if (!o || !rpl_json_add_int64(o, "block_size", r->block) ||
-        !rpl_json_add_int64(o, "max_block_size", r->max_block) ||
-        !cJSON_AddStringToObject(o, "rule", r->rule) ||
-        !rpl_json_add_int64(o, "waves_per_simd", occ->waves_per_simd) ||
-        !rpl_json_add_int64(o, "max_waves_per_simd", occ->max_waves_per_simd) ||
-        !rpl_json_add_int64(o, "blocks_per_cu", occ->blocks_per_cu) ||
-        !rpl_json_add_int64(o, "waves_per_cu", occ->waves_per_cu) ||
-        !rpl_json_add_int64(o, "max_waves_per_cu", occ->max_waves_per_cu) ||
-        !cJSON_AddNumberToObject(o, "fraction", occ->fraction) ||
-        !cJSON_AddStringToObject(o, "limiter", rpl_occ_limit_name(occ->limiter, v)))
-        return rpl_error_oom();
-    lim = cJSON_AddObjectToObject(o, "limits");
-    if (!lim || !add_limit(lim, rpl_occ_limit_name(RPL_OCC_LIMIT_VGPR, v), occ->limit_vgpr) ||
-        !add_limit(lim, "sgpr", occ->limit_sgpr) ||
-        !add_limit(lim, rpl_occ_limit_name(RPL_OCC_LIMIT_LDS, v), occ->limit_lds) ||
-        !add_limit(lim, rpl_occ_limit_name(RPL_OCC_LIMIT_WORKGROUPS, v), occ->limit_workgroups) ||
-        !add_limit(lim, rpl_occ_limit_name(RPL_OCC_LIMIT_WAVES, v), occ->limit_waves) ||
-        !add_limit(lim, "barriers", occ->limit_barriers))
-        return rpl_error_oom();
-    return RPL_OK;
-}
-
-static int json_args(cJSON *kobj, const rpl_kernel_info *k)
-{
-    cJSON *arr = cJSON_AddArrayToObject(kobj, "args");
-
-    if (!arr)
-        return rpl_error_oom();
-    for (size_t i = 0; i < k->n_args; i++) {
-        const rpl_kernarg *a = &k->args[i];
-        cJSON *o = cJSON_CreateObject();
-
-        if (!o || !cJSON_AddItemToArray(arr, o) || !add_str(o, "name", a->name) ||
-            !add_str(o, "type_name", a->type_name) || !add_str(o, "value_kind", a->value_kind) ||
-            !add_str(o, "address_space", a->address_space) ||
-            !rpl_json_add_int64(o, "offset", a->offset) || !rpl_json_add_int64(o, "size", a->size))
-            return rpl_error_oom();
+    if (!r->have_occ) {
+        rpl_json_doc_check(d, cJSON_AddNullToObject(kobj, "occupancy"));
+        return;
     }
-    return RPL_OK;
+    o = rpl_json_doc_check(d, cJSON_AddObjectToObject(kobj, "occupancy"));
+    add_count(d, o, "block_size", r->block);
+    add_count(d, o, "max_block_size", r->max_block);
+    rpl_json_doc_string(d, o, "rule", r->rule);
+    add_count(d, o, "waves_per_simd", occ->waves_per_simd);
+    add_count(d, o, "max_waves_per_simd", occ->max_waves_per_simd);
+    add_count(d, o, "blocks_per_cu", occ->blocks_per_cu);
+    add_count(d, o, "waves_per_cu", occ->waves_per_cu);
+    add_count(d, o, "max_waves_per_cu", occ->max_waves_per_cu);
+    rpl_json_doc_number(d, o, "fraction", occ->fraction, true);
+    rpl_json_doc_string(d, o, "limiter", rpl_occ_limit_name(occ->limiter, v));
+    lim = rpl_json_doc_check(d, cJSON_AddObjectToObject(o, "limits"));
+    add_limit(d, lim, rpl_occ_limit_name(RPL_OCC_LIMIT_VGPR, v), occ->limit_vgpr);
+    add_limit(d, lim, "sgpr", occ->limit_sgpr);
+    add_limit(d, lim, rpl_occ_limit_name(RPL_OCC_LIMIT_LDS, v), occ->limit_lds);
+    add_limit(d, lim, rpl_occ_limit_name(RPL_OCC_LIMIT_WORKGROUPS, v), occ->limit_workgroups);
+    add_limit(d, lim, rpl_occ_limit_name(RPL_OCC_LIMIT_WAVES, v), occ->limit_waves);
+    add_limit(d, lim, "barriers", occ->limit_barriers);
 }
 
-static int json_kernel(cJSON *arr, const inspect_row *r)
+static void json_args(rpl_json_doc *d, cJSON *kobj, const rpl_kernel_info *k)
+{
+    cJSON *arr = rpl_json_doc_check(d, cJSON_AddArrayToObject(kobj, "args"));
+
+    for (size_t i = 0; arr && i < k->n_args; i++) {
+        const rpl_kernarg *a = &k->args[i];
+        cJSON *o = rpl_json_doc_check(d, cJSON_CreateObject());
+
+        if (o && !cJSON_AddItemToArray(arr, o)) {
+            cJSON_Delete(o);
+            d->oom = true;
+            return;
+        }
+        rpl_json_doc_string(d, o, "name", a->name);
+        rpl_json_doc_string(d, o, "type_name", a->type_name);
+        rpl_json_doc_string(d, o, "value_kind", a->value_kind);
+        rpl_json_doc_string(d, o, "address_space", a->address_space);
+        add_count(d, o, "offset", a->offset);
+        add_count(d, o, "size", a->size);
+    }
+}
+
+static void json_kernel(rpl_json_doc *d, cJSON *arr, const inspect_row *r)
 {
     const rpl_kernel_info *k = r->k;
-    cJSON *o = cJSON_CreateObject(), *regs, *spills;
+    cJSON *o = rpl_json_doc_check(d, cJSON_CreateObject()), *regs, *spills;
 
-    if (!o || !cJSON_AddItemToArray(arr, o))
-        return rpl_error_oom();
-    if (!add_str(o, "name", k->name) || !add_str(o, "symbol", k->symbol) ||
-        !cJSON_AddStringToObject(o, "vendor", rpl_vendor_name(k->vendor)) ||
-        !add_str(o, "arch", k->arch) || !add_str(o, "target", k->target) ||
-        !add_str(o, "origin", k->origin) ||
-        !add_count(o, "code_object_version",
-                   k->code_object_version ? (int64_t)k->code_object_version : -1) ||
-        !add_count(o, "llvm_major", k->llvm_major ? (int64_t)k->llvm_major : -1) ||
-        !rpl_json_add_int64(o, "wavefront_size", k->wavefront_size) ||
-        !add_count(o, "max_workgroup_size",
-                   k->max_flat_workgroup_size ? (int64_t)k->max_flat_workgroup_size : -1))
-        return rpl_error_oom();
-    regs = cJSON_AddObjectToObject(o, "registers");
-    if (!regs || !add_count(regs, "vgpr", k->vgpr_count) ||
-        !add_count(regs, "arch_vgpr", k->arch_vgpr_count) ||
-        !add_count(regs, "agpr", k->vendor == RPL_VENDOR_AMD ? k->agpr_count : -1) ||
-        !add_count(regs, "sgpr", k->sgpr_count))
-        return rpl_error_oom();
-    spills = cJSON_AddObjectToObject(o, "spills");
-    if (!spills || !add_count(spills, "vgpr", k->vgpr_spill_count) ||
-        !add_count(spills, "sgpr", k->sgpr_spill_count))
-        return rpl_error_oom();
-    if (!rpl_json_add_int64(o, "lds_bytes", k->group_segment_fixed_size) ||
-        !rpl_json_add_int64(o, "scratch_bytes", k->private_segment_fixed_size) ||
-        !rpl_json_add_int64(o, "kernarg_bytes", k->kernarg_segment_size) ||
-        !add_count(o, "barriers", k->num_barriers) ||
-        !(k->uses_dynamic_stack < 0
-              ? cJSON_AddNullToObject(o, "uses_dynamic_stack")
-              : cJSON_AddBoolToObject(o, "uses_dynamic_stack", k->uses_dynamic_stack == 1)))
-        return rpl_error_oom();
-    if (json_args(o, k) != RPL_OK)
-        return rpl_error_oom();
-    return json_occupancy(o, r);
+    if (o && !cJSON_AddItemToArray(arr, o)) {
+        cJSON_Delete(o);
+        d->oom = true;
+        return;
+    }
+    rpl_json_doc_string(d, o, "name", k->name);
+    rpl_json_doc_string(d, o, "symbol", k->symbol);
+    rpl_json_doc_string(d, o, "vendor", rpl_vendor_name(k->vendor));
+    rpl_json_doc_string(d, o, "arch", k->arch);
+    rpl_json_doc_string(d, o, "target", k->target);
+    rpl_json_doc_string(d, o, "origin", k->origin);
+    add_count(d, o, "code_object_version",
+              k->code_object_version ? (int64_t)k->code_object_version : -1);
+    add_count(d, o, "llvm_major", k->llvm_major ? (int64_t)k->llvm_major : -1);
+    add_count(d, o, "wavefront_size", k->wavefront_size);
+    add_count(d, o, "max_workgroup_size",
+              k->max_flat_workgroup_size ? (int64_t)k->max_flat_workgroup_size : -1);
+    regs = rpl_json_doc_check(d, cJSON_AddObjectToObject(o, "registers"));
+    add_count(d, regs, "vgpr", k->vgpr_count);
+    add_count(d, regs, "arch_vgpr", k->arch_vgpr_count);
+    add_count(d, regs, "agpr", k->vendor == RPL_VENDOR_AMD ? k->agpr_count : -1);
+    add_count(d, regs, "sgpr", k->sgpr_count);
+    spills = rpl_json_doc_check(d, cJSON_AddObjectToObject(o, "spills"));
+    add_count(d, spills, "vgpr", k->vgpr_spill_count);
+    add_count(d, spills, "sgpr", k->sgpr_spill_count);
+    add_count(d, o, "lds_bytes", k->group_segment_fixed_size);
+    add_count(d, o, "scratch_bytes", k->private_segment_fixed_size);
+    add_count(d, o, "kernarg_bytes", k->kernarg_segment_size);
+    add_count(d, o, "barriers", k->num_barriers);
+    if (k->uses_dynamic_stack < 0)
+        rpl_json_doc_check(d, cJSON_AddNullToObject(o, "uses_dynamic_stack"));
+    else
+        add_bool(d, o, "uses_dynamic_stack", k->uses_dynamic_stack == 1);
+    json_args(d, o, k);
+    json_occupancy(d, o, r);
 }
 
 static int render_json(char **out, const rpl_inspect_opts *o, const inspect_row *rows, size_t n,
                        const rpl_codeobj_set *set)
 {
     cJSON *doc = cJSON_CreateObject(), *tool, *inputs = NULL, *kernels = NULL, *warn = NULL;
+    rpl_json_doc d = {false};
     int rc = RPL_OK;
 
     if (!doc || !cJSON_AddStringToObject(doc, "schema_version", INSPECT_SCHEMA_VERSION) ||
@@ -258,8 +263,10 @@ static int render_json(char **out, const rpl_inspect_opts *o, const inspect_row 
     for (size_t i = 0; rc == RPL_OK && i < o->nfiles; i++)
         if (!cJSON_AddItemToArray(inputs, cJSON_CreateString(o->files[i])))
             rc = rpl_error_oom();
-    for (size_t i = 0; rc == RPL_OK && i < n; i++)
-        rc = json_kernel(kernels, &rows[i]);
+    for (size_t i = 0; rc == RPL_OK && i < n && !d.oom; i++)
+        json_kernel(&d, kernels, &rows[i]);
+    if (rc == RPL_OK && d.oom)
+        rc = rpl_error_oom();
     for (size_t i = 0; rc == RPL_OK && i < set->n_warnings; i++)
         if (!cJSON_AddItemToArray(warn, cJSON_CreateString(set->warnings[i])))
             rc = rpl_error_oom();

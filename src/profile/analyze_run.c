@@ -378,7 +378,8 @@ static int run(analyze_ctx *ctx)
         job_start(&ctx->dag_job, build_dag, ctx, true);
     if (!rc)
         rpl_log_debug("read %u dispatches in %.1f ms, summarised in %.1f ms",
-                      ctx->trace->dispatches.count, (t1 - t0) * 1e3, (rpl_clock_mono_s() - t1) * 1e3);
+                      ctx->trace->dispatches.count, (t1 - t0) * 1e3,
+                      (rpl_clock_mono_s() - t1) * 1e3);
     if (!rc && ctx->profile->nkernels == 0)
         rc = explain_empty(ctx);
     in.traces = (const char *const *)ctx->inputs;

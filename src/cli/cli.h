@@ -11,14 +11,11 @@ typedef struct rpl_cli_cmd {
 } rpl_cli_cmd;
 
 int cmd_analyze(int argc, char **argv);
-/* `analyze` with the counter sample of the profile it analyses (NULL: none; rpl/report.h). */
-struct rpl_counter_sample;
-int rpl_cli_analyze(int argc, char **argv, const struct rpl_counter_sample *sample);
 int cmd_autotune(int argc, char **argv);
 int cmd_baseline(int argc, char **argv);
 int cmd_capture(int argc, char **argv);
 int cmd_gate(int argc, char **argv);
-int cmd_report_suite(int argc, char **argv); /* report --suite, in cmd_gate.c */
+int cmd_report_suite(int argc, char **argv); /* report --suite */
 int cmd_gpus(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);

@@ -400,73 +400,6 @@ static int parse_args(tune_args *a, int argc, char **argv)
     return 0;
 }
 
-static void describe(char *buf, size_t size, const rpl_tune_result *r, size_t c)
-{
-    double vals[RPL_TUNE_MAX_PARAMS];
-
-    for (size_t j = 0; j < r->space->nparams; j++)
-        vals[j] = rpl_tune_space_value(r->space, c, j);
-    rpl_tune_space_describe(buf, size, r->space, vals);
-}
-
-static void print_summary(const rpl_tune_result *r)
-{
-    char cfg[512];
-    size_t fresh = r->measured - r->cache_hits;
-
-    printf("autotune%s%s: %zu configs (%zu combinations), %zu build%s, %zu pruned, %zu failed to "
-           "build; budget %zu measurement%s%s\n",
-           r->space->name ? ": " : "", r->space->name ? r->space->name : "", r->space->nconfigs,
-           r->space->total, r->builds, r->builds == 1 ? "" : "s", r->pruned, r->build_failed,
-           r->budget, r->budget == 1 ? "" : "s", r->exhaustive ? " (every runnable config)" : "");
-    if (r->model) {
-        char cv[160] = "CV error n/a (too few seed configs)";
-        if (isfinite(r->cv_error))
-            snprintf(cv, sizeof(cv),
-                     "CV error %.1f %% (median held-out |pred/meas - 1|, %u-fold over the %zu "
-                     "seed configs)",
-                     100 * r->cv_error, r->cv_folds, r->cv_points);
-        printf("model: R\xc2\xb2 %.3f over %zu configs (%s, --min-r2 %.2f), %s, %zu terms%s",
-               r->model->r2, r->model->n, r->model_trusted ? "trusted" : "LOW, not trusted",
-               r->min_r2, cv, r->model->nterms + 1 - r->model->inactive,
-               r->model->interactions ? " with pairwise interactions" : "");
-        if (r->model->inactive)
-            printf(" (%zu constant or collinear left out)", r->model->inactive);
-        printf("\n");
-    }
-    printf("measured %zu of %zu configs (%.1f %%): %zu fresh, %zu from the cache; %zu profiler "
-           "run%s; %zu failed or timed out\n",
-           r->measured, r->space->nconfigs,
-           100.0 * (double)r->measured / (double)r->space->nconfigs, fresh, r->cache_hits,
-           r->profiler_runs, r->profiler_runs == 1 ? "" : "s", r->run_failed);
-    printf("measurements %zu of the budget's %zu (%.1f %% of the space): %zu configs, %zu confirm "
-           "and %zu unstable re-measure%s%s\n",
-           r->measurements, r->budget, 100.0 * (double)r->measurements / (double)r->space->nconfigs,
-           r->measured, r->confirm_remeasures, r->unstable_remeasures,
-           r->unstable_remeasures == 1 ? "" : "s",
-           r->confirm_cut ? "; the confirm phase was cut to fit" : "");
-    if (r->best != SIZE_MAX) {
-        const rpl_tune_config *b = &r->configs[r->best];
-        describe(cfg, sizeof(cfg), r, r->best);
-        printf("best: %s  median %.3f us", cfg, rpl_tune_config_median(b) / 1000);
-        if (isfinite(b->predicted_ns))
-            printf(" (predicted %.3f us)", b->predicted_ns / 1000);
-        printf("%s\n", b->unstable ? " UNSTABLE" : "");
-        for (size_t i = 0; i < r->nconfirmed; i++) {
-            size_t c = r->confirmed[i];
-            if (c == r->best)
-                continue;
-            describe(cfg, sizeof(cfg), r, c);
-            printf("  %s %s  median %.3f us (best/this %.3f, upper bound %.3f)\n",
-                   r->tied[i] ? "tie: " : "beats", cfg,
-                   rpl_tune_config_median(&r->configs[c]) / 1000, exp(r->cmp[i].log_ratio),
-                   exp(r->cmp[i].upper));
-        }
-    }
-    printf("wall time %.1f s (builds %.1f s, %.1f s of them while measuring), %u job%s\n",
-           r->wall_s, r->build_s, r->build_overlap_s, r->jobs, r->jobs == 1 ? "" : "s");
-}
-
 static int write_outputs(const tune_args *a, const rpl_tune_result *r)
 {
     cJSON *doc = NULL;
@@ -484,6 +417,7 @@ int cmd_autotune(int argc, char **argv)
 {
     tune_args a = {0};
     rpl_tune_result *r = NULL;
+    rpl_strbuf summary = RPL_STRBUF_INIT;
     int rc;
 
     rpl_tune_opts_init(&a.o);
@@ -492,8 +426,10 @@ int cmd_autotune(int argc, char **argv)
         rc = rpl_tune_run(&r, &a.o);
         if (rc == RPL_OK)
             rc = write_outputs(&a, r);
+        if (rc == RPL_OK)
+            rc = rpl_tune_summary_text(&summary, r);
         if (rc == RPL_OK) {
-            print_summary(r);
+            fputs(rpl_strbuf_cstr(&summary), stdout);
             if (r->best == SIZE_MAX)
                 rc = rpl_error_set(RPL_EFAIL,
                                    "no configuration could be measured (%zu failed to build, "
@@ -504,6 +440,7 @@ int cmd_autotune(int argc, char **argv)
     } else if (rc == -2) {
         rc = RPL_EXIT_OK;
     }
+    rpl_strbuf_release(&summary);
     rpl_tune_result_free(r);
     rpl_argv_free(a.devices);
     free(a.default_cache);

@@ -5,7 +5,6 @@
  * two.
  */
 #include <getopt.h>
-#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,8 +12,6 @@
 #include "cli.h"
 #include "gate_cli.h"
 #include "rpl/error.h"
-#include "rpl/gate_measure.h"
-#include "rpl/json.h"
 #include "rpl/trend.h"
 
 static void usage(FILE *out)
@@ -61,54 +58,30 @@ static int update(int argc, char **argv, bool accepting)
 {
     gate_args a = {0};
     rpl_gate_measurement m = {0};
+    rpl_strbuf report = RPL_STRBUF_INIT;
     char *path = NULL;
     int rc = gate_args_parse(&a, argc, argv, true, usage);
 
-    if (rc < 0 && accepting && !a.reason)
+    if (rc < 0 && accepting && !a.run.reason)
         rc = rpl_cli_usage_error("baseline accept needs --reason TEXT (why the baseline moves)");
-    else if (rc < 0 && !accepting && a.reason)
+    else if (rc < 0 && !accepting && a.run.reason)
         rc = rpl_cli_usage_error("--reason belongs to 'baseline accept'");
-    else if (rc < 0 && a.reason && a.in.nstatic)
+    else if (rc < 0 && a.run.reason && a.run.in.nstatic)
         rc = rpl_cli_usage_error("baseline accept records runtime moves: give --trace or -- APP");
     if (rc < 0) {
-        rc = rpl_gate_measure(&m, &a.in);
+        rc = rpl_gate_measure(&m, &a.run.in);
         if (rc == RPL_OK)
-            rc = rpl_baseline_path(&path, a.baseline_dir, m.arch, a.test);
+            rc = rpl_baseline_path(&path, a.run.baseline_dir, m.arch, a.run.test);
         if (rc == RPL_OK)
-            rc = gate_update_baseline(&a, path, &m);
+            rc = rpl_gate_update_baseline(&a.run, path, &m, &report);
+        if (rc == RPL_OK)
+            fputs(rpl_strbuf_cstr(&report), stdout);
         rc = rc == RPL_OK ? RPL_EXIT_OK : rpl_cli_fail(rc);
     }
+    rpl_strbuf_release(&report);
     free(path);
     rpl_gate_measurement_release(&m);
     gate_args_release(&a);
-    return rc;
-}
-
-/* The baseline of the test: DIR/<arch>/<test>.json, the only architecture unless --arch. */
-static int find_baseline(char **path, const char *dir, const char *arch, const char *test)
-{
-    rpl_strbuf pattern = RPL_STRBUF_INIT;
-    glob_t g;
-    int rc;
-
-    if (arch)
-        return rpl_baseline_path(path, dir, arch, test);
-    rpl_strbuf_printf(&pattern, "%s/*/%s.json", dir, test);
-    if (!pattern.ptr)
-        return rpl_error_oom();
-    rc = glob(pattern.ptr, 0, NULL, &g);
-    rpl_strbuf_release(&pattern);
-    if (rc != 0)
-        return rpl_error_set(RPL_ENOTFOUND, "no baseline of test '%s' in '%s'", test, dir);
-    if (g.gl_pathc > 1) {
-        rc = rpl_error_set(RPL_EUSAGE,
-                           "'%s' holds test '%s' for %zu architectures; choose one "
-                           "with --arch",
-                           dir, test, (size_t)g.gl_pathc);
-    } else {
-        rc = (*path = strdup(g.gl_pathv[0])) ? RPL_OK : rpl_error_oom();
-    }
-    globfree(&g);
     return rc;
 }
 
@@ -129,10 +102,8 @@ static int trend(int argc, char **argv)
     const char *test = NULL, *dir = NULL, *arch = NULL;
     bool json = false;
     rpl_trend_opts o = {0};
-    rpl_baseline *b = NULL;
     rpl_strbuf text = RPL_STRBUF_INIT;
-    cJSON *doc = NULL;
-    char *path = NULL, *end;
+    char *end;
     int opt, rc;
 
     rpl_cp_opts_init(&o.cp);
@@ -184,32 +155,10 @@ static int trend(int argc, char **argv)
     if (!test || !dir || optind < argc)
         return rpl_cli_usage_error("usage: rocm-perf baseline trend --test NAME --baseline-dir "
                                    "DIR [--arch A] [--kernel REGEX] [--json]");
-    rc = find_baseline(&path, dir, arch, test);
+    rc = rpl_baseline_trend(&text, dir, arch, test, json, &o);
     if (rc == RPL_OK)
-        rc = rpl_baseline_read(&b, path);
-    if (rc == RPL_OK && !b->has_runtime)
-        rc = rpl_error_set(RPL_EINPUT,
-                           "baseline '%s' has no runtime section: no history to "
-                           "look at",
-                           path);
-    if (rc == RPL_OK) {
-        o.tolerance = b->tolerance;
-        rc = rpl_trend_report(&doc, json ? NULL : &text, b, &o);
-    }
-    if (rc == RPL_OK && json) {
-        char *s = NULL;
-        rc = rpl_json_print(&s, doc);
-        if (rc == RPL_OK)
-            fputs(s, stdout);
-        free(s);
-    } else if (rc == RPL_OK) {
-        printf("%s on %s: %zu history entr%s (%s)\n%s", b->test, b->arch, b->nruns,
-               b->nruns == 1 ? "y" : "ies", path, rpl_strbuf_cstr(&text));
-    }
-    cJSON_Delete(doc);
+        fputs(rpl_strbuf_cstr(&text), stdout);
     rpl_strbuf_release(&text);
-    rpl_baseline_free(b);
-    free(path);
     return rc == RPL_OK ? RPL_EXIT_OK : rpl_cli_fail(rc);
 }
 

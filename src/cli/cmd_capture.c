@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,24 +92,6 @@ static int parse_args(rpl_capture_opts *o, int argc, char **argv)
     return 0;
 }
 
-static void print_summary(const rpl_capture_result *r)
-{
-    const rpl_snapshot *s = r->snap;
-    uint64_t bytes = 0;
-
-    for (size_t i = 0; i < s->nregions; i++)
-        bytes += s->regions[i].size;
-    printf("Snapshot: %s\n", s->dir);
-    printf("Kernel: %s (dispatch %" PRIu64 ")\n", s->demangled_name, s->dispatch_index);
-    printf("Backend: %s, %s%s%s\n", s->backend == RPL_SNAP_HSA ? "hsa" : "cuda", s->arch,
-           s->device_name ? ", " : "", s->device_name ? s->device_name : "");
-    printf("Launch: grid %u,%u,%u block %u,%u,%u, %u bytes dynamic shared memory\n", s->grid[0],
-           s->grid[1], s->grid[2], s->block[0], s->block[1], s->block[2], s->dynamic_shared_bytes);
-    printf("Memory: %zu region%s, %" PRIu64 " bytes; %zu module global%s\n", s->nregions,
-           s->nregions == 1 ? "" : "s", bytes, s->nglobals, s->nglobals == 1 ? "" : "s");
-    printf("ASLR: %s\n", r->aslr_disabled ? "off" : "on (the replay may not get these addresses)");
-}
-
 int cmd_capture(int argc, char **argv)
 {
     rpl_capture_opts o = {0};
@@ -121,7 +102,7 @@ int cmd_capture(int argc, char **argv)
         return rc < 0 ? RPL_EXIT_OK : rc;
     if ((rc = rpl_capture_run(&r, &o)) != 0)
         return rpl_cli_fail(rc);
-    print_summary(&r);
+    rpl_capture_summary_print(stdout, &r);
     if (!r.app_exited)
         rpl_log_warn("the application was killed by signal %d after the capture", r.app_status);
     else if (r.app_status != 0)

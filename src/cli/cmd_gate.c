@@ -6,21 +6,13 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "gate_cli.h"
 #include "rpl/error.h"
-#include "rpl/gate_measure.h"
-#include "rpl/fsutil.h"
-#include "rpl/json.h"
-#include "rpl/kernel_filter.h"
-#include "rpl/log.h"
 #include "rpl/profile_backend.h"
 
 #define DEFAULT_REPETITIONS 30
@@ -137,8 +129,8 @@ static int parse_uint(const char *opt, const char *arg, unsigned long lo, unsign
 }
 
 /* "3%", "3 %" or "0.03". */
-static int parse_fraction(const char *opt, const char *arg, double lo, double hi, bool percent_ok,
-                          double *out)
+int gate_parse_fraction(const char *opt, const char *arg, double lo, double hi, bool percent_ok,
+                        double *out)
 {
     char *end;
     double v;
@@ -164,7 +156,7 @@ void gate_args_release(gate_args *a)
 
 static int check_modes(gate_args *a, int argc, char **argv, int dashes)
 {
-    int modes = (a->in.nstatic > 0) + (a->in.ntraces > 0) + (dashes < argc);
+    int modes = (a->run.in.nstatic > 0) + (a->run.in.ntraces > 0) + (dashes < argc);
 
     if (dashes < argc && optind < dashes)
         return rpl_cli_usage_error("unexpected argument '%s' before '--'", argv[optind]);
@@ -172,15 +164,15 @@ static int check_modes(gate_args *a, int argc, char **argv, int dashes)
         return rpl_cli_usage_error("unexpected argument '%s'; the inputs follow --static or "
                                    "--trace, a program follows '--'",
                                    argv[optind]);
-    if (!a->test || !a->baseline_dir)
+    if (!a->run.test || !a->run.baseline_dir)
         return rpl_cli_usage_error("--test NAME and --baseline-dir DIR are required");
     if (modes != 1)
         return rpl_cli_usage_error("give exactly one of --static FILE..., --trace DB... or -- APP");
     if (dashes < argc) {
         if (dashes + 1 == argc)
             return rpl_cli_usage_error("no program after '--'");
-        a->in.app_argv = (const char *const *)argv + dashes + 1;
-    } else if (a->in.keep_trace) {
+        a->run.in.app_argv = (const char *const *)argv + dashes + 1;
+    } else if (a->run.in.keep_trace) {
         return rpl_cli_usage_error("--keep-trace keeps the trace of a program run: it goes "
                                    "with -- APP");
     }
@@ -236,7 +228,7 @@ int gate_args_parse(gate_args *a, int argc, char **argv, bool update, void (*usa
             return rpl_cli_usage_error("ROCM_PERF_BACKEND is '%s'; it takes auto, rocprofv3 or "
                                        "cupti",
                                        backend);
-        a->in.backend = (int)b;
+        a->run.in.backend = (int)b;
     }
     if (timing && timing[0]) {
         rpl_kernel_timing t;
@@ -244,17 +236,17 @@ int gate_args_parse(gate_args *a, int argc, char **argv, bool update, void (*usa
             return rpl_cli_usage_error("ROCM_PERF_KERNEL_TIMING is '%s'; it takes concurrent or "
                                        "serial",
                                        timing);
-        a->in.kernel_timing = (int)t;
+        a->run.in.kernel_timing = (int)t;
     }
-    rpl_gate_stat_opts_init(&a->stat);
-    a->in.repetitions = DEFAULT_REPETITIONS;
-    a->in.warmup = DEFAULT_WARMUP;
+    rpl_gate_stat_opts_init(&a->run.stat);
+    a->run.in.repetitions = DEFAULT_REPETITIONS;
+    a->run.in.warmup = DEFAULT_WARMUP;
     a->statics = calloc((size_t)argc + 1, sizeof(*a->statics));
     a->traces = calloc((size_t)argc + 1, sizeof(*a->traces));
     if (!a->statics || !a->traces)
         return rpl_cli_fail(rpl_error_oom());
-    a->in.static_files = a->statics;
-    a->in.traces = a->traces;
+    a->run.in.static_files = a->statics;
+    a->run.in.traces = a->traces;
     optind = 1;
     opterr = 0;
     while ((opt = getopt_long(dashes, argv, "+k:" RPL_CLI_COMMON_SHORTOPTS, longopts, NULL)) !=
@@ -273,93 +265,93 @@ int gate_args_parse(gate_args *a, int argc, char **argv, bool update, void (*usa
             usage_fn(stdout);
             return RPL_EXIT_OK;
         case OPT_TEST:
-            a->test = optarg;
+            a->run.test = optarg;
             break;
         case OPT_DIR:
-            a->baseline_dir = optarg;
+            a->run.baseline_dir = optarg;
             break;
         case OPT_ARCH:
-            a->in.arch = optarg;
+            a->run.in.arch = optarg;
             break;
         case OPT_TOL:
-            if (parse_fraction("--tolerance", optarg, 0, 1, true, &a->stat.delta))
+            if (gate_parse_fraction("--tolerance", optarg, 0, 1, true, &a->run.stat.delta))
                 return RPL_EXIT_INPUT;
             break;
         case OPT_CONF:
-            if (parse_fraction("--confidence", optarg, 0.5, 1, false, &a->stat.confidence))
+            if (gate_parse_fraction("--confidence", optarg, 0.5, 1, false, &a->run.stat.confidence))
                 return RPL_EXIT_INPUT;
             break;
         case OPT_REPS:
             if (parse_uint("--repetitions", optarg, 1, 100000, &v))
                 return RPL_EXIT_INPUT;
-            a->in.repetitions = (unsigned)v;
+            a->run.in.repetitions = (unsigned)v;
             break;
         case OPT_WARMUP:
             if (parse_uint("--warmup", optarg, 0, 100000, &v))
                 return RPL_EXIT_INPUT;
-            a->in.warmup = (unsigned)v;
+            a->run.in.warmup = (unsigned)v;
             break;
         case OPT_SEED:
             if (parse_uint("--seed", optarg, 0, 4294967295ul, &v))
                 return RPL_EXIT_INPUT;
-            a->stat.seed = v;
+            a->run.stat.seed = v;
             break;
         case OPT_BLOCK:
             if (parse_uint("--block", optarg, 1, 1024, &v))
                 return RPL_EXIT_INPUT;
-            a->in.block = (unsigned)v;
+            a->run.in.block = (unsigned)v;
             break;
         case 'k':
-            a->in.kernel_regex = optarg;
+            a->run.in.kernel_regex = optarg;
             break;
         case OPT_JUNIT:
-            a->junit = optarg;
+            a->run.junit = optarg;
             break;
         case OPT_JSON:
-            a->json = optarg;
+            a->run.json = optarg;
             break;
         case OPT_MD:
-            a->markdown = optarg;
+            a->run.markdown = optarg;
             break;
         case OPT_ALLOW:
-            a->allow_missing = true;
+            a->run.allow_missing = true;
             break;
         case OPT_SKIP_EMPTY:
-            a->skip_if_no_checks = true;
+            a->run.skip_if_no_checks = true;
             break;
         case OPT_UNDECIDED: {
             int u = rpl_verdict_parse(optarg);
             if (u != RPL_VERDICT_PASS && u != RPL_VERDICT_WARN && u != RPL_VERDICT_FAIL)
                 return rpl_cli_usage_error("--undecided takes pass, warn or fail, not '%s'",
                                            optarg);
-            a->stat.undecided = (rpl_verdict)u;
+            a->run.stat.undecided = (rpl_verdict)u;
             break;
         }
         case OPT_RETRY:
             if (parse_uint("--retry-undecided", optarg, 0, 100, &v))
                 return RPL_EXIT_INPUT;
-            a->retry_undecided = (unsigned)v;
+            a->run.retry_undecided = (unsigned)v;
             break;
         case OPT_STABLE:
-            a->require_stable_clocks = true;
+            a->run.require_stable_clocks = true;
             break;
         case OPT_KEEP_TRACE:
             if (!optarg[0])
                 return rpl_cli_usage_error("--keep-trace needs a file name");
-            a->in.keep_trace = optarg;
+            a->run.in.keep_trace = optarg;
             break;
         case OPT_REASON:
             if (!update)
                 return rpl_cli_usage_error("--reason is an option of 'rocm-perf baseline accept'");
             if (!optarg[0])
                 return rpl_cli_usage_error("--reason needs a text");
-            a->reason = optarg;
+            a->run.reason = optarg;
             break;
         case OPT_STATIC:
-            take_list(a->statics, &a->in.nstatic, argc, argv, dashes);
+            take_list(a->statics, &a->run.in.nstatic, argc, argv, dashes);
             break;
         case OPT_TRACE:
-            take_list(a->traces, &a->in.ntraces, argc, argv, dashes);
+            take_list(a->traces, &a->run.in.ntraces, argc, argv, dashes);
             break;
         default:
             return rpl_cli_usage_error("%s: unknown option or missing value '%s'; see "
@@ -367,618 +359,35 @@ int gate_args_parse(gate_args *a, int argc, char **argv, bool update, void (*usa
                                        argv[0], argv[optind - 1], update ? "baseline" : "gate");
         }
     }
-    if (a->in.block && !a->in.nstatic)
+    if (a->run.in.block && !a->run.in.nstatic)
         return rpl_cli_usage_error("--block applies to --static only");
     return check_modes(a, argc, argv, dashes);
 }
 
-/* Shell-quote one word when it needs it. */
-static void put_word(rpl_strbuf *out, const char *w)
-{
-    bool plain = w[0] != '\0';
-
-    for (const char *p = w; *p && plain; p++)
-        plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+%@",
-                       *p) != NULL;
-    rpl_strbuf_putc(out, ' ');
-    if (plain) {
-        rpl_strbuf_puts(out, w);
-        return;
-    }
-    rpl_strbuf_putc(out, '\'');
-    for (const char *p = w; *p; p++) {
-        if (*p == '\'')
-            rpl_strbuf_puts(out, "'\\''");
-        else
-            rpl_strbuf_putc(out, *p);
-    }
-    rpl_strbuf_putc(out, '\'');
-}
-
-int gate_update_command(rpl_strbuf *out, const gate_args *a, const char *arch)
-{
-    rpl_strbuf_puts(out, "rocm-perf baseline update");
-    put_word(out, "--test");
-    put_word(out, a->test);
-    put_word(out, "--baseline-dir");
-    put_word(out, a->baseline_dir);
-    put_word(out, "--arch");
-    put_word(out, arch);
-    if (a->in.kernel_regex) {
-        put_word(out, "--kernel");
-        put_word(out, a->in.kernel_regex);
-    }
-    if (!a->in.nstatic) {
-        char w[32];
-        snprintf(w, sizeof(w), "%u", a->in.warmup);
-        put_word(out, "--warmup");
-        put_word(out, w);
-    }
-    if (a->in.nstatic) {
-        put_word(out, "--static");
-        for (size_t i = 0; i < a->in.nstatic; i++)
-            put_word(out, a->in.static_files[i]);
-        if (a->in.block) {
-            char w[16];
-            snprintf(w, sizeof(w), "%u", a->in.block);
-            put_word(out, "--block");
-            put_word(out, w);
-        }
-    } else if (a->in.ntraces) {
-        put_word(out, "--trace");
-        for (size_t i = 0; i < a->in.ntraces; i++)
-            put_word(out, a->in.traces[i]);
-    } else {
-        char w[16];
-        snprintf(w, sizeof(w), "%u", a->in.repetitions);
-        put_word(out, "--repetitions");
-        put_word(out, w);
-        put_word(out, "--");
-        for (size_t i = 0; a->in.app_argv[i]; i++)
-            put_word(out, a->in.app_argv[i]);
-    }
-    return rpl_strbuf_cstr(out)[0] ? RPL_OK : rpl_error_oom();
-}
-
-int gate_update_baseline(const gate_args *a, const char *path, rpl_gate_measurement *m)
-{
-    rpl_baseline *b = NULL;
-    rpl_strbuf changes = RPL_STRBUF_INIT;
-    int lock, rc = rpl_baseline_lock(&lock, path);
-
-    if (rc != RPL_OK)
-        return rc;
-    /* Read, change and write under the lock, so that concurrent updates lose nothing. */
-    rc = rpl_baseline_read(&b, path);
-    if (rc == RPL_ENOTFOUND) {
-        rpl_error_clear();
-        rc = rpl_baseline_new(&b, a->test, m->arch);
-    } else if (rc == RPL_OK && (strcmp(b->test, a->test) != 0 || strcmp(b->arch, m->arch) != 0)) {
-        rc = rpl_error_set(RPL_EINPUT, "baseline '%s' is for test '%s' on '%s', not '%s' on '%s'",
-                           path, b->test, b->arch, a->test, m->arch);
-    }
-    if (rc != RPL_OK) {
-        rpl_baseline_free(b);
-        rpl_dir_unlock(lock);
-        return rc;
-    }
-    if (m->device) {
-        free(b->device);
-        b->device = m->device;
-        m->device = NULL;
-    }
-    if (m->driver) {
-        free(b->driver);
-        b->driver = m->driver;
-        m->driver = NULL;
-    }
-    if (m->toolkit) {
-        free(b->toolkit);
-        b->toolkit = m->toolkit;
-        m->toolkit = NULL;
-    }
-    b->tolerance = a->stat.delta;
-    b->confidence = a->stat.confidence;
-    if (m->statics) {
-        rc = rpl_baseline_set_static(b, m->statics, m->nstatics, a->in.block, &changes);
-        m->statics = NULL;
-        m->nstatics = 0;
-    } else {
-        b->warmup = a->in.warmup;
-        rc = rpl_baseline_set_runtime(b, m->kernels, m->nkernels, &changes);
-        if (rc == RPL_OK) {
-            m->kernels = NULL;
-            m->nkernels = 0;
-        }
-    }
-    if (rc == RPL_OK && !a->in.nstatic)
-        rc = rpl_baseline_record_run(b, path, &m->gpu, a->reason);
-    if (rc == RPL_OK)
-        rc = rpl_baseline_write(b, path);
-    if (rc == RPL_OK)
-        printf("%s baseline %s (%s section):\n%s", a->reason ? "accepted a move of" : "updated",
-               path, a->in.nstatic ? "static" : "runtime",
-               changes.len ? rpl_strbuf_cstr(&changes) : "  no change\n");
-    if (rc == RPL_OK && a->reason)
-        printf("  reason: %s\n", a->reason);
-    rpl_strbuf_release(&changes);
-    rpl_baseline_free(b);
-    rpl_dir_unlock(lock);
-    return rc;
-}
-
-/* ---- the gate ---- */
-
-typedef struct gate_run {
-    gate_args args;
-    rpl_gate_measurement m;
-    rpl_baseline *base;
-    rpl_gate_result *res;
-    char *path;
-} gate_run;
-
-static double now_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* No baseline kernel was compared: say why (the result fails, or is skipped). */
-static int nothing_checked(gate_run *g, size_t nbase)
-{
-    const char *section = g->args.in.nstatic ? "static" : "runtime";
-    rpl_strbuf why = RPL_STRBUF_INIT;
-    int rc;
-
-    if (nbase == 0)
-        rpl_strbuf_printf(&why, "the %s section of baseline '%s' lists no kernels", section,
-                          g->path);
-    else
-        rpl_strbuf_printf(&why, "--kernel '%s' selects no kernel of baseline '%s' (it has %zu)",
-                          g->args.in.kernel_regex, g->path, nbase);
-    rc = why.ptr ? rpl_gate_result_nothing_checked(g->res, why.ptr, g->args.skip_if_no_checks)
-                 : rpl_error_oom();
-    rpl_strbuf_release(&why);
-    return rc;
-}
-
-/*
- * The GPU's clocks while the candidate ran, against the baseline's latest
- * recorded state: throttling or an SM clock far from the baseline's is a
- * WARN check (family "clocks"), or with --require-stable-clocks an
- * environment error: the numbers are not comparable, which is no regression.
- */
-static int clock_check(gate_run *g)
-{
-    const rpl_gpu_state *base = rpl_baseline_last_gpu_state(g->base);
-    char why[400], now[200], then[200];
-    rpl_gate_check *c;
-
-    g->res->gpu = g->m.gpu;
-    if (base)
-        g->res->baseline_gpu = *base;
-    if (!rpl_gpu_state_unstable(&g->m.gpu, base, why, sizeof(why)))
-        return RPL_OK;
-    rpl_gpu_state_describe(&g->m.gpu, now, sizeof(now));
-    rpl_gpu_state_describe(base ? base : &(rpl_gpu_state){0}, then, sizeof(then));
-    if (g->args.require_stable_clocks)
-        return rpl_error_set(RPL_EENV,
-                             "clocks not stable (--require-stable-clocks): %s; now %s, "
-                             "baseline %s",
-                             why, now, then);
-    c = rpl_gate_result_add_check(g->res, g->res->test, "clocks", "sm_clock_mhz", RPL_VERDICT_WARN,
-                                  "%s: the timings may not compare: %s (now %s; baseline %s)",
-                                  g->res->test, why, now, then);
-    if (!c)
-        return rpl_error_oom();
-    c->has_cand = true;
-    c->cand = g->m.gpu.sm_mhz;
-    c->has_base = base && base->sm_mhz > 0;
-    c->base = c->has_base ? base->sm_mhz : 0;
-    c->change = c->has_base ? c->cand / c->base - 1.0 : 0;
-    return RPL_OK;
-}
-
-/*
- * --kernel narrows the gate on both sides: baseline kernels it does not
- * select are not compared (shallow copies; the names stay owned by g).
- */
-static int compare(gate_run *g)
-{
-    const rpl_baseline *b = g->base;
-    bool is_static = g->args.in.nstatic > 0;
-    size_t n = is_static ? b->nstatics : b->nkernels, k = 0;
-    rpl_static_kernel *st = NULL;
-    rpl_runtime_kernel *rt = NULL;
-    rpl_kernel_filter f;
-    int rc = rpl_kernel_filter_init(&f, g->args.in.kernel_regex, NULL, true);
-
-    if (rc != RPL_OK)
-        return rc;
-    if (is_static)
-        st = malloc((n ? n : 1) * sizeof(*st));
-    else
-        rt = malloc((n ? n : 1) * sizeof(*rt));
-    if (!st && !rt)
-        rc = rpl_error_oom();
-    for (size_t i = 0; rc == RPL_OK && i < n; i++) {
-        const char *name = is_static ? b->statics[i].name : b->kernels[i].name;
-        if (!rpl_kernel_filter_selects(&f, name, name))
-            continue;
-        if (is_static)
-            st[k++] = b->statics[i];
-        else
-            rt[k++] = b->kernels[i];
-    }
-    if (rc == RPL_OK)
-        rc = is_static ? rpl_gate_compare_static(g->res, st, k, g->m.statics, g->m.nstatics)
-                       : rpl_gate_compare_runtime(g->res, rt, k, g->m.kernels, g->m.nkernels);
-    if (rc == RPL_OK && !is_static)
-        rc = rpl_gate_trend_checks(g->res, b, g->m.kernels, g->m.nkernels);
-    if (rc == RPL_OK && !is_static)
-        rc = clock_check(g);
-    if (rc == RPL_OK && k == 0)
-        rc = nothing_checked(g, n);
-    free(st);
-    free(rt);
-    rpl_kernel_filter_release(&f);
-    return rc;
-}
-
-static bool runtime_failed(const rpl_gate_result *r)
-{
-    for (size_t i = 0; i < r->nchecks; i++)
-        if (r->checks[i].verdict == RPL_VERDICT_FAIL && strcmp(r->checks[i].family, "runtime") == 0)
-            return true;
-    return false;
-}
-
-static bool runtime_undecided(const rpl_gate_result *r)
-{
-    for (size_t i = 0; i < r->nchecks; i++)
-        if (r->checks[i].has_runtime && r->checks[i].rt.change == RPL_CHANGE_UNDECIDED)
-            return true;
-    return false;
-}
-
-/* Append the samples of `more` to the kernels of `m` of the same name, and redo their stats. */
-static int add_samples(rpl_gate_measurement *m, const rpl_gate_measurement *more)
-{
-    for (size_t i = 0; i < m->nkernels; i++) {
-        rpl_runtime_kernel *k = &m->kernels[i];
-        double *s, *tmp;
-        int rc;
-
-        for (size_t j = 0; j < more->nkernels; j++) {
-            const rpl_runtime_kernel *x = &more->kernels[j];
-            if (strcmp(x->name, k->name) != 0 || !x->nsamples)
-                continue;
-            if (!(s = realloc(k->samples, (k->nsamples + x->nsamples) * sizeof(*s))))
-                return rpl_error_oom();
-            memcpy(s + k->nsamples, x->samples, x->nsamples * sizeof(*s));
-            k->samples = s;
-            k->nsamples += x->nsamples;
-        }
-        if (!(tmp = malloc(k->nsamples * sizeof(*tmp))))
-            return rpl_error_oom();
-        memcpy(tmp, k->samples, k->nsamples * sizeof(*tmp));
-        rc = rpl_stats_compute(&k->stats, tmp, k->nsamples);
-        free(tmp);
-        if (rc != RPL_OK)
-            return rc;
-    }
-    return RPL_OK;
-}
-
-/*
- * --retry-undecided N: an undecided runtime change of a program run is
- * measured again (its samples added to the first ones, which narrows the
- * interval) up to N times, until no change is undecided.
- */
-static int retry_undecided(gate_run *g)
-{
-    int rc = RPL_OK;
-
-    if (!g->args.retry_undecided || !runtime_undecided(g->res) || g->args.in.nstatic)
-        return RPL_OK;
-    if (g->args.in.ntraces) {
-        rpl_log_warn("gate: --retry-undecided: --trace input is recorded and cannot be "
-                     "measured again");
-        return RPL_OK;
-    }
-    while (rc == RPL_OK && g->res->retries < g->args.retry_undecided && runtime_undecided(g->res)) {
-        rpl_gate_measurement more = {0};
-
-        rpl_log_warn("gate: undecided runtime change; measuring again (%u of %u)",
-                     g->res->retries + 1, g->args.retry_undecided);
-        if ((rc = rpl_gate_measure(&more, &g->args.in)) == RPL_OK &&
-            (rc = add_samples(&g->m, &more)) == RPL_OK) {
-            rpl_gate_result_clear_checks(g->res);
-            rc = compare(g);
-        }
-        rpl_gate_measurement_release(&more);
-        g->res->retries++;
-    }
-    return rc;
-}
-
-/* A runtime FAIL of a program run stands only when a second measurement fails too. */
-static int confirm(gate_run *g)
-{
-    rpl_verdict first;
-    int rc;
-
-    if (!runtime_failed(g->res))
-        return RPL_OK;
-    if (g->args.in.ntraces)
-        return rpl_gate_result_set(&g->res->confirmation,
-                                   "no confirmation run: --trace input is recorded and cannot be "
-                                   "measured again");
-    rpl_log_warn("gate: runtime regression flagged; measuring once more to confirm");
-    first = g->res->verdict;
-    rpl_gate_measurement_release(&g->m);
-    if ((rc = rpl_gate_measure(&g->m, &g->args.in)) != RPL_OK)
-        return rc;
-    rpl_gate_result_clear_checks(g->res);
-    if ((rc = compare(g)) != RPL_OK)
-        return rc;
-    g->res->confirmed = true;
-    return rpl_gate_result_set(&g->res->confirmation,
-                               g->res->verdict == RPL_VERDICT_FAIL
-                                   ? "confirmed: a second measurement failed the gate too"
-                                   : (first == RPL_VERDICT_FAIL
-                                          ? "not confirmed: the first measurement failed, the "
-                                            "second (shown) did not"
-                                          : "confirmation run made"));
-}
-
-/*
- * Jenkins' attachments plugin wants absolute paths, and so does the HTML
- * report, which reads the traces from wherever it runs.
- */
-static int add_absolute(rpl_gate_result *r, const char *path,
-                        int (*add)(rpl_gate_result *, const char *))
-{
-    char cwd[4096];
-    rpl_strbuf sb = RPL_STRBUF_INIT;
-    int rc;
-
-    if (path[0] == '/' || !getcwd(cwd, sizeof(cwd)))
-        return add(r, path);
-    rpl_strbuf_printf(&sb, "%s/%s", cwd, path);
-    rc = sb.ptr ? add(r, sb.ptr) : rpl_error_oom();
-    rpl_strbuf_release(&sb);
-    return rc;
-}
-
-static int attach(rpl_gate_result *r, const char *path)
-{
-    return add_absolute(r, path, rpl_gate_result_add_attachment);
-}
-
-static int write_reports(gate_run *g)
-{
-    const gate_args *a = &g->args;
-    const rpl_gate_result *one[1] = {g->res};
-    cJSON *doc = NULL;
-    rpl_strbuf sb = RPL_STRBUF_INIT;
-    int rc = RPL_OK;
-
-    /* Each report names the others, as JUnit attachments. */
-    if (a->json)
-        rc = attach(g->res, a->json);
-    if (rc == RPL_OK && a->markdown)
-        rc = attach(g->res, a->markdown);
-    if (rc == RPL_OK && a->json && (rc = rpl_gate_result_json(&doc, g->res)) == RPL_OK)
-        rc = rpl_json_write_file(a->json, doc);
-    if (rc == RPL_OK && a->markdown && (rc = rpl_gate_markdown(&sb, g->res)) == RPL_OK)
-        rc = rpl_file_write_atomic(a->markdown, sb.ptr, sb.len);
-    if (rc == RPL_OK && a->junit)
-        rc = rpl_gate_junit_write(a->junit, one, 1);
-    cJSON_Delete(doc);
-    rpl_strbuf_release(&sb);
-    return rc;
-}
-
-/* Baseline missing (or lacking the measured section). */
-static int missing(gate_run *g, const char *why)
-{
-    rpl_strbuf cmd = RPL_STRBUF_INIT;
-    int rc = gate_update_command(&cmd, &g->args, g->m.arch);
-
-    if (rc == RPL_OK && !g->args.allow_missing)
-        rc = rpl_gate_result_missing(g->res, g->path, rpl_strbuf_cstr(&cmd));
-    if (rc == RPL_OK && g->args.allow_missing) {
-        g->res->baseline_missing = true;
-        rc = rpl_gate_result_set(&g->res->create_command, rpl_strbuf_cstr(&cmd));
-        if (rc == RPL_OK)
-            rc = rpl_gate_result_set(&g->res->baseline_path, g->path);
-        if (rc == RPL_OK)
-            rc = rpl_gate_result_set(&g->res->confirmation, "--allow-missing-baseline: not gated");
-    }
-    if (rc == RPL_OK)
-        fprintf(stderr, "rocm-perf: %s '%s'%s; create it with:\n  %s\n", why, g->path,
-                g->args.allow_missing ? " (allowed: not gated)" : "", rpl_strbuf_cstr(&cmd));
-    rpl_strbuf_release(&cmd);
-    return rc;
-}
-
-static int run_gate(gate_run *g)
-{
-    const gate_args *a = &g->args;
-    const char *upd = getenv("ROCM_PERF_UPDATE_BASELINES");
-    const char *input = a->in.nstatic ? "static" : a->in.ntraces ? "trace" : "app";
-    double t0 = now_s();
-    rpl_strbuf text = RPL_STRBUF_INIT;
-    int rc;
-
-    if ((rc = rpl_gate_measure(&g->m, &a->in)) != RPL_OK ||
-        (rc = rpl_baseline_path(&g->path, a->baseline_dir, g->m.arch, a->test)) != RPL_OK)
-        return rc;
-    if (upd && strcmp(upd, "1") == 0)
-        return gate_update_baseline(a, g->path, &g->m);
-    if ((rc = rpl_gate_result_new(&g->res, a->test, g->m.arch, a->in.nstatic ? "static" : "runtime",
-                                  input)) != RPL_OK)
-        return rc;
-    g->res->stat = a->stat;
-    g->res->warmup = a->in.warmup;
-    g->res->repetitions = a->in.repetitions;
-    if ((rc = rpl_gate_result_set(&g->res->device, g->m.device)) != RPL_OK)
-        return rc;
-    for (size_t i = 0; i < a->in.ntraces; i++)
-        if ((rc = add_absolute(g->res, a->in.traces[i], rpl_gate_result_add_trace)) != RPL_OK)
-            return rc;
-    if (a->in.keep_trace &&
-        (rc = add_absolute(g->res, a->in.keep_trace, rpl_gate_result_add_trace)) != RPL_OK)
-        return rc;
-    rc = rpl_baseline_read(&g->base, g->path);
-    /* Without --block, occupancy is compared at the block size the baseline recorded. */
-    if (rc == RPL_OK && a->in.nstatic && !a->in.block && g->base->has_static &&
-        g->base->block_size) {
-        g->args.in.block = g->base->block_size;
-        rpl_gate_measurement_release(&g->m);
-        rc = rpl_gate_measure(&g->m, &g->args.in);
-    }
-    if (rc == RPL_ENOTFOUND) {
-        rpl_error_clear();
-        rc = missing(g, "no baseline");
-    } else if (rc == RPL_OK &&
-               (strcmp(g->base->test, a->test) != 0 || strcmp(g->base->arch, g->m.arch) != 0)) {
-        rc = rpl_error_set(RPL_EINPUT, "baseline '%s' is for test '%s' on '%s', not '%s' on '%s'",
-                           g->path, g->base->test, g->base->arch, a->test, g->m.arch);
-    } else if (rc == RPL_OK && !(a->in.nstatic ? g->base->has_static : g->base->has_runtime)) {
-        rc = missing(g, a->in.nstatic ? "no static section in the baseline"
-                                      : "no runtime section in the baseline");
-    } else if (rc == RPL_OK) {
-        rc = rpl_gate_result_set(&g->res->baseline_path, g->path);
-        if (rc == RPL_OK)
-            rc = compare(g);
-        if (rc == RPL_OK)
-            rc = retry_undecided(g);
-        if (rc == RPL_OK)
-            rc = confirm(g);
-    }
-    if (rc != RPL_OK)
-        return rc;
-    g->res->elapsed_s = now_s() - t0;
-    if ((rc = write_reports(g)) != RPL_OK)
-        return rc;
-    if ((rc = rpl_gate_text(&text, g->res)) == RPL_OK)
-        fputs(rpl_strbuf_cstr(&text), stdout);
-    rpl_strbuf_release(&text);
-    fflush(stdout);
-    return rc;
-}
-
 int cmd_gate(int argc, char **argv)
 {
-    gate_run g = {0};
-    int rc = gate_args_parse(&g.args, argc, argv, false, usage);
+    gate_args a = {0};
+    rpl_gate_outcome out = {0};
+    const char *upd = getenv("ROCM_PERF_UPDATE_BASELINES");
+    int rc = gate_args_parse(&a, argc, argv, false, usage);
 
     if (rc < 0) {
-        rc = run_gate(&g);
+        a.run.update = upd && strcmp(upd, "1") == 0;
+        rc = rpl_gate_run(&out, &a.run);
+        if (out.notice.len)
+            fprintf(stderr, "rocm-perf: %s", out.notice.ptr);
+        if (rc == RPL_OK)
+            fputs(rpl_strbuf_cstr(&out.text), stdout);
+        fflush(stdout);
         if (rc != RPL_OK)
             rc = rpl_cli_fail(rc);
         else
-            rc = !g.res                               ? RPL_EXIT_OK
-                 : g.res->verdict == RPL_VERDICT_FAIL ? RPL_EXIT_FAIL
-                 : g.res->skipped                     ? RPL_EXIT_SKIP
-                                                      : RPL_EXIT_OK;
+            rc = !out.result                               ? RPL_EXIT_OK
+                 : out.result->verdict == RPL_VERDICT_FAIL ? RPL_EXIT_FAIL
+                 : out.result->skipped                     ? RPL_EXIT_SKIP
+                                                           : RPL_EXIT_OK;
     }
-    rpl_gate_result_free(g.res);
-    rpl_baseline_free(g.base);
-    rpl_gate_measurement_release(&g.m);
-    free(g.path);
-    gate_args_release(&g.args);
+    rpl_gate_outcome_release(&out);
+    gate_args_release(&a);
     return rc;
-}
-
-/* ---- rocm-perf report --suite DIR ---- */
-
-static void suite_usage(FILE *out)
-{
-    fprintf(out, "usage: rocm-perf report --suite DIR [--alpha A] [--markdown F] [--junit F]\n"
-                 "                         [--json F] [--html F [--baseline-dir BDIR]]\n"
-                 "\n"
-                 "Read every gate result JSON below DIR (e.g. a ctest run's --json files),\n"
-                 "apply Holm's step-down correction at family-wise level A (default 0.05)\n"
-                 "across their runtime comparisons, and print the suite summary.  A runtime\n"
-                 "FAIL that is not significant across the suite becomes a WARN; deterministic\n"
-                 "failures stay.  The summary gives the geometric mean of the runtime ratios\n"
-                 "over all tests and kernels with a 95%% bootstrap interval over tests (also\n"
-                 "in the Markdown, the JSON and as JUnit properties suite.geomean_*).\n"
-                 "--html writes one self-contained page (inline CSS and SVG): per test the\n"
-                 "verdicts, the GPU state and each kernel's baseline history with its\n"
-                 "change points and this run; histories come from BDIR/<arch>/<test>.json,\n"
-                 "else from each result's baseline file.\n"
-                 "\n"
-                 "Exit codes: 0 no test fails, 1 a test fails, 2 bad usage or input.\n");
-}
-
-int cmd_report_suite(int argc, char **argv)
-{
-    static const struct option longopts[] = {
-        {"suite", required_argument, NULL, 's'},
-        {"alpha", required_argument, NULL, 'a'},
-        {"markdown", required_argument, NULL, 'm'},
-        {"junit", required_argument, NULL, 'j'},
-        {"json", required_argument, NULL, 'J'},
-        {"html", required_argument, NULL, 'H'},
-        {"baseline-dir", required_argument, NULL, 'B'},
-        RPL_CLI_COMMON_LONGOPTS,
-        {NULL, 0, NULL, 0},
-    };
-    rpl_suite_opts o = {.alpha = 0.05};
-    rpl_strbuf out = RPL_STRBUF_INIT;
-    bool failed = false;
-    int opt, rc;
-
-    optind = 1;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, RPL_CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
-        if (rpl_cli_common_option(opt))
-            continue;
-        switch (opt) {
-        case 'h':
-            suite_usage(stdout);
-            return RPL_EXIT_OK;
-        case 's':
-            o.dir = optarg;
-            break;
-        case 'a':
-            if (parse_fraction("--alpha", optarg, 0, 1, false, &o.alpha))
-                return RPL_EXIT_INPUT;
-            break;
-        case 'm':
-            o.markdown = optarg;
-            break;
-        case 'j':
-            o.junit = optarg;
-            break;
-        case 'J':
-            o.json = optarg;
-            break;
-        case 'H':
-            o.html = optarg;
-            break;
-        case 'B':
-            o.baseline_dir = optarg;
-            break;
-        default:
-            return rpl_cli_usage_error("report --suite: unknown option or missing value '%s'",
-                                       argv[optind - 1]);
-        }
-    }
-    if (!o.dir || optind < argc)
-        return rpl_cli_usage_error("usage: rocm-perf report --suite DIR [--alpha A] "
-                                   "[--markdown F] [--junit F] [--json F] [--html F]");
-    rc = rpl_gate_suite_report(&out, &failed, &o);
-    if (rc == RPL_OK)
-        fputs(rpl_strbuf_cstr(&out), stdout);
-    rpl_strbuf_release(&out);
-    if (rc != RPL_OK)
-        return rpl_cli_fail(rc);
-    return failed ? RPL_EXIT_FAIL : RPL_EXIT_OK;
 }

@@ -11,11 +11,8 @@
 
 #include "cli.h"
 #include "rpl/error.h"
-#include "rpl/fsutil.h"
+#include "rpl/kernel_test.h"
 #include "rpl/log.h"
-#include "rpl/strbuf.h"
-
-#define TEMPLATE_MAX (1u << 20)
 
 enum { OPT_DIR = 256, OPT_LANG, OPT_TEMPLATES };
 
@@ -43,17 +40,6 @@ static void usage(FILE *out)
             "\n"
             "Exit codes: 0 written, 2 bad usage or a file exists, 3 templates not found or a\n"
             "file could not be written.\n");
-}
-
-static int valid_name(const char *name)
-{
-    size_t len = strlen(name);
-
-    if (len == 0 || len > 64 ||
-        !(name[0] == '_' || (name[0] >= 'A' && name[0] <= 'Z') ||
-          (name[0] >= 'a' && name[0] <= 'z')))
-        return 0;
-    return strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == len;
 }
 
 static int has_template(const char *dir)
@@ -99,64 +85,6 @@ static int find_templates(char *out, size_t size, const char *given)
                          RPL_SOURCE_TEMPLATES_DIR);
 }
 
-/* Copy `text` into `sb` with every @KEY@ of keys[] replaced by its value. */
-static int substitute(rpl_strbuf *sb, const char *text, const char *const keys[][2], size_t nkeys)
-{
-    const char *p = text;
-    int rc = 0;
-
-    while (rc == 0 && *p) {
-        size_t k;
-        if (*p != '@') {
-            rc = rpl_strbuf_putc(sb, *p++);
-            continue;
-        }
-        for (k = 0; k < nkeys; k++) {
-            size_t len = strlen(keys[k][0]);
-            if (strncmp(p + 1, keys[k][0], len) == 0 && p[1 + len] == '@') {
-                rc = rpl_strbuf_puts(sb, keys[k][1]);
-                p += len + 2;
-                break;
-            }
-        }
-        if (k == nkeys)
-            rc = rpl_strbuf_putc(sb, *p++);
-    }
-    return rc;
-}
-
-static int check_absent(const char *dir, const char *file)
-{
-    char path[PATH_MAX];
-
-    if (snprintf(path, sizeof(path), "%s/%s", dir, file) >= (int)sizeof(path))
-        return rpl_error_set(RPL_EUSAGE, "path too long: '%s/%s'", dir, file);
-    if (access(path, F_OK) == 0)
-        return rpl_error_set(RPL_EUSAGE, "'%s' exists; not overwritten", path);
-    return 0;
-}
-
-static int write_one(const char *templates, const char *tmpl, const char *dir, const char *file,
-                     const char *const keys[][2], size_t nkeys)
-{
-    char src[PATH_MAX], dst[PATH_MAX];
-    char *text = NULL;
-    size_t len;
-    rpl_strbuf sb = RPL_STRBUF_INIT;
-    int rc;
-
-    snprintf(src, sizeof(src), "%s/kernel-test/%s", templates, tmpl);
-    if (snprintf(dst, sizeof(dst), "%s/%s", dir, file) >= (int)sizeof(dst))
-        return rpl_error_set(RPL_EUSAGE, "path too long: '%s/%s'", dir, file);
-    if ((rc = rpl_file_read_all(src, TEMPLATE_MAX, &text, &len)) == 0 &&
-        (rc = substitute(&sb, text, keys, nkeys)) == 0 &&
-        (rc = rpl_file_write_atomic(dst, rpl_strbuf_cstr(&sb), sb.len)) == 0)
-        printf("wrote %s\n", dst);
-    free(text);
-    rpl_strbuf_release(&sb);
-    return rc;
-}
-
 int cmd_new_test(int argc, char **argv)
 {
     static const struct option longopts[] = {{"dir", required_argument, NULL, OPT_DIR},
@@ -165,7 +93,7 @@ int cmd_new_test(int argc, char **argv)
                                              RPL_CLI_COMMON_LONGOPTS,
                                              {NULL, 0, NULL, 0}};
     const char *dir = ".", *lang = "hip", *given = NULL, *name;
-    char templates[PATH_MAX], outdir[PATH_MAX], source[96];
+    char templates[PATH_MAX];
     int opt, rc;
 
     optind = 1;
@@ -195,7 +123,7 @@ int cmd_new_test(int argc, char **argv)
     if (optind + 1 != argc)
         return rpl_cli_usage_error("new-test wants one NAME; see 'rocm-perf new-test --help'");
     name = argv[optind];
-    if (!valid_name(name))
+    if (!rpl_kernel_test_name_ok(name))
         return rpl_cli_usage_error("'%s' is not a test name (a C identifier of 1 to 64 "
                                    "characters)",
                                    name);
@@ -204,26 +132,6 @@ int cmd_new_test(int argc, char **argv)
     if ((rc = find_templates(templates, sizeof(templates), given)) != 0)
         return rpl_cli_fail(rc);
     rpl_log_debug("templates from %s", templates);
-    if (snprintf(outdir, sizeof(outdir), "%s/%s", dir, name) >= (int)sizeof(outdir))
-        return rpl_cli_usage_error("--dir is too long");
-    if ((rc = rpl_mkdir_p(outdir)) != 0)
-        return rpl_cli_fail(rc);
-    {
-        const int hip = strcmp(lang, "hip") == 0;
-        const char *const keys[][2] = {{"NAME", name},
-                                       {"EXT", hip ? "hip" : "cu"},
-                                       {"ARCHITECTURES", hip ? "gfx90a gfx940" : "sm_90"}};
-        const size_t nkeys = sizeof(keys) / sizeof(keys[0]);
-
-        snprintf(source, sizeof(source), "%s.%s", name, hip ? "hip" : "cu");
-        /* Both or neither: check before the first file is written. */
-        if ((rc = check_absent(outdir, source)) != 0 ||
-            (rc = check_absent(outdir, "CMakeLists.txt")) != 0)
-            return rpl_cli_fail(rc);
-        if ((rc = write_one(templates, "kernel.in", outdir, source, keys, nkeys)) != 0 ||
-            (rc = write_one(templates, "CMakeLists.txt.in", outdir, "CMakeLists.txt", keys,
-                            nkeys)) != 0)
-            return rpl_cli_fail(rc);
-    }
-    return RPL_EXIT_OK;
+    rc = rpl_kernel_test_scaffold(stdout, templates, dir, name, strcmp(lang, "hip") == 0);
+    return rc ? rpl_cli_fail(rc) : RPL_EXIT_OK;
 }

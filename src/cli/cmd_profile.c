@@ -7,11 +7,11 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "rpl/analyze.h"
+#include "rpl/clock.h"
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
 #include "rpl/log.h"
@@ -333,35 +333,6 @@ static int parse_args(profile_args *a, int argc, char **argv)
     return -1;
 }
 
-static bool ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), m = strlen(suffix);
-
-    return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
-/* --no-rocprof: every --trace into one trace. */
-static int load_traces(rpl_profile_result *r, const profile_args *a)
-{
-    int rc = rpl_trace_new(&r->trace);
-
-    for (size_t i = 0; rc == 0 && i < a->ntraces; i++) {
-        const char *path = a->traces[i];
-        struct stat st;
-        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-            rc = rpl_profile_read_dir(r->trace, path, &r->files, &r->nfiles);
-            if (rc == RPL_ENOTFOUND)
-                rc = rpl_error_set(RPL_EINPUT, "'%s' holds no profiler output", path);
-            continue;
-        }
-        /* A CSV by its name or by its header row (kernel_trace_truncated.txt too). */
-        rc = ends_with(path, ".csv") || rpl_rocprofv3_csv_kind_of(path) != RPL_CSV_NOT_ROCPROFV3
-                 ? rpl_rocprofv3_csv_import(r->trace, path)
-                 : rpl_rocpd_read(r->trace, path);
-    }
-    return rc;
-}
-
 /*
  * `rocm-perf analyze DB --out DIR [--kernel REGEX]` on the merged trace,
  * told which dispatches the counter run measured (`r` NULL: no profiler ran).
@@ -369,27 +340,24 @@ static int load_traces(rpl_profile_result *r, const profile_args *a)
 static int analyze(const profile_args *a, const char *db, const rpl_profile_result *r)
 {
     rpl_counter_sample sample = {0};
-    bool sampled = r && r->counters && strcmp(r->counters, "none") != 0;
-    char *argv[8];
-    int argc = 0;
+    rpl_analyze_opts o = {
+        .traces = &db,
+        .ntraces = 1,
+        .out_dir = a->opts.out_dir,
+        .kernel_regex = a->opts.kernel_regex,
+        .json = a->json,
+        .top = RPL_ANALYZE_DEFAULT_TOP,
+    };
+    int rc;
 
-    argv[argc++] = "analyze";
-    argv[argc++] = (char *)db;
-    argv[argc++] = "--out";
-    argv[argc++] = (char *)a->opts.out_dir;
-    if (a->json)
-        argv[argc++] = "--json";
-    if (a->opts.kernel_regex) {
-        argv[argc++] = "--kernel";
-        argv[argc++] = (char *)a->opts.kernel_regex;
-    }
-    argv[argc] = NULL;
-    if (sampled) {
+    if (r && r->counters && strcmp(r->counters, "none") != 0) {
         sample.skip = r->counter_skip;
         sample.per_kernel = r->counter_dispatches;
         sample.stopped_early = r->counter_stopped_early;
+        o.sample = &sample;
     }
-    return rpl_cli_analyze(argc, argv, sampled ? &sample : NULL);
+    rc = rpl_analyze_run(&o, stdout);
+    return rc ? rpl_cli_fail(rc) : RPL_EXIT_OK;
 }
 
 /*
@@ -400,14 +368,10 @@ static int run_plain(const profile_args *a)
 {
     rpl_spawn_opts so = {.argv = a->opts.app_argv};
     rpl_spawn_result res = {0};
-    struct timespec t0, t1;
-    double secs;
-    int rc;
+    double t0 = rpl_clock_mono_s(), secs;
+    int rc = rpl_spawn_run(&res, &so);
 
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    rc = rpl_spawn_run(&res, &so);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    secs = rpl_clock_mono_s() - t0;
     if (rc == RPL_ENOTFOUND)
         rc = rpl_error_set(RPL_EINPUT, "cannot run '%s'", a->opts.app_argv[0]);
     else if (rc == 0 && !(res.exited && res.exit_code == 0))
@@ -453,7 +417,7 @@ static int run(profile_args *a)
         if (!(r = calloc(1, sizeof(*r))))
             rc = rpl_error_oom();
         else
-            rc = load_traces(r, a);
+            rc = rpl_profile_import(r, a->traces, a->ntraces);
     } else {
         /* With --json stdout carries the document alone: the program's output goes to stderr. */
         int saved = a->json ? dup(STDOUT_FILENO) : -1;

@@ -246,26 +246,6 @@ static int print_result(const rpl_replay_result *r, bool json)
     return rc;
 }
 
-/* "region 0x...: 12 of 1024 f32 elements differ, first at 0x... (got 1, want 2)" */
-static void report_check_failure(const rpl_replay_result *r)
-{
-    for (size_t i = 0; i < r->nchecks; i++) {
-        const rpl_compare_state *c = &r->checks[i].cmp;
-
-        if (c->mismatches == 0)
-            continue;
-        fprintf(stderr,
-                "rocm-perf: check failed: %s 0x%llx: %llu of %llu %s elements differ, first at "
-                "0x%llx (got %.9g, want %.9g)\n",
-                r->checks[i].global ? "global" : "region", (unsigned long long)r->checks[i].base,
-                (unsigned long long)c->mismatches, (unsigned long long)c->elements,
-                rpl_dtype_name(c->dtype), (unsigned long long)c->first_addr, c->first_got,
-                c->first_want);
-        return;
-    }
-    fputs("rocm-perf: check failed: repeated launches gave different bytes\n", stderr);
-}
-
 static int full_vm(int argc, char **argv)
 {
     replay_args a = {0};
@@ -296,7 +276,8 @@ static int full_vm(int argc, char **argv)
     }
     rc = RPL_EXIT_OK;
     if (r->checked && (!r->check_passed || !r->deterministic)) {
-        report_check_failure(r);
+        fputs("rocm-perf: ", stderr);
+        rpl_replay_check_failure_print(stderr, r);
         rc = RPL_EXIT_FAIL;
     }
     rpl_replay_result_free(r);

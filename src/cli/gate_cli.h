@@ -4,20 +4,11 @@
 
 #include <stdbool.h>
 
-#include "rpl/gate.h"
-#include "rpl/strbuf.h"
+#include "rpl/gate_run.h"
 
 typedef struct gate_args {
-    const char *test, *baseline_dir;
-    rpl_gate_input in;
-    rpl_gate_stat_opts stat;
-    const char *junit, *json, *markdown;
-    bool allow_missing;
-    bool skip_if_no_checks;     /* a gate that compares nothing is a skip (77), not a FAIL */
-    unsigned retry_undecided;   /* APP mode: measure again while a runtime change is undecided */
-    const char *reason;         /* baseline accept: why the baseline moves */
-    bool require_stable_clocks; /* unstable clocks are exit 3, not a WARN */
-    const char **statics;       /* storage for in.static_files / in.traces */
+    rpl_gate_opts run;
+    const char **statics; /* storage for run.in.static_files / run.in.traces */
     const char **traces;
 } gate_args;
 
@@ -28,14 +19,8 @@ typedef struct gate_args {
 int gate_args_parse(gate_args *a, int argc, char **argv, bool update, void (*usage)(FILE *));
 void gate_args_release(gate_args *a);
 
-/* The `rocm-perf baseline update ...` command that records this input (shell-quoted). */
-int gate_update_command(rpl_strbuf *out, const gate_args *a, const char *arch);
-
-/*
- * Replace the measured section of the baseline at `path` (created when
- * missing) and print what changed.  A corrupt file is RPL_EINPUT and stays
- * untouched.
- */
-int gate_update_baseline(const gate_args *a, const char *path, rpl_gate_measurement *m);
+/* "3%", "3 %" (with percent_ok) or "0.03", strictly between lo and hi; else a usage error. */
+int gate_parse_fraction(const char *opt, const char *arg, double lo, double hi, bool percent_ok,
+                        double *out);
 
 #endif

@@ -1,4 +1,4 @@
-/* GPU detection for `--backend auto` (see rpl/profile_backend.h). */
+/* GPU detection: the GPUs of this machine, and the backend `--backend auto` picks. */
 #include <dirent.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -9,6 +9,7 @@
 
 #include "rpl/arch.h"
 #include "rpl/error.h"
+#include "rpl/log.h"
 #include "rpl/profile_backend.h"
 
 int rpl_backend_parse(rpl_backend *out, const char *name)
@@ -104,22 +105,6 @@ static bool exists(const char *root, const char *rel)
     return path_of(p, sizeof(p), root, rel) == 0 && access(p, F_OK) == 0;
 }
 
-/* A directory with at least one entry besides . and .. */
-static bool dir_has_entry(const char *root, const char *rel)
-{
-    char p[4096];
-    struct dirent *e;
-    bool found = false;
-    DIR *d;
-
-    if (path_of(p, sizeof(p), root, rel) != 0 || !(d = opendir(p)))
-        return false;
-    while (!found && (e = readdir(d)) != NULL)
-        found = strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
-    closedir(d);
-    return found;
-}
-
 void rpl_kfd_node_read(const char *path, uint64_t *simd_count, uint64_t *gfx_version)
 {
     char line[256], key[128];
@@ -167,32 +152,6 @@ size_t rpl_kfd_node_list(long *nodes, size_t max, const char *nodes_dir)
     return n;
 }
 
-/* The first KFD node (by number) with SIMDs; its arch into probe->amd_arch. */
-static bool kfd_has_gpu(rpl_gpu_probe *probe, const char *root)
-{
-    char dir[4096], path[4200];
-    long nodes[256];
-    size_t n;
-
-    if (path_of(dir, sizeof(dir), root, "/sys/class/kfd/kfd/topology/nodes") != 0)
-        return false;
-    n = rpl_kfd_node_list(nodes, sizeof(nodes) / sizeof(nodes[0]), dir);
-    for (size_t i = 0; i < n; i++) {
-        uint64_t simds, gfx;
-        snprintf(path, sizeof(path), "%s/%ld/properties", dir, nodes[i]);
-        rpl_kfd_node_read(path, &simds, &gfx);
-        if (simds == 0)
-            continue;
-        if (gfx > UINT32_MAX ||
-            rpl_gfx_name(probe->amd_arch, sizeof(probe->amd_arch), (uint32_t)gfx) != 0) {
-            rpl_error_clear();
-            probe->amd_arch[0] = '\0';
-        }
-        return true;
-    }
-    return false;
-}
-
 void rpl_nvidia_model_read(const char *path, char *model, size_t size)
 {
     char line[256];
@@ -212,48 +171,141 @@ void rpl_nvidia_model_read(const char *path, char *model, size_t size)
     fclose(f);
 }
 
-/* The architecture of the NVIDIA GPU with the lowest bus id, from its model name. */
-static void first_nvidia_arch(rpl_gpu_probe *probe, const char *root)
+static int cmp_str(const void *a, const void *b)
 {
-    char dir[4096], path[4400], first[256] = "", model[128];
-    const char *arch;
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static rpl_gpu_entry *add_gpu(rpl_gpu_list *list, const char *vendor)
+{
+    rpl_gpu_entry *g;
+
+    if (list->count == RPL_GPU_LIST_MAX) {
+        rpl_log_warn("more than %d GPUs; the rest are not listed", RPL_GPU_LIST_MAX);
+        return NULL;
+    }
+    g = &list->gpus[list->count++];
+    memset(g, 0, sizeof(*g));
+    g->vendor = vendor;
+    return g;
+}
+
+/* AMD: KFD topology nodes with SIMDs, by node number (the order HIP numbers them). */
+static void find_amd(rpl_gpu_list *list, const char *root)
+{
+    char dir[4096], path[4400];
+    long nodes[256];
+    size_t n;
+
+    list->kfd = exists(root, "/dev/kfd");
+    if (!list->kfd || path_of(dir, sizeof(dir), root, "/sys/class/kfd/kfd/topology/nodes") != 0)
+        return;
+    n = rpl_kfd_node_list(nodes, sizeof(nodes) / sizeof(nodes[0]), dir);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t simds, gfx;
+        rpl_gpu_entry *g;
+
+        snprintf(path, sizeof(path), "%s/%ld/properties", dir, nodes[i]);
+        rpl_kfd_node_read(path, &simds, &gfx);
+        if (simds == 0 || !(g = add_gpu(list, "amd")))
+            continue;
+        if (gfx > UINT32_MAX || rpl_gfx_name(g->arch, sizeof(g->arch), (uint32_t)gfx) != 0) {
+            rpl_error_clear();
+            g->arch[0] = '\0';
+        }
+        snprintf(g->source, sizeof(g->source), "/sys/class/kfd/kfd/topology/nodes/%ld", nodes[i]);
+    }
+}
+
+/* NVIDIA: one entry per bus id, sorted (the CUDA order with CUDA_DEVICE_ORDER=PCI_BUS_ID). */
+static void find_nvidia(rpl_gpu_list *list, const char *root)
+{
+    char dir[4096], path[4400];
+    char *bus[RPL_GPU_LIST_MAX];
+    size_t n = 0;
     struct dirent *e;
     DIR *d;
 
-    if (path_of(dir, sizeof(dir), root, "/proc/driver/nvidia/gpus") != 0 || !(d = opendir(dir)))
+    if (path_of(dir, sizeof(dir), root, "/proc/driver/nvidia/gpus") == 0 &&
+        (d = opendir(dir)) != NULL) {
+        while ((e = readdir(d)) != NULL && n < RPL_GPU_LIST_MAX)
+            if (e->d_name[0] != '.' && (bus[n] = strdup(e->d_name)) != NULL)
+                n++;
+        closedir(d);
+    }
+    qsort(bus, n, sizeof(bus[0]), cmp_str);
+    for (size_t i = 0; i < n; i++) {
+        rpl_gpu_entry *g = add_gpu(list, "nvidia");
+        const char *arch;
+
+        if (g) {
+            snprintf(path, sizeof(path), "%s/%s/information", dir, bus[i]);
+            rpl_nvidia_model_read(path, g->model, sizeof(g->model));
+            arch = rpl_nvidia_model_arch(g->model);
+            snprintf(g->arch, sizeof(g->arch), "%s", arch ? arch : "");
+            snprintf(g->source, sizeof(g->source), "/proc/driver/nvidia/gpus/%s", bus[i]);
+        }
+        free(bus[i]);
+    }
+    if (n > 0)
         return;
-    while ((e = readdir(d)) != NULL)
-        if (e->d_name[0] != '.' && (!first[0] || strcmp(e->d_name, first) < 0))
-            snprintf(first, sizeof(first), "%s", e->d_name);
-    closedir(d);
-    if (!first[0])
-        return;
-    snprintf(path, sizeof(path), "%s/%s/information", dir, first);
-    rpl_nvidia_model_read(path, model, sizeof(model));
-    if ((arch = rpl_nvidia_model_arch(model)) != NULL)
-        snprintf(probe->nvidia_arch, sizeof(probe->nvidia_arch), "%s", arch);
+    /* Sandboxes without /proc/driver/nvidia still have the device nodes. */
+    for (int i = 0; i < RPL_GPU_LIST_MAX; i++) {
+        rpl_gpu_entry *g;
+        snprintf(path, sizeof(path), "%s/dev/nvidia%d", root, i);
+        if (access(path, F_OK) != 0 || !(g = add_gpu(list, "nvidia")))
+            break;
+        snprintf(g->source, sizeof(g->source), "/dev/nvidia%d", i);
+    }
+}
+
+void rpl_gpu_list_scan(rpl_gpu_list *list, const char *root)
+{
+    memset(list, 0, sizeof(*list));
+    if (!root)
+        root = "";
+    find_amd(list, root);
+    find_nvidia(list, root);
+}
+
+/* The first GPU of `vendor` in the list, or NULL. */
+static const rpl_gpu_entry *first_of(const rpl_gpu_list *list, const char *vendor)
+{
+    for (size_t i = 0; i < list->count; i++)
+        if (strcmp(list->gpus[i].vendor, vendor) == 0)
+            return &list->gpus[i];
+    return NULL;
 }
 
 int rpl_gpu_probe_run(rpl_gpu_probe *out, const char *root)
 {
     const char *amd_why = NULL, *nv_why = NULL;
+    rpl_gpu_list *list = malloc(sizeof(*list));
+    const rpl_gpu_entry *amd, *nvidia;
 
     memset(out, 0, sizeof(*out));
-    if (!root)
-        root = "";
-    if (!exists(root, "/dev/kfd"))
+    if (!list)
+        return rpl_error_oom();
+    rpl_gpu_list_scan(list, root);
+    amd = first_of(list, "amd");
+    nvidia = first_of(list, "nvidia");
+    if (!list->kfd)
         amd_why = "/dev/kfd not found";
-    else if (!kfd_has_gpu(out, root))
+    else if (!amd)
         amd_why = "no KFD topology node with SIMDs";
-    else
+    if (amd) {
         out->amd = true;
-    if (exists(root, "/dev/nvidia0") || dir_has_entry(root, "/proc/driver/nvidia/gpus")) {
+        snprintf(out->amd_arch, sizeof(out->amd_arch), "%s", amd->arch);
+    }
+    if (nvidia) {
         out->nvidia = true;
-        first_nvidia_arch(out, root);
-    } else
+        snprintf(out->nvidia_arch, sizeof(out->nvidia_arch), "%s", nvidia->arch);
+    } else {
         nv_why = "no /dev/nvidia0 or /proc/driver/nvidia/gpus";
+    }
     snprintf(out->detail, sizeof(out->detail), "%s%s%s", amd_why ? amd_why : "",
              amd_why && nv_why ? "; " : "", nv_why ? nv_why : "");
+    free(list);
     return 0;
 }
 

@@ -2,7 +2,9 @@
 #define _GNU_SOURCE /* personality */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <regex.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/personality.h>
@@ -240,4 +242,24 @@ done:
     rpl_strbuf_release(&kernel);
     rpl_strbuf_release(&dispatch);
     return rc;
+}
+
+void rpl_capture_summary_print(FILE *out, const rpl_capture_result *r)
+{
+    const rpl_snapshot *s = r->snap;
+    uint64_t bytes = 0;
+
+    for (size_t i = 0; i < s->nregions; i++)
+        bytes += s->regions[i].size;
+    fprintf(out, "Snapshot: %s\n", s->dir);
+    fprintf(out, "Kernel: %s (dispatch %" PRIu64 ")\n", s->demangled_name, s->dispatch_index);
+    fprintf(out, "Backend: %s, %s%s%s\n", s->backend == RPL_SNAP_HSA ? "hsa" : "cuda", s->arch,
+            s->device_name ? ", " : "", s->device_name ? s->device_name : "");
+    fprintf(out, "Launch: grid %u,%u,%u block %u,%u,%u, %u bytes dynamic shared memory\n",
+            s->grid[0], s->grid[1], s->grid[2], s->block[0], s->block[1], s->block[2],
+            s->dynamic_shared_bytes);
+    fprintf(out, "Memory: %zu region%s, %" PRIu64 " bytes; %zu module global%s\n", s->nregions,
+            s->nregions == 1 ? "" : "s", bytes, s->nglobals, s->nglobals == 1 ? "" : "s");
+    fprintf(out, "ASLR: %s\n",
+            r->aslr_disabled ? "off" : "on (the replay may not get these addresses)");
 }

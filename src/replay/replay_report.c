@@ -76,6 +76,26 @@ int rpl_replay_result_print(FILE *out, const rpl_replay_result *r)
     return ferror(out) ? rpl_error_set(RPL_EIO, "cannot write the replay report") : 0;
 }
 
+/* "region 0x...: 12 of 1024 f32 elements differ, first at 0x... (got 1, want 2)" */
+void rpl_replay_check_failure_print(FILE *out, const rpl_replay_result *r)
+{
+    for (size_t i = 0; i < r->nchecks; i++) {
+        const rpl_compare_state *c = &r->checks[i].cmp;
+
+        if (c->mismatches == 0)
+            continue;
+        fprintf(out,
+                "check failed: %s 0x%llx: %llu of %llu %s elements differ, first at "
+                "0x%llx (got %.9g, want %.9g)\n",
+                r->checks[i].global ? "global" : "region", (unsigned long long)r->checks[i].base,
+                (unsigned long long)c->mismatches, (unsigned long long)c->elements,
+                rpl_dtype_name(c->dtype), (unsigned long long)c->first_addr, c->first_got,
+                c->first_want);
+        return;
+    }
+    fputs("check failed: repeated launches gave different bytes\n", out);
+}
+
 /* cJSON adders report allocation failure as NULL; `ok` collects them. */
 typedef struct emit {
     bool ok;

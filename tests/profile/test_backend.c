@@ -13,6 +13,7 @@
 
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
+#include "rpl/json.h"
 #include "rpl/profile_backend.h"
 
 static void put_file(const char *root, const char *rel, const char *text)
@@ -304,13 +305,74 @@ static void passes_text(void **state)
     rpl_counter_plan_free(p);
 }
 
+/* The GPU list of `rocm-perf gpus`: AMD nodes with SIMDs by number, then NVIDIA GPUs by bus id. */
+static void gpu_list_and_spec(void **state)
+{
+    const char *root = fake_root("list");
+    rpl_gpu_list *list = malloc(sizeof(*list));
+    char *spec = NULL;
+    cJSON *doc = NULL;
+    const cJSON *gpus;
+
+    (void)state;
+    assert_non_null(list);
+    put_file(root, "dev/kfd", "");
+    put_file(root, "sys/class/kfd/kfd/topology/nodes/0/properties", "simd_count 0\n");
+    put_file(root, "sys/class/kfd/kfd/topology/nodes/10/properties",
+             "simd_count 440\ngfx_target_version 90010\n");
+    put_file(root, "sys/class/kfd/kfd/topology/nodes/2/properties",
+             "simd_count 1216\ngfx_target_version 90402\n");
+    put_file(root, "sys/class/kfd/kfd/topology/nodes/3/properties",
+             "simd_count 4\ngfx_target_version 7\n"); /* no AMD version: arch unknown */
+    put_file(root, "proc/driver/nvidia/gpus/0000:c1:00.0/information",
+             "Model: NVIDIA A100-SXM4-80GB\n");
+    put_file(root, "proc/driver/nvidia/gpus/0000:65:00.0/information", "Model: H100\n");
+    rpl_gpu_list_scan(list, root);
+    assert_true(list->kfd);
+    assert_int_equal(list->count, 5);
+    assert_string_equal(list->gpus[0].vendor, "amd");
+    assert_string_equal(list->gpus[0].arch, "gfx942");
+    assert_string_equal(list->gpus[0].source, "/sys/class/kfd/kfd/topology/nodes/2");
+    assert_string_equal(list->gpus[1].arch, "");
+    assert_string_equal(list->gpus[2].arch, "gfx90a");
+    assert_string_equal(list->gpus[3].vendor, "nvidia");
+    assert_string_equal(list->gpus[3].model, "H100");
+    assert_string_equal(list->gpus[3].arch, "sm_90");
+    assert_string_equal(list->gpus[3].source, "/proc/driver/nvidia/gpus/0000:65:00.0");
+    assert_string_equal(list->gpus[4].arch, "sm_80");
+
+    /* One slot per GPU, ids counting from 0 in list order. */
+    assert_int_equal(rpl_path_join(&spec, root, "spec.json"), 0);
+    assert_int_equal(rpl_gpu_resource_spec_write(spec, list), 0);
+    assert_int_equal(rpl_json_parse_file(&doc, spec, 1 << 20), 0);
+    gpus = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "local"), 0), "gpus");
+    assert_int_equal(cJSON_GetArraySize(gpus), 5);
+    assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(gpus, 4), "id")->valuestring, "4");
+    assert_int_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(gpus, 4), "slots")->valueint, 1);
+    cJSON_Delete(doc);
+
+    /* Without /proc/driver/nvidia: the device nodes, as far as they are numbered without a gap. */
+    root = fake_root("devnodes");
+    put_file(root, "dev/nvidia0", "");
+    put_file(root, "dev/nvidia1", "");
+    put_file(root, "dev/nvidia3", "");
+    rpl_gpu_list_scan(list, root);
+    assert_false(list->kfd);
+    assert_int_equal(list->count, 2);
+    assert_string_equal(list->gpus[1].source, "/dev/nvidia1");
+    assert_string_equal(list->gpus[1].arch, "");
+    free(spec);
+    free(list);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(probe_amd),      cmocka_unit_test(probe_nvidia_and_none),
-        cmocka_unit_test(gfx_names),      cmocka_unit_test(roofline_plans),
-        cmocka_unit_test(list_plans),     cmocka_unit_test(passes_json),
-        cmocka_unit_test(rocprofv3_argv), cmocka_unit_test(passes_text),
+        cmocka_unit_test(probe_amd),         cmocka_unit_test(probe_nvidia_and_none),
+        cmocka_unit_test(gpu_list_and_spec), cmocka_unit_test(gfx_names),
+        cmocka_unit_test(roofline_plans),    cmocka_unit_test(list_plans),
+        cmocka_unit_test(passes_json),       cmocka_unit_test(rocprofv3_argv),
+        cmocka_unit_test(passes_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

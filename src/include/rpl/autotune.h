@@ -430,6 +430,12 @@ void rpl_tune_result_free(rpl_tune_result *r);
 
 /* The result document (docs/schemas/autotune-result.schema.json). */
 int rpl_tune_result_json(cJSON **out, const rpl_tune_result *r);
+/*
+ * The summary for people, appended to `out`: the space, the model and its
+ * cross-validation, the measurements spent, the winner and the configs it
+ * was confirmed against, the time taken.
+ */
+int rpl_tune_summary_text(rpl_strbuf *out, const rpl_tune_result *r);
 /* Predicted against measured runtime, one point per measured config (SVG). */
 int rpl_tune_plot_svg(const char *path, const rpl_tune_result *r);
 

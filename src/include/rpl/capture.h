@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "rpl/capture_env.h"
 #include "rpl/snapshot.h"
@@ -55,5 +56,8 @@ typedef struct rpl_capture_result {
  */
 int rpl_capture_run(rpl_capture_result *out, const rpl_capture_opts *opts);
 void rpl_capture_result_release(rpl_capture_result *r);
+
+/* What was captured, for people: snapshot, kernel, backend, launch, memory, ASLR. */
+void rpl_capture_summary_print(FILE *out, const rpl_capture_result *r);
 
 #endif

@@ -22,6 +22,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rpl/codeobj.h"
+#include "rpl/strbuf.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -342,6 +345,15 @@ int rpl_compile_db_parse(const char *text, size_t len, const char *db_name, cons
 int rpl_ks_compile_flags(const char *const *words, const char *dir, char ***out);
 
 /* "hip", "cuda", "cuda-prelude"; "for", "while", "do", "range-for". */
+/*
+ * The kernels report of a parsed source, appended to `out`: text for people
+ * or the kernels.schema.json document.  `wave`: the wavefront size the
+ * unroll verdicts assume, 0 for the architecture's; `symbols`: a code
+ * object whose kernels are matched to the template kernels, or NULL.
+ */
+int rpl_kernel_source_report(rpl_strbuf *out, const rpl_kernel_source *src, unsigned wave,
+                             const rpl_codeobj_set *symbols, bool json);
+
 const char *rpl_ks_mode_name(rpl_ks_mode mode);
 const char *rpl_ks_loop_kind_name(rpl_ks_loop_kind kind);
 

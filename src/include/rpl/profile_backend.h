@@ -35,6 +35,40 @@ typedef struct rpl_gpu_probe {
     char detail[256];     /* what was found missing, for messages */
 } rpl_gpu_probe;
 
+/* One GPU as the driver shows it. */
+typedef struct rpl_gpu_entry {
+    const char *vendor; /* "amd" or "nvidia" */
+    char arch[16];      /* "gfx90a", "sm_90" (from the model name), or "" when unknown */
+    char model[96];     /* NVIDIA: the driver's model line, or "" */
+    char source[160];   /* the driver file it was found through, below the root */
+} rpl_gpu_entry;
+
+#define RPL_GPU_LIST_MAX 64
+
+/* Every GPU found: AMD ones first, then NVIDIA ones; ids count from 0 in that order. */
+typedef struct rpl_gpu_list {
+    rpl_gpu_entry gpus[RPL_GPU_LIST_MAX];
+    size_t count;
+    bool kfd; /* /dev/kfd exists */
+} rpl_gpu_list;
+
+/*
+ * The GPUs below `root` ("" or NULL for the running system): AMD GPUs from
+ * the KFD topology (nodes with SIMDs, by node number, the order HIP numbers
+ * them; only with /dev/kfd), then NVIDIA GPUs by bus id from
+ * /proc/driver/nvidia/gpus (the CUDA order with CUDA_DEVICE_ORDER=PCI_BUS_ID),
+ * or without it one per /dev/nvidiaN.  Past RPL_GPU_LIST_MAX a warning is
+ * logged.  Never fails for a missing file.
+ */
+void rpl_gpu_list_scan(rpl_gpu_list *list, const char *root);
+
+/*
+ * Write a CTest resource specification with one slot per GPU of `list` to
+ * `path` ({"version":{"major":1,"minor":0},"local":[{"gpus":[{"id":"0",
+ * "slots":1},...]}]}), atomically.
+ */
+int rpl_gpu_resource_spec_write(const char *path, const rpl_gpu_list *list);
+
 /*
  * simd_count and gfx_target_version of one KFD topology node's properties
  * file (both 0 when the file or a key is missing).
@@ -268,5 +302,13 @@ typedef struct rpl_profile_result {
  */
 int rpl_profile_run(rpl_profile_result **out, const rpl_profile_opts *opts);
 void rpl_profile_result_free(rpl_profile_result *result);
+
+/*
+ * Without running a profiler: read what one left, into r->trace (created
+ * here).  Each path is a profiler output folder (rpl_profile_read_dir; its
+ * files are appended to r->files), a rocprofv3 CSV (by its name or its
+ * header row) or a rocpd database.  A folder with no output is RPL_EINPUT.
+ */
+int rpl_profile_import(rpl_profile_result *r, const char *const *paths, size_t n);
 
 #endif

@@ -150,6 +150,13 @@ void rpl_replay_result_free(rpl_replay_result *r);
  * (docs/schemas/replay-result.schema.json).
  */
 int rpl_replay_result_print(FILE *out, const rpl_replay_result *r);
+
+/*
+ * One line on why a replay's check failed: the first region with differing
+ * elements ("check failed: region 0x...: 12 of 1024 f32 elements differ,
+ * first at 0x... (got 1, want 2)"), else that repeated launches differed.
+ */
+void rpl_replay_check_failure_print(FILE *out, const rpl_replay_result *r);
 int rpl_replay_result_json(cJSON **out, const rpl_replay_result *r);
 
 /*

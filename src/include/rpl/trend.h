@@ -89,4 +89,20 @@ typedef struct rpl_trend_opts {
  */
 int rpl_trend_report(cJSON **out, rpl_strbuf *text, const rpl_baseline *b, const rpl_trend_opts *o);
 
+/*
+ * The baseline of `test` below `dir`: dir/<arch>/<test>.json, or without
+ * `arch` the only architecture that holds the test (RPL_ENOTFOUND when none
+ * does, RPL_EUSAGE when several do).  *path: free().
+ */
+int rpl_baseline_find(char **path, const char *dir, const char *arch, const char *test);
+
+/*
+ * `rocm-perf baseline trend`: the trend of the baseline rpl_baseline_find
+ * names, appended to `out` as the trend document (json) or as text headed
+ * by the test, architecture, history length and file.  A baseline without
+ * a runtime section is RPL_EINPUT.  opts->tolerance is the baseline's.
+ */
+int rpl_baseline_trend(rpl_strbuf *out, const char *dir, const char *arch, const char *test,
+                       bool json, const rpl_trend_opts *opts);
+
 #endif

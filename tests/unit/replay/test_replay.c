@@ -376,6 +376,34 @@ static void test_report_text(void **state)
     rpl_replay_result_free(r);
 }
 
+/* The one line `replay full-vm` prints when the check fails: the first region that differs. */
+static void test_check_failure_line(void **state)
+{
+    rpl_replay_result *r = sample_result();
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+
+    (void)state;
+    assert_non_null(f);
+    rpl_replay_check_failure_print(f, r);
+    fclose(f);
+    assert_string_equal(text, "check failed: region 0x7f0000000000: 1 of 2 f32 elements differ, "
+                              "first at 0x7f0000000004 (got nan, want 2)\n");
+    free(text);
+    /* No region differs: repeated launches did. */
+    r->checks[0].cmp.mismatches = 0;
+    r->deterministic = false;
+    text = NULL;
+    f = open_memstream(&text, &len);
+    assert_non_null(f);
+    rpl_replay_check_failure_print(f, r);
+    fclose(f);
+    assert_string_equal(text, "check failed: repeated launches gave different bytes\n");
+    free(text);
+    rpl_replay_result_free(r);
+}
+
 static void test_report_json(void **state)
 {
     rpl_replay_result *r = sample_result();
@@ -453,7 +481,7 @@ int main(void)
         cmocka_unit_test(test_code_object_ok), cmocka_unit_test(test_code_object_rejects),
         cmocka_unit_test(test_check_region),   cmocka_unit_test(test_run_refuses),
         cmocka_unit_test(test_report_text),    cmocka_unit_test(test_report_json),
-        cmocka_unit_test(test_failure_line),
+        cmocka_unit_test(test_failure_line),   cmocka_unit_test(test_check_failure_line),
     };
 
     if (system("rm -rf '" TMP "' && mkdir -p '" TMP "'") != 0)

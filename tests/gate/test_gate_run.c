@@ -1,0 +1,152 @@
+/*
+ * The gate run and the baseline update as library calls (rpl/gate_run.h), on
+ * a recorded trace: record, gate against the record, and a missing baseline.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cmocka.h>
+
+#include "rpl/error.h"
+#include "rpl/fsutil.h"
+#include "rpl/gate_run.h"
+
+#define TRACE RPL_FIXTURES "/recorded/two_streams.db"
+
+static const char *const traces[] = {TRACE};
+
+/* Options of a trace-mode gate of test `test` against baselines below a fresh `dir`. */
+static void trace_opts(rpl_gate_opts *o, const char *test, const char *dir)
+{
+    char cmd[1200];
+
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+    memset(o, 0, sizeof(*o));
+    o->test = test;
+    o->baseline_dir = dir;
+    o->in.traces = traces;
+    o->in.ntraces = 1;
+    o->in.warmup = 1;
+    o->in.repetitions = 30;
+    rpl_gate_stat_opts_init(&o->stat);
+}
+
+static void update_then_gate(void **state)
+{
+    rpl_gate_opts o;
+    rpl_gate_outcome out = {0};
+    char json[1100];
+    struct stat st;
+
+    (void)state;
+    trace_opts(&o, "streams", RPL_TEST_TMP "/gate_run/b");
+    o.update = true;
+    assert_int_equal(rpl_gate_run(&out, &o), RPL_OK);
+    assert_null(out.result);
+    assert_non_null(strstr(rpl_strbuf_cstr(&out.text), "updated baseline " RPL_TEST_TMP));
+    assert_non_null(strstr(rpl_strbuf_cstr(&out.text), "runtime section created"));
+    assert_int_equal(out.notice.len, 0);
+    rpl_gate_outcome_release(&out);
+
+    /* The same trace against its own record: nothing moved. */
+    snprintf(json, sizeof(json), "%s/gate_run/g.json", RPL_TEST_TMP);
+    o.update = false;
+    o.json = json;
+    assert_int_equal(rpl_gate_run(&out, &o), RPL_OK);
+    assert_non_null(out.result);
+    assert_int_equal(out.result->verdict, RPL_VERDICT_PASS);
+    assert_true(out.result->nchecks > 0);
+    assert_non_null(strstr(rpl_strbuf_cstr(&out.text), "runtime gate 'streams' on "));
+    assert_int_equal(stat(json, &st), 0);
+    /* The report names itself as an attachment, by its absolute path. */
+    assert_true(out.result->nattachments == 1 && out.result->attachments[0][0] == '/');
+    rpl_gate_outcome_release(&out);
+}
+
+static void missing_baseline(void **state)
+{
+    rpl_gate_opts o;
+    rpl_gate_outcome out = {0};
+
+    (void)state;
+    trace_opts(&o, "absent", RPL_TEST_TMP "/gate_run/none");
+    assert_int_equal(rpl_gate_run(&out, &o), RPL_OK);
+    assert_int_equal(out.result->verdict, RPL_VERDICT_FAIL);
+    assert_non_null(strstr(rpl_strbuf_cstr(&out.notice), "no baseline '"));
+    assert_non_null(strstr(rpl_strbuf_cstr(&out.notice),
+                           "create it with:\n  rocm-perf baseline update --test absent"));
+    assert_null(strstr(rpl_strbuf_cstr(&out.notice), "allowed"));
+    rpl_gate_outcome_release(&out);
+
+    o.allow_missing = true;
+    assert_int_equal(rpl_gate_run(&out, &o), RPL_OK);
+    assert_true(out.result->baseline_missing);
+    assert_int_not_equal(out.result->verdict, RPL_VERDICT_FAIL);
+    assert_non_null(strstr(rpl_strbuf_cstr(&out.notice), "(allowed: not gated)"));
+    rpl_gate_outcome_release(&out);
+}
+
+/* The suggested command quotes what the shell would split, and names the input. */
+static void update_command(void **state)
+{
+    rpl_gate_opts o;
+    rpl_strbuf cmd = RPL_STRBUF_INIT;
+
+    (void)state;
+    trace_opts(&o, "my test", RPL_TEST_TMP "/gate_run/q");
+    o.in.kernel_regex = "gemm|relu";
+    assert_int_equal(rpl_gate_update_command(&cmd, &o, "sm_90"), RPL_OK);
+    assert_string_equal(rpl_strbuf_cstr(&cmd),
+                        "rocm-perf baseline update --test 'my test' --baseline-dir " RPL_TEST_TMP
+                        "/gate_run/q --arch sm_90 --kernel 'gemm|relu' --warmup 1 --trace " TRACE);
+    rpl_strbuf_release(&cmd);
+}
+
+/* A baseline of another test at the path is refused and left as it was. */
+static void update_refuses_other_test(void **state)
+{
+    rpl_gate_opts o;
+    rpl_gate_outcome out = {0};
+    rpl_gate_measurement m = {0};
+    rpl_strbuf report = RPL_STRBUF_INIT;
+    char *path = NULL, *before = NULL, *after = NULL;
+    size_t nb, na;
+
+    (void)state;
+    trace_opts(&o, "one", RPL_TEST_TMP "/gate_run/other");
+    o.update = true;
+    assert_int_equal(rpl_gate_run(&out, &o), RPL_OK);
+    rpl_gate_outcome_release(&out);
+    assert_int_equal(rpl_gate_measure(&m, &o.in), RPL_OK);
+    assert_int_equal(rpl_baseline_path(&path, o.baseline_dir, m.arch, "one"), RPL_OK);
+    assert_int_equal(rpl_file_read_all(path, 1 << 24, &before, &nb), RPL_OK);
+    o.test = "two";
+    assert_int_equal(rpl_gate_update_baseline(&o, path, &m, &report), RPL_EINPUT);
+    assert_non_null(strstr(rpl_error_last()->message, "is for test 'one'"));
+    assert_int_equal(report.len, 0);
+    assert_int_equal(rpl_file_read_all(path, 1 << 24, &after, &na), RPL_OK);
+    assert_true(na == nb && memcmp(before, after, nb) == 0);
+    free(before);
+    free(after);
+    free(path);
+    rpl_strbuf_release(&report);
+    rpl_gate_measurement_release(&m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(update_then_gate),
+        cmocka_unit_test(missing_baseline),
+        cmocka_unit_test(update_command),
+        cmocka_unit_test(update_refuses_other_test),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

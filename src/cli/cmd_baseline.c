@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "gate_cli.h"
 #include "rpl/error.h"
+#include "rpl/gate_measure.h"
 #include "rpl/trend.h"
 
 static void usage(FILE *out)

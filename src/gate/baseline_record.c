@@ -11,7 +11,7 @@
 #include "rpl/baseline.h"
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
-#include "rpl/gate_run.h"
+#include "rpl/baseline_record.h"
 
 /* Shell-quote one word when it needs it. */
 static void put_word(rpl_strbuf *out, const char *w)

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "rpl/analysis_report.h"
 #include "rpl/analyze.h"
 #include "rpl/classify.h"
 #include "rpl/clock.h"

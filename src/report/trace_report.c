@@ -20,6 +20,7 @@
 #include "rpl/report.h"
 #include "rpl/rocpd.h"
 #include "rpl/roofline.h"
+#include "rpl/analysis_report.h"
 #include "rpl/trace_report.h"
 
 #define DAG_JSON_MAX (64u << 20)

@@ -15,6 +15,7 @@
 
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
+#include "rpl/gate_measure.h"
 #include "rpl/gate_run.h"
 
 #define TRACE RPL_FIXTURES "/recorded/two_streams.db"

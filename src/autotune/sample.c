@@ -10,10 +10,10 @@
 #include <string.h>
 
 #include <gsl/gsl_randist.h>
-#include <gsl/gsl_rng.h>
 
 #include "rpl/autotune.h"
 #include "rpl/error.h"
+#include "rpl/rng.h"
 
 #define MAX_DESIGNS 64
 #define WORK_LIMIT  5e7 /* distance evaluations spent on snapping, over all designs */
@@ -123,7 +123,7 @@ int rpl_tune_sample(size_t *chosen, size_t *nchosen, size_t n, const rpl_tune_sp
     best_pick = malloc(n * sizeof(*best_pick));
     perm = malloc(n * sizeof(*perm));
     used = malloc(ncand * sizeof(*used));
-    rng = gsl_rng_alloc(gsl_rng_mt19937);
+    rng = rpl_rng_mt19937(seed);
     if (!cu || !tu || !pu || !target || !pick || !best_pick || !perm || !used || !rng) {
         free(cu);
         free(tu);
@@ -137,7 +137,6 @@ int rpl_tune_sample(size_t *chosen, size_t *nchosen, size_t n, const rpl_tune_sp
             gsl_rng_free(rng);
         return rpl_error_oom();
     }
-    gsl_rng_set(rng, seed);
     for (size_t c = 0; c < ncand; c++)
         coords(cu + c * d, s, cand[c]);
     for (size_t k = 0; k < ntaken; k++)

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rpl/clock.h"
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
 #include "rpl/kernel_filter.h"
@@ -74,14 +75,6 @@ void tune_warn(tuner *t, const char *fmt, ...)
             t->r->nwarnings++;
     }
     pthread_mutex_unlock(&t->lock);
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 void rpl_tune_result_free(rpl_tune_result *r)
@@ -786,7 +779,7 @@ static int run(tuner *t)
 int rpl_tune_run(rpl_tune_result **out, const rpl_tune_opts *o)
 {
     tuner t = {0};
-    double t0 = now_s();
+    double t0 = rpl_clock_mono_s();
     int rc;
 
     *out = NULL;
@@ -801,7 +794,7 @@ int rpl_tune_run(rpl_tune_result **out, const rpl_tune_opts *o)
     rc = setup(&t);
     if (rc == RPL_OK)
         rc = run(&t);
-    t.r->wall_s = now_s() - t0;
+    t.r->wall_s = rpl_clock_mono_s() - t0;
     release(&t);
     if (rc != RPL_OK) {
         rpl_tune_result_free(t.r);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "replay_hsa_int.h"
+#include "rpl/clock.h"
 #include "rpl/error.h"
 #include "rpl/stats.h"
 
@@ -340,14 +341,6 @@ int rpl_replay_hsa_reserve_check(rpl_reserve_report *out, const rpl_snapshot *sn
     return rc;
 }
 
-static double seconds_since(const struct timespec *t0)
-{
-    struct timespec t1;
-
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) * 1e-9;
-}
-
 /* The median of the restore speeds measured, in GB/s. */
 static double median_gbps(double *seconds, size_t n, uint64_t bytes)
 {
@@ -380,7 +373,7 @@ int rpl_replay_hsa_run(rpl_replay_result *res, const rpl_snapshot *snap,
     size_t nrestores = 0, i;
     unsigned w, run;
     bool fresh;
-    struct timespec t0;
+    double t0;
     uint64_t bytes = 0;
     int rc;
 
@@ -415,7 +408,7 @@ int rpl_replay_hsa_run(rpl_replay_result *res, const rpl_snapshot *snap,
             rc = rh_launch(&s, snap, NULL);
         fresh = false;
     }
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    t0 = rpl_clock_mono_s();
     for (i = 0; rc == 0 && i < opts->iterations; i++) {
         bool compared = opts->check && i == 0;
 
@@ -428,16 +421,16 @@ int rpl_replay_hsa_run(rpl_replay_result *res, const rpl_snapshot *snap,
             rc = rh_launch(&s, snap, &res->times_ns[i]);
         fresh = false;
         if (rc == 0 && compared) {
-            struct timespec c0;
+            double c0;
 
-            clock_gettime(CLOCK_MONOTONIC, &c0);
+            c0 = rpl_clock_mono_s();
             rc = compare_run(&s, snap, opts, res, 0, digests);
-            excluded = seconds_since(&c0); /* the comparison is no part of the timed loop */
+            excluded = rpl_clock_mono_s() - c0; /* the comparison is no part of the timed loop */
         }
         res->ntimes = i + 1;
     }
     if (rc == 0)
-        res->wall_s = seconds_since(&t0) - excluded;
+        res->wall_s = rpl_clock_mono_s() - t0 - excluded;
     for (run = 1; rc == 0 && opts->check && run < opts->check_runs; run++) {
         rc = rh_restore(&s, snap, &one);
         if (rc == 0 && opts->poison)

@@ -14,7 +14,8 @@
 # step has a time limit (STEP_LIMIT, default 150 s; OPT_LIMIT for optimize and
 # llm-optimize, default 200 s; the whole check stops starting
 # steps after CHECK_BUDGET s, default 500; CORPUS_STEPS=profile: only the run, profile and
-# analyze steps; CORPUS_BENCH=no: no demo trace and no benchmark).  $OUT/steps.tsv: program, step, exit
+# analyze steps; CORPUS_STEPS=pipeline: all but those; CORPUS_PROGRAMS="layernorm sgemm":
+# only those programs; CORPUS_BENCH=no: no demo trace and no benchmark).  $OUT/steps.tsv: program, step, exit
 # status, seconds, note; $OUT/summary.txt the same as a table; logs.tar.gz the output
 # of every step.  Exit 0 when it ran (the table says what passed), 77 without a GPU.
 set -u
@@ -59,15 +60,11 @@ step() {
     return 0
 }
 
-# program NAME ROOT SOURCE KERNEL_REGEX BUILD_CMD -- APP ARGS...: ROOT is the project's
-# folder below corpus/src (the user's repository: committed into a scratch git repository),
-# SOURCE the kernel source in it ("": no kernel of its own), BUILD_CMD optimize's --build.
-program() {
-    local name=$1 root=$2 source=$3 kre=$4 build=$5
-    shift 6
-    local app=("$@") repo=$work/repo-$name
-    mkdir -p "$work/run"
-    cp "$bin/${app[0]}" "$work/run/"
+# program_profile NAME APP ARGS...: the program alone, profile, analyze.
+program_profile() {
+    local name=$1
+    shift
+    local app=("$@")
     step "$name" run "$limit" "./${app[0]}" "${app[@]:1}"
     step "$name" profile-none "$limit" "$rp" profile --counters none -q -o "$work/p-$name-none" \
         -- "./${app[0]}" "${app[@]:1}"
@@ -75,7 +72,20 @@ program() {
     cp "$work/p-$name/profile.json" "$work/logs/$name.profile.json" 2>/dev/null
     step "$name" analyze-dir 60 "$rp" analyze "$work/p-$name"
     step "$name" analyze-db 60 "$rp" analyze "$work/p-$name/profile.db"
-    [ -n "$source" ] && [ "${CORPUS_STEPS:-all}" = all ] || return 0
+}
+
+# program NAME ROOT SOURCE KERNEL_REGEX BUILD_CMD -- APP ARGS...: ROOT is the project's
+# folder below corpus/src (the user's repository: committed into a scratch git repository),
+# SOURCE the kernel source in it ("": no kernel of its own), BUILD_CMD optimize's --build.
+program() {
+    local name=$1 root=$2 source=$3 kre=$4 build=$5
+    shift 6
+    local app=("$@") repo=$work/repo-$name steps=${CORPUS_STEPS:-all}
+    case " ${CORPUS_PROGRAMS:-$name} " in *" $name "*) ;; *) return 0 ;; esac
+    mkdir -p "$work/run"
+    cp "$bin/${app[0]}" "$work/run/"
+    [ "$steps" = pipeline ] || program_profile "$name" "${app[@]}"
+    [ -n "$source" ] && [ "$steps" != profile ] || return 0
     mkdir -p "$repo"
     cp -r "$src/$root/." "$repo/"
     git -C "$repo" init -q -b main && git -C "$repo" add . &&
@@ -97,7 +107,7 @@ program() {
         OPENAI_API_KEY=$key step "$name" llm-optimize "$opt_limit" "$rp" llm-optimize \
             "$repo/$source" "./${app[0]} ${app[*]:1}" --base-url "$url" --model standin-model \
             --artifacts "$work/art-$name-llm" --rounds 4 --app-rounds 2 --max-iters 1 \
-            --auto-approve "${extra[@]}"
+            --max-repairs 0 --auto-approve "${extra[@]}"
         kill "$server_pid" 2>/dev/null
         wait "$server_pid" 2>/dev/null
     fi

@@ -76,9 +76,9 @@ static void usage(FILE *out)
             "  --json                  print JSON (docs/schemas/replay-result.schema.json)\n"
             "\n"
             "Exit codes of full-vm: 0 ran (and the check passed), 1 the check failed (wrong or\n"
-            "nondeterministic result), 2 bad usage, bad snapshot or unfit code object, 3 the\n"
-            "driver library is missing or the ranges could not be reserved at their addresses,\n"
-            "77 no suitable GPU.\n");
+            "nondeterministic result) or the kernel failed on the device (a fault), 2 bad\n"
+            "usage, bad snapshot or unfit code object, 3 the driver library is missing or the\n"
+            "ranges could not be reserved at their addresses, 77 no suitable GPU.\n");
 }
 
 static int parse_uint(const char *arg, const char *opt, unsigned lo, unsigned hi, unsigned *out)
@@ -281,12 +281,12 @@ static int full_vm(int argc, char **argv)
     rc = rpl_replay_run(&r, snap, &a.opts);
     rpl_snapshot_free(snap);
     if (rc == RPL_EFAIL) {
-        /* Not a wrong result: the replay could not start where it must (exit 3). */
-        fprintf(stderr, "rocm-perf: %s: %s%s\n",
-                r->reserve.relocation ? "relocation" : "reservation failed", r->reserve.detail,
-                r->aslr_disabled ? "" : " (ASLR is on in this process)");
+        /* The kernel faulted (exit 1), or the replay could not start where it must (exit 3). */
+        char line[512];
+        rc = rpl_replay_failure(line, sizeof(line), r);
+        fprintf(stderr, "rocm-perf: %s\n", line);
         rpl_replay_result_free(r);
-        return RPL_EXIT_ENV;
+        return rc;
     }
     if (rc)
         return rpl_cli_fail(rc);

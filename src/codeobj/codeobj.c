@@ -48,6 +48,8 @@ void rpl_codeobj_set_free(rpl_codeobj_set *set)
         return;
     co_set_truncate(set, 0);
     free(set->kernels);
+    co_globals_truncate(set, 0);
+    free(set->globals);
     for (size_t i = 0; i < set->n_warnings; i++)
         free(set->warnings[i]);
     free(set->warnings);
@@ -64,6 +66,25 @@ rpl_kernel_info *co_kernel_push(rpl_codeobj_set *set)
     k->vgpr_spill_count = k->sgpr_spill_count = RPL_CODEOBJ_UNKNOWN;
     k->uses_dynamic_stack = k->num_barriers = RPL_CODEOBJ_UNKNOWN;
     return k;
+}
+
+int co_global_push(rpl_codeobj_set *set, const char *name)
+{
+    char **grown = realloc(set->globals, (set->n_globals + 1) * sizeof(*grown));
+    char *copy = grown ? co_strndup(name, strlen(name)) : NULL;
+
+    if (grown)
+        set->globals = grown;
+    if (!copy)
+        return rpl_error_oom();
+    set->globals[set->n_globals++] = copy;
+    return RPL_OK;
+}
+
+void co_globals_truncate(rpl_codeobj_set *set, size_t keep)
+{
+    while (set->n_globals > keep)
+        free(set->globals[--set->n_globals]);
 }
 
 int co_warn(rpl_codeobj_set *set, const char *fmt, ...)
@@ -290,6 +311,7 @@ int co_read_any(rpl_codeobj_set *set, const uint8_t *data, size_t len, const cha
 static int read_owned(rpl_codeobj_set *set, uint8_t *data, size_t len, const char *name)
 {
     size_t keep_kernels = set->count, keep_warnings = set->n_warnings, keep_images = set->n_images;
+    size_t keep_globals = set->n_globals;
     int rc;
 
     if (elf_version(EV_CURRENT) == EV_NONE)
@@ -299,6 +321,7 @@ static int read_owned(rpl_codeobj_set *set, uint8_t *data, size_t len, const cha
         co_set_truncate(set, keep_kernels);
         while (set->n_warnings > keep_warnings)
             free(set->warnings[--set->n_warnings]);
+        co_globals_truncate(set, keep_globals);
         set->n_images = keep_images;
     }
     return rc;

@@ -11,6 +11,8 @@
  *   launch bound   EIATTR_MAX_THREADS (0x05) or EIATTR_REQNTID (0x10): x, y, z
  *   barriers       EIATTR_NUM_BARRIERS (0x4c)
  *   parameters     EIATTR_KPARAM_INFO (0x17), EIATTR_CBANK_PARAM_SIZE (0x19)
+ * Device variables are the defined OBJECT symbols (not the "." ones the
+ * toolkit adds, such as .nv.reservedSmem.offset0).
  * .nv.info records: u8 format (1 none, 2 byte, 3 half, 4 sized), u8 attribute,
  * then u16 value, or for format 4 a u16 size and that many bytes.
  */
@@ -320,6 +322,10 @@ static int read_kernels(cubin *cb, rpl_codeobj_set *set, const char *arch)
 
         if (!gelf_getsym(data, (int)i, &sym))
             return rpl_error_set(RPL_EINPUT, "'%s': bad symbol %zu", cb->origin, i);
+        if (GELF_ST_TYPE(sym.st_info) == STT_OBJECT && sym.st_shndx != SHN_UNDEF &&
+            (name = elf_strptr(cb->elf, shdr.sh_link, sym.st_name)) != NULL && name[0] &&
+            name[0] != '.' && (rc = co_global_push(set, name)) != RPL_OK)
+            return rc;
         if (GELF_ST_TYPE(sym.st_info) != STT_FUNC || !(sym.st_other & STO_CUDA_ENTRY))
             continue;
         name = elf_strptr(cb->elf, shdr.sh_link, sym.st_name);
@@ -341,7 +347,7 @@ int co_read_cubin(rpl_codeobj_set *set, Elf *elf, const char *origin)
     cubin cb = {0};
     char arch[16];
     unsigned sm;
-    size_t keep = set->count;
+    size_t keep = set->count, keep_globals = set->n_globals;
     int rc;
 
     if (!gelf_getehdr(elf, &ehdr))
@@ -360,8 +366,10 @@ int co_read_cubin(rpl_codeobj_set *set, Elf *elf, const char *origin)
     rc = index_sections(&cb);
     if (rc == RPL_OK)
         rc = read_kernels(&cb, set, arch);
-    if (rc != RPL_OK)
+    if (rc != RPL_OK) {
         co_set_truncate(set, keep);
+        co_globals_truncate(set, keep_globals);
+    }
     free(cb.secs);
     free(cb.regs);
     free(cb.frame);

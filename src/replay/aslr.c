@@ -7,6 +7,7 @@
 #define _GNU_SOURCE /* personality */
 
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,14 @@ int rpl_replay_ensure_no_aslr(char **argv)
 {
     int cur = personality(PERSONALITY_QUERY);
 
+    /*
+     * Every thread allocates from the one main heap (brk, beside the program).
+     * A thread's own arena is a 64 MiB-aligned mapping under the libraries,
+     * and the CUDA driver places its address arena below whatever is mapped
+     * there: each such mapping moves the arena away from where the
+     * application had it (on the H200 it sat 90 MiB lower with one).
+     */
+    mallopt(M_ARENA_MAX, 1);
     if (cur == -1)
         return rpl_error_set(RPL_EENV, "cannot read the process personality: %s", strerror(errno));
     if ((cur & ADDR_NO_RANDOMIZE) || system_aslr_off()) {

@@ -22,7 +22,9 @@
  *               device rejects the code object (one line naming both)
  *   RPL_EFAIL   a span could not be reserved or came back at another
  *               address: fill the rpl_reserve_report (failure/relocation,
- *               first_bad, got, detail) and free what was reserved
+ *               first_bad, got, detail) and free what was reserved; or
+ *               the device failed a launch (the kernel faulted): set
+ *               res->fault to the one line
  * A failed comparison is no error: set checked, check_passed and checks[].
  */
 #ifndef RPL_REPLAY_BACKEND_H

@@ -14,7 +14,9 @@
  * 3. The code object (captured cubin or candidate) is loaded, the kernel
  *    looked up by its mangled name, its parameter layout checked against the
  *    snapshot's, dynamic shared memory above 48 KiB allowed, and the module
- *    globals found by name and restored.
+ *    globals found by name (in a candidate, where the name holds its
+ *    translation unit's hash, by its own symbols: global_match.h) and
+ *    restored.
  * 4. --check: launches on restored memory (written regions poisoned first
  *    with --poison where the captured code object proved it harmless), each
  *    region read back in chunks and compared with its post-image.
@@ -28,8 +30,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "global_match.h"
 #include "replay_backend.h"
 #include "rpl/clock.h"
+#include "rpl/codeobj.h"
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
 #include "rpl/log.h"
@@ -474,6 +478,34 @@ static int check_layout(replay *r, CUfunction f, const char *path)
     return 0;
 }
 
+/*
+ * Snapshot global `i` under the name the code object at `path` gives it
+ * when that is another (global_match.h: a candidate compiled from an edited
+ * copy of the source).  RPL_EINPUT when no global or several match.
+ */
+static int find_global_renamed(replay *r, module *m, const char *path, size_t i, size_t *bytes)
+{
+    const char *want = r->snap->globals[i].name;
+    rpl_codeobj_set *set = NULL;
+    CUresult cr = CUDA_ERROR_NOT_FOUND;
+    size_t at = 0;
+    int rc;
+
+    if ((rc = rpl_codeobj_set_new(&set)) == 0 && (rc = rpl_codeobj_read_file(set, path)) == 0 &&
+        (rc = rpl_global_match(want, (const char *const *)set->globals, set->n_globals, &at)) == 0)
+        cr = r->cu->cuModuleGetGlobal_v2(&m->gaddr[i], bytes, m->mod, set->globals[at]);
+    if (rc == RPL_ENOTFOUND || (rc == 0 && cr == CUDA_ERROR_NOT_FOUND))
+        rc = rpl_error_set(RPL_EINPUT,
+                           "'%s' has no module global '%s' of the snapshot (nor one that differs "
+                           "only in its translation unit's hash)",
+                           path, want);
+    else if (rc == 0 && (rc = cuda_check(r, cr, "cuModuleGetGlobal")) == 0)
+        rpl_log_info("'%s': module global '%s' of the snapshot is '%s' there", path, want,
+                     set->globals[at]);
+    rpl_codeobj_set_free(set);
+    return rc;
+}
+
 static int load_module(replay *r, module *m, const char *path)
 {
     const rpl_cuda_api *cu = r->cu;
@@ -512,9 +544,10 @@ static int load_module(replay *r, module *m, const char *path)
         size_t bytes = 0;
         cr = cu->cuModuleGetGlobal_v2(&m->gaddr[i], &bytes, m->mod, snap->globals[i].name);
         if (cr == CUDA_ERROR_NOT_FOUND)
-            return rpl_error_set(RPL_EINPUT, "'%s' has no module global '%s' of the snapshot", path,
-                                 snap->globals[i].name);
-        if ((rc = cuda_check(r, cr, "cuModuleGetGlobal")))
+            rc = find_global_renamed(r, m, path, i, &bytes);
+        else
+            rc = cuda_check(r, cr, "cuModuleGetGlobal");
+        if (rc)
             return rc;
         if (bytes != snap->globals[i].size)
             return rpl_error_set(
@@ -556,6 +589,20 @@ static int read_globals(replay *r)
 
 /* ---- launching ---- */
 
+/*
+ * A launch or its completion that the device refused: the kernel faulted (an
+ * illegal address, a trap), which is the kernel's failure, not the
+ * environment's: RPL_EFAIL with res->fault set (rpl_replay_failure).
+ */
+static int device_check(replay *r, CUresult cr, const char *what)
+{
+    int rc = rpl_cuda_check(r->cu, cr, RPL_EFAIL, what);
+
+    if (rc)
+        snprintf(r->res->fault, sizeof(r->res->fault), "%s", rpl_error_last()->message);
+    return rc;
+}
+
 static int launch(replay *r, CUfunction f)
 {
     const rpl_cuda_api *cu = r->cu;
@@ -585,13 +632,12 @@ static int launch(replay *r, CUfunction f)
         cr = cu->cuLaunchKernel(f, s->grid[0], s->grid[1], s->grid[2], s->block[0], s->block[1],
                                 s->block[2], s->dynamic_shared_bytes, r->stream, NULL, ex);
     }
-    return rpl_cuda_check(cu, cr, RPL_EFAIL, "launching the kernel");
+    return device_check(r, cr, "launching the kernel");
 }
 
 static int sync_stream(replay *r)
 {
-    return rpl_cuda_check(r->cu, r->cu->cuStreamSynchronize(r->stream), RPL_EFAIL,
-                          "the replayed kernel");
+    return device_check(r, r->cu->cuStreamSynchronize(r->stream), "the replayed kernel");
 }
 
 /* ---- comparison ---- */

@@ -207,3 +207,14 @@ int rpl_replay_result_json(cJSON **out, const rpl_replay_result *r)
     *out = doc;
     return 0;
 }
+
+int rpl_replay_failure(char *line, size_t cap, const rpl_replay_result *r)
+{
+    if (r->fault[0]) {
+        snprintf(line, cap, "the replayed kernel failed on the device: %s", r->fault);
+        return RPL_EXIT_FAIL;
+    }
+    snprintf(line, cap, "%s: %s%s", r->reserve.relocation ? "relocation" : "reservation failed",
+             r->reserve.detail, r->aslr_disabled ? "" : " (ASLR is on in this process)");
+    return RPL_EXIT_ENV;
+}

@@ -78,6 +78,8 @@ typedef struct rpl_codeobj_set {
     size_t count;
     size_t cap;
     size_t n_images; /* device code objects / cubins read */
+    char **globals;  /* NVIDIA cubins: the device variables (defined OBJECT symbols), by name */
+    size_t n_globals;
     char **warnings; /* things skipped, one line each */
     size_t n_warnings;
     rpl_codeobj_image_fn on_image; /* or NULL */

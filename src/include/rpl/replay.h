@@ -38,7 +38,10 @@
  * personality(ADDR_NO_RANDOMIZE) (an environment marker stops a loop);
  * returns only when ASLR is already off (also system-wide:
  * randomize_va_space 0), or with RPL_EENV when personality() or exec fails
- * (a seccomp filter may forbid the flag), the process unchanged.
+ * (a seccomp filter may forbid the flag), the process unchanged.  Either
+ * way it also keeps every thread's malloc in the main heap (M_ARENA_MAX 1):
+ * a thread arena mapped under the libraries would push the driver's address
+ * arena further from where the application's was.
  */
 int rpl_replay_ensure_no_aslr(char **argv);
 
@@ -114,6 +117,7 @@ typedef struct rpl_replay_result {
     double d2d_gbps;          /* a plain device-to-device copy of the same bytes */
     bool restore_from_device; /* the pristine copy was device-resident */
     rpl_reserve_report reserve;
+    char fault[256]; /* a launch the device failed (the kernel faulted), one line; "" when none */
     bool checked, check_passed, deterministic;
     unsigned check_runs; /* launches compared */
     rpl_region_check *checks;
@@ -131,7 +135,8 @@ int rpl_replay_reserve_check(rpl_reserve_report *out, const rpl_snapshot *snap);
 /*
  * Replay.  RPL_EINPUT for a snapshot or candidate that does not fit (other
  * architecture, missing kernel symbol, different parameter layout), RPL_EFAIL
- * for a reservation that failed or moved (*out then holds the report),
+ * for a reservation that failed or moved, or for a launch the device failed
+ * (*out then holds the report: (*out)->reserve, (*out)->fault),
  * RPL_ENODEV without a suitable GPU, RPL_EENV without the driver library.
  * A failed comparison is no error: look at (*out)->check_passed.
  */
@@ -146,5 +151,14 @@ void rpl_replay_result_free(rpl_replay_result *r);
  */
 int rpl_replay_result_print(FILE *out, const rpl_replay_result *r);
 int rpl_replay_result_json(cJSON **out, const rpl_replay_result *r);
+
+/*
+ * The one line (without "rocm-perf: ") and the exit code of a replay that
+ * ended in RPL_EFAIL: a kernel that faulted is the candidate's failure (exit
+ * 1, "the replayed kernel failed on the device: ..."); a reservation that
+ * failed or moved is the environment's (exit 3, "reservation failed: ..." or
+ * "relocation: ...", with "(ASLR is on in this process)" when it was).
+ */
+int rpl_replay_failure(char *line, size_t cap, const rpl_replay_result *r);
 
 #endif

@@ -58,12 +58,12 @@ static int default_argv(char ***out, const rpl_pipe *p, bool codeobj)
     return 0;
 }
 
-/* Run one compiler command; *failed when it ran and did not make `output`. */
-static int compile(rpl_pipe *p, pipe_build *b, const char *const *cmd, const char *output,
-                   const char *arch, bool *failed)
+/* Run one compiler command on `src`; *failed when it ran and did not make `output`. */
+static int compile(rpl_pipe *p, pipe_build *b, const char *const *cmd, const char *src,
+                   const char *output, const char *arch, bool *failed)
 {
     const char *dir = rpl_scratch_path(b->scratch);
-    const char *vars[4] = {b->src, output, dir, arch ? arch : pipe_arch(p)};
+    const char *vars[4] = {src, output, dir, arch ? arch : pipe_arch(p)};
     char **argv = NULL, **own = NULL, *srcdir = NULL, *slash;
     rpl_strbuf log = RPL_STRBUF_INIT;
     rpl_spawn_result res;
@@ -128,12 +128,65 @@ int pipe_build_make(rpl_pipe *p, pipe_build *b, const char *text, size_t len, bo
         if (rc)
             return rc;
     }
-    return compile(p, b, (const char *const *)p->target->build_argv, b->program, NULL, failed);
+    return compile(p, b, (const char *const *)p->target->build_argv, b->src, b->program, NULL,
+                   failed);
 }
 
-int pipe_build_codeobj(rpl_pipe *p, pipe_build *b, const char *arch, const char *co_path,
+static bool is_header(const char *path)
+{
+    static const char *const exts[] = {".h",   ".hh",  ".hpp", ".hxx", ".cuh",
+                                       ".inl", ".inc", ".ipp", ".tcc"};
+    const char *dot = strrchr(path, '.');
+
+    for (size_t i = 0; dot && !strchr(dot, '/') && i < sizeof(exts) / sizeof(exts[0]); i++)
+        if (strcmp(dot, exts[i]) == 0)
+            return true;
+    return false;
+}
+
+/*
+ * A header compiled alone holds no instantiation of its template kernels:
+ * the program instantiates them in another file.  So the code object of a
+ * launched instantiation is built from a unit that includes the header and
+ * instantiates it explicitly, spelled as the snapshot demangles it
+ * ("void k<128, 8>(int, float const*)").  *out: that unit's path, or NULL
+ * when the source is no header or the kernel no instantiation.
+ */
+static int instantiating_unit(char **out, const rpl_pipe *p, const pipe_build *b,
+                              const pipe_kernel *k)
+{
+    const char *lt = k->demangled ? strchr(k->demangled, '<') : NULL;
+    char *text = NULL;
+    int rc;
+
+    *out = NULL;
+    if (!is_header(b->src) || !lt || lt > strchr(k->demangled, '('))
+        return 0;
+    if ((rc = pipe_set(&text,
+                       "// rocm-perf: the kernel header and the instantiation the program "
+                       "launches\n#include \"%s\"\ntemplate __global__ %s;\n",
+                       b->src, k->demangled)) == 0 &&
+        (rc = pipe_set(out, "%s/rocm-perf-build/instantiate.%s", rpl_scratch_path(b->scratch),
+                       strcmp(p->compiler, "hipcc") == 0 ? "hip" : "cu")) == 0)
+        rc = rpl_file_write_atomic(*out, text, strlen(text));
+    free(text);
+    if (rc) {
+        free(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+int pipe_build_codeobj(rpl_pipe *p, pipe_build *b, const pipe_kernel *k, const char *co_path,
                        bool *failed)
 {
+    char *unit = NULL;
+    int rc = instantiating_unit(&unit, p, b, k);
+
     *failed = false;
-    return compile(p, b, (const char *const *)p->target->codeobj_argv, co_path, arch, failed);
+    if (rc == 0)
+        rc = compile(p, b, (const char *const *)p->target->codeobj_argv, unit ? unit : b->src,
+                     co_path, k->arch, failed);
+    free(unit);
+    return rc;
 }

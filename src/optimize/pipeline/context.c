@@ -510,7 +510,7 @@ int pipe_kernel_get(rpl_pipe *p, const char *name, pipe_kernel **out)
         goto fail;
     if ((rc = pipe_set(&k->orig_co, "%s/rocm-perf-build/original-%s.co",
                        rpl_scratch_path(p->orig.scratch), safe)) ||
-        (rc = pipe_build_codeobj(p, &p->orig, k->arch, k->orig_co, &failed)))
+        (rc = pipe_build_codeobj(p, &p->orig, k, k->orig_co, &failed)))
         goto fail;
     if (failed) {
         rc = rpl_error_set(RPL_EINPUT, "the original's code object for %s does not build: %s",

@@ -404,7 +404,8 @@ void pipe_kernel_facts_release(pipe_kernel *k)
     free(k->counters_dir);
     free(k->counters_why);
     free(k->shapes_joined);
-    k->shapes_joined = NULL;
+    free(k->demangled);
+    k->shapes_joined = k->demangled = NULL;
     k->shapes = k->shape_text = NULL;
     k->resources = k->resources_why = k->counters_dir = k->counters_why = NULL;
 }

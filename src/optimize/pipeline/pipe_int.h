@@ -19,6 +19,7 @@ typedef struct pipe_kernel {
     char *name;          /* as the candidate named it */
     char *display;       /* the kernel's name in the source */
     char *mangled;       /* the device symbol ("" for a template: matched by the snapshot's) */
+    char *demangled;     /* the snapshot's demangled name ("void k<16u>(float*)"), or NULL */
     char *snapshot;      /* artifacts/snapshots/<kernel> */
     char *arch;          /* the snapshot's architecture */
     char *digest;        /* sha256:<hex> of the manifest */
@@ -123,7 +124,8 @@ int pipe_rank(rpl_pipe *p, const cJSON *dag);
 
 /* Builds (build.c). */
 int pipe_build_make(rpl_pipe *p, pipe_build *b, const char *text, size_t len, bool *failed);
-int pipe_build_codeobj(rpl_pipe *p, pipe_build *b, const char *arch, const char *co_path,
+/* The code object of k's architecture; a header goes through an instantiating unit. */
+int pipe_build_codeobj(rpl_pipe *p, pipe_build *b, const pipe_kernel *k, const char *co_path,
                        bool *failed);
 void pipe_build_release(pipe_build *b);
 

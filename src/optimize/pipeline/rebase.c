@@ -93,7 +93,7 @@ int rpl_pipe_rebase(rpl_pipe *p, const rpl_pipe_outcome *o)
         if ((rc = pipe_set(&co, "%s/rocm-perf-build/%s", rpl_scratch_path(p->orig.scratch),
                            base ? base + 1 : pk->orig_co)) != 0)
             return rc;
-        if ((rc = pipe_build_codeobj(p, &p->orig, pk->arch, co, &failed)) != 0 || failed) {
+        if ((rc = pipe_build_codeobj(p, &p->orig, pk, co, &failed)) != 0 || failed) {
             free(co);
             return rc ? rc
                       : rpl_error_set(RPL_EINPUT,

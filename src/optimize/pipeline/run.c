@@ -78,7 +78,7 @@ static int step_build(cstate *s)
         return rc;
     if (!failed && (rc = pipe_set(&s->co, "%s/rocm-perf-build/candidate.co",
                                   rpl_scratch_path(s->b.scratch))) == 0)
-        rc = pipe_build_codeobj(s->p, &s->b, s->k->arch, s->co, &failed);
+        rc = pipe_build_codeobj(s->p, &s->b, s->k, s->co, &failed);
     if (rc == 0 && s->b.log)
         rc = rpl_file_write_atomic(s->o->build_log_path, s->b.log, strlen(s->b.log));
     if (rc)

@@ -155,11 +155,12 @@ static int manifest(pipe_kernel *k)
     return rc;
 }
 
-/* What the pipeline needs of dispatch.json: architecture, symbol, block size. */
+/* What the pipeline needs of dispatch.json: architecture, symbol and its demangled name, block
+   size. */
 static int read_dispatch(pipe_kernel *k)
 {
     const cJSON *kern, *launch, *block;
-    const char *arch = NULL, *mangled = NULL;
+    const char *arch = NULL, *mangled = NULL, *demangled = NULL;
     char *path = NULL;
     cJSON *doc = NULL;
     int rc = pipe_set(&path, "%s/dispatch.json", k->snapshot);
@@ -171,6 +172,8 @@ static int read_dispatch(pipe_kernel *k)
             rc = rpl_error_set(RPL_EINPUT, "%s: no arch or kernel.mangled_name", path);
         else if ((rc = pipe_set(&k->arch, "%s", arch)) == 0 && !k->mangled[0])
             rc = pipe_set(&k->mangled, "%s", mangled);
+        if (rc == 0 && rpl_json_get_string(kern, "demangled_name", &demangled) == 0)
+            rc = pipe_set(&k->demangled, "%s", demangled);
         launch = cJSON_GetObjectItemCaseSensitive(doc, "launch");
         block = cJSON_GetObjectItemCaseSensitive(launch, "block");
         k->block = 1;

@@ -549,6 +549,24 @@ def shapes_env():
     env.done()
 
 
+def shapes_fault():
+    """An answer that reads past its buffers on shape 2 faults there: the replay says so (exit
+    1), and the verdict is wrong-result on shape 2, named, not an environment failure that
+    leaves the shape unchecked."""
+    env = Env("cli-shapes-fault",
+              fake="time=100 frac_scale=0.8 frac_shift=0.15 sizes=1048576,4096")
+    env.run("--auto-approve", "--max-iters", "2", "--max-repairs", "0", "--kernel", "scale",
+            expect=0)
+    cases = env.junit_cases()
+    check(cases == ["wrong-result", "accepted"], f"{SCENARIO}: verdicts {cases}")
+    expect_in(env.server.prompt(2), "on shape 2 of 2 (grid (4096, 1, 1) x block (256, 1, 1); "
+              "param 2 (int) = 4096), not the one timed: the replay failed (exit status 1): "
+              "rocm-perf: the replayed kernel failed on the device: the replayed kernel: an "
+              "illegal memory access was encountered", "prompt 2")
+    check("not checked" not in env.err, f"{SCENARIO}: a shape was left unchecked")
+    env.done()
+
+
 def impossible():
     """An answer timed below the physical floor (the timer double says 1 ns; the dispatch
     changes 4096 bytes at 1000 GB/s: 4.1 ns) is `impossible` with both numbers; the next,
@@ -598,7 +616,7 @@ def analysis_bad():
 SCENARIOS = {f.__name__: f
              for f in [six, shift, errors, auth, budget, sigint, contract, bad_prompt,
                        gpu_time, analysis, analysis_pinned, facts_default, facts_unavailable,
-                       analysis_bad, shapes, shapes_env, impossible]}
+                       analysis_bad, shapes, shapes_env, shapes_fault, impossible]}
 SCENARIOS[SCENARIO]()
 if failures:
     sys.exit(1)

@@ -62,6 +62,30 @@ static void test_reexec(void **state)
     assert_non_null(strstr(out, first));
 }
 
+/*
+ * After the call every thread allocates from the main heap: a thread arena
+ * of its own would be a 64 MiB mapping under the libraries, which pushes the
+ * CUDA driver's address arena further down.  Checked in the guard case too,
+ * where ASLR stays on.
+ */
+static void test_one_heap(void **state)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    const char *want = "thread_heap=sanitizer";
+#else
+    const char *want = "thread_heap=main";
+#endif
+    const char *out;
+
+    (void)state;
+    out = child("reexec");
+    if (!strstr(out, want))
+        fail_msg("child said: %s", out);
+    out = child("guard");
+    if (!strstr(out, want))
+        fail_msg("child said: %s", out);
+}
+
 static void test_loop_guard(void **state)
 {
     const char *out;
@@ -82,6 +106,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reexec),
         cmocka_unit_test(test_loop_guard),
+        cmocka_unit_test(test_one_heap),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -404,12 +404,56 @@ static void test_report_json(void **state)
     rpl_replay_result_free(r);
 }
 
+/*
+ * How a replay that ended in RPL_EFAIL is reported.  The first case is the
+ * one that was misread on the H200: the reservation had succeeded (its
+ * report says so) and then the candidate faulted.
+ */
+static void test_failure_line(void **state)
+{
+    rpl_replay_result r;
+    char line[512];
+
+    (void)state;
+    memset(&r, 0, sizeof(r));
+    r.aslr_disabled = true;
+    r.reserve.nspans = r.reserve.reserved = 1;
+    snprintf(r.reserve.detail, sizeof(r.reserve.detail),
+             "1 span of 33554432 bytes granularity reserved at the captured addresses, before "
+             "the context was created");
+    snprintf(r.fault, sizeof(r.fault),
+             "the replayed kernel: an illegal memory access was encountered (CUresult 700)");
+    assert_int_equal(rpl_replay_failure(line, sizeof(line), &r), RPL_EXIT_FAIL);
+    assert_string_equal(line, "the replayed kernel failed on the device: the replayed kernel: an "
+                              "illegal memory access was encountered (CUresult 700)");
+
+    /* A span that moved: the environment's failure, exit 3. */
+    r.fault[0] = '\0';
+    r.reserve.reserved = 0;
+    r.reserve.relocation = true;
+    snprintf(r.reserve.detail, sizeof(r.reserve.detail),
+             "span 1 of 1 at 0x7fffe4000000 (96.0 MiB) came back at 0x7ffff8000000");
+    assert_int_equal(rpl_replay_failure(line, sizeof(line), &r), RPL_EXIT_ENV);
+    assert_string_equal(line, "relocation: span 1 of 1 at 0x7fffe4000000 (96.0 MiB) came back "
+                              "at 0x7ffff8000000");
+
+    /* One that failed outright, in a process that kept ASLR on. */
+    r.reserve.relocation = false;
+    r.reserve.failure = true;
+    r.aslr_disabled = false;
+    snprintf(r.reserve.detail, sizeof(r.reserve.detail), "reserving span 1 of 1 failed");
+    assert_int_equal(rpl_replay_failure(line, sizeof(line), &r), RPL_EXIT_ENV);
+    assert_string_equal(line, "reservation failed: reserving span 1 of 1 failed (ASLR is on in "
+                              "this process)");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_code_object_ok), cmocka_unit_test(test_code_object_rejects),
         cmocka_unit_test(test_check_region),   cmocka_unit_test(test_run_refuses),
         cmocka_unit_test(test_report_text),    cmocka_unit_test(test_report_json),
+        cmocka_unit_test(test_failure_line),
     };
 
     if (system("rm -rf '" TMP "' && mkdir -p '" TMP "'") != 0)

@@ -25,11 +25,13 @@
 
 extern char end; /* the program's end: the brk heap follows it */
 
+#if !defined(__SANITIZE_ADDRESS__)
 static void *thread_malloc(void *arg)
 {
     (void)arg;
     return malloc(64);
 }
+#endif
 
 /* "main" when a new thread's malloc is served from the brk heap, "own" from an arena of its own. */
 static const char *thread_heap(void)

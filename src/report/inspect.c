@@ -184,13 +184,10 @@ static void json_args(rpl_json_doc *d, cJSON *kobj, const rpl_kernel_info *k)
 
     for (size_t i = 0; arr && i < k->n_args; i++) {
         const rpl_kernarg *a = &k->args[i];
-        cJSON *o = rpl_json_doc_check(d, cJSON_CreateObject());
+        cJSON *o = rpl_json_doc_push_object(d, arr);
 
-        if (o && !cJSON_AddItemToArray(arr, o)) {
-            cJSON_Delete(o);
-            d->oom = true;
+        if (!o)
             return;
-        }
         rpl_json_doc_string(d, o, "name", a->name);
         rpl_json_doc_string(d, o, "type_name", a->type_name);
         rpl_json_doc_string(d, o, "value_kind", a->value_kind);
@@ -203,13 +200,10 @@ static void json_args(rpl_json_doc *d, cJSON *kobj, const rpl_kernel_info *k)
 static void json_kernel(rpl_json_doc *d, cJSON *arr, const inspect_row *r)
 {
     const rpl_kernel_info *k = r->k;
-    cJSON *o = rpl_json_doc_check(d, cJSON_CreateObject()), *regs, *spills;
+    cJSON *o = rpl_json_doc_push_object(d, arr), *regs, *spills;
 
-    if (o && !cJSON_AddItemToArray(arr, o)) {
-        cJSON_Delete(o);
-        d->oom = true;
+    if (!o)
         return;
-    }
     rpl_json_doc_string(d, o, "name", k->name);
     rpl_json_doc_string(d, o, "symbol", k->symbol);
     rpl_json_doc_string(d, o, "vendor", rpl_vendor_name(k->vendor));

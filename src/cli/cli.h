@@ -4,6 +4,8 @@
 
 #include <stdio.h>
 
+#include "parse_options.h"
+
 typedef struct rpl_cli_cmd {
     const char *name;
     int (*run)(int argc, char **argv); /* argv[0] is the subcommand name */
@@ -39,9 +41,6 @@ char **rpl_cli_argv(void);
  * return the exit code for `status`.
  */
 int rpl_cli_fail(int status);
-
-/* Print "rocm-perf: <message>" for a usage error and return exit code 2. */
-int rpl_cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
  * An output file named by option `opt` can be written later: its folder

@@ -1,6 +1,5 @@
 /* rocm-perf: entry point and subcommand dispatch. */
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,18 +49,6 @@ int rpl_cli_fail(int status)
 
     fprintf(stderr, "rocm-perf: %s\n", e->message[0] ? e->message : "unknown error");
     return rpl_exit_code(status);
-}
-
-int rpl_cli_usage_error(const char *fmt, ...)
-{
-    va_list ap;
-
-    fputs("rocm-perf: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    return RPL_EXIT_INPUT;
 }
 
 int rpl_cli_check_output(const char *opt, const char *path)

@@ -50,17 +50,10 @@ int rpl_cli_fail(int status);
 int rpl_cli_check_output(const char *opt, const char *path);
 
 /*
- * Handle the options every subcommand takes: -v/--verbose, -q/--quiet.
- * Returns 1 when `opt` was one of them (and applied it), else 0.
+ * The profiler of program runs from ROCM_PERF_BACKEND and the CUPTI kernel
+ * timing from ROCM_PERF_KERNEL_TIMING, when set.  0, or exit code 2 for a
+ * bad value (message printed).
  */
-int rpl_cli_common_option(int opt);
-
-/* getopt_long entries and short-option letters for the common options. */
-#define RPL_CLI_COMMON_LONGOPTS                                                                    \
-    {"verbose", no_argument, NULL, 'v'}, {"quiet", no_argument, NULL, 'q'},                        \
-    {                                                                                              \
-        "help", no_argument, NULL, 'h'                                                             \
-    }
-#define RPL_CLI_COMMON_SHORTOPTS "vqh"
+int rpl_cli_profiler_env(int *backend, int *kernel_timing);
 
 #endif

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "rpl/error.h"
 #include "rpl/log.h"
+#include "rpl/profile_backend.h"
 #include "rpl/version.h"
 
 static const rpl_cli_cmd commands[] = {
@@ -74,7 +75,30 @@ int rpl_cli_check_output(const char *opt, const char *path)
     return ok ? 0 : RPL_EXIT_INPUT;
 }
 
-int rpl_cli_common_option(int opt)
+int rpl_cli_profiler_env(int *backend, int *kernel_timing)
+{
+    const char *b = getenv("ROCM_PERF_BACKEND"), *t = getenv("ROCM_PERF_KERNEL_TIMING");
+    rpl_backend be;
+    rpl_kernel_timing kt;
+
+    if (b && b[0]) {
+        if (rpl_backend_parse(&be, b) != RPL_OK)
+            return rpl_cli_usage_error("ROCM_PERF_BACKEND is '%s'; it takes auto, rocprofv3 or "
+                                       "cupti",
+                                       b);
+        *backend = (int)be;
+    }
+    if (t && t[0]) {
+        if (rpl_kernel_timing_parse(&kt, t) != RPL_OK)
+            return rpl_cli_usage_error("ROCM_PERF_KERNEL_TIMING is '%s'; it takes concurrent or "
+                                       "serial",
+                                       t);
+        *kernel_timing = (int)kt;
+    }
+    return 0;
+}
+
+static int common_option(int opt)
 {
     rpl_log_level level = rpl_log_get_level();
 
@@ -206,9 +230,9 @@ int main(int argc, char **argv)
             return RPL_EXIT_OK;
         }
         if (strcmp(argv[i], "-v") == 0 || strcmp(argv[i], "--verbose") == 0)
-            rpl_cli_common_option('v');
+            common_option('v');
         else if (strcmp(argv[i], "-q") == 0 || strcmp(argv[i], "--quiet") == 0)
-            rpl_cli_common_option('q');
+            common_option('q');
         else
             return rpl_cli_usage_error("unknown option '%s'; see 'rocm-perf --help'", argv[i]);
     }

@@ -225,7 +225,7 @@ static int apply(const rpl_option *opt, void *base, const char *arg)
                                    opt->argh ? opt->argh : "value");
     switch (opt->type) {
     case RPL_OPT_BOOL:
-        *(bool *)dst = true;
+        *(bool *)dst = !(opt->flags & RPL_OPT_NEGATE);
         break;
     case RPL_OPT_COUNT:
         (*(unsigned *)dst)++;
@@ -416,6 +416,7 @@ int rpl_parse_options(const rpl_command *cmd, void *base, int *argc, char ***arg
             rc = w[1] == '-' ? parse_long(&p, ac, av, &next) : parse_short(&p, ac, av, &next);
         }
     }
+    av[1 + left] = NULL; /* the arguments left end like argv (-- APP ARGS...) */
     *argv = av + 1;
     *argc = left;
     return rc;

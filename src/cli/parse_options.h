@@ -38,7 +38,8 @@ typedef enum rpl_opt_type {
 #define RPL_OPT_NOARG    0x1u /* CALLBACK: takes no value */
 #define RPL_OPT_OPEN     0x2u /* NUMBER, FRACTION: lo and hi themselves are out of range */
 #define RPL_OPT_WORDS    0x4u /* STRING_LIST: also takes the words after it, up to an option */
-#define RPL_OPT_NONEMPTY 0x8u /* STRING, STRING_LIST: "" is refused */
+#define RPL_OPT_NONEMPTY 0x8u  /* STRING, STRING_LIST: "" is refused */
+#define RPL_OPT_NEGATE   0x10u /* BOOL: sets false (--no-...) */
 
 /* Command flags. */
 #define RPL_PARSE_STOP_AT_ARG   0x1u /* options end at the first other argument (APP ARGS...) */
@@ -64,6 +65,10 @@ typedef struct rpl_option {
     const struct rpl_option *include;
 } rpl_option;
 
+/* A number macro as text, for a default in a help string. */
+#define RPL_STRINGIFY_(x) #x
+#define RPL_STRINGIFY(x)  RPL_STRINGIFY_(x)
+
 /* The field `m` of options struct `T`. */
 #define RPL_FIELD(T, m) .offset = offsetof(T, m), .size = sizeof(((T *)0)->m)
 #define RPL_SEEN(T, m)  .seen = offsetof(T, m) + 1
@@ -72,6 +77,8 @@ typedef struct rpl_option {
 #define OPT_GROUP(title)    {.type = RPL_OPT_GROUP, .help = (title)}
 #define OPT_INCLUDE(table)  {.type = RPL_OPT_INCLUDE, .include = (table)}
 #define OPT_BOOL(s, l, f, h) {.type = RPL_OPT_BOOL, .short_name = (s), .long_name = (l), f, .help = (h)}
+#define OPT_NEGBOOL(s, l, f, h)                                                                    \
+    {.type = RPL_OPT_BOOL, .short_name = (s), .long_name = (l), f, .help = (h), .flags = RPL_OPT_NEGATE}
 #define OPT_COUNT(s, l, f, h) {.type = RPL_OPT_COUNT, .short_name = (s), .long_name = (l), f, .help = (h)}
 #define OPT_STRING(s, l, f, a, h)                                                                  \
     {.type = RPL_OPT_STRING, .short_name = (s), .long_name = (l), f, .argh = (a), .help = (h)}
@@ -107,6 +114,16 @@ typedef struct rpl_option {
      f,                                                                                            \
      .lo = (lo_),                                                                                  \
      .hi = (hi_),                                                                                  \
+     .argh = (a),                                                                                  \
+     .help = (h)}
+#define OPT_NUMBER_OPEN(s, l, f, lo_, hi_, a, h)                                                   \
+    {.type = RPL_OPT_NUMBER,                                                                       \
+     .short_name = (s),                                                                            \
+     .long_name = (l),                                                                             \
+     f,                                                                                            \
+     .lo = (lo_),                                                                                  \
+     .hi = (hi_),                                                                                  \
+     .flags = RPL_OPT_OPEN,                                                                        \
      .argh = (a),                                                                                  \
      .help = (h)}
 #define OPT_FRACTION(s, l, f, lo_, hi_, a, h)                                                      \

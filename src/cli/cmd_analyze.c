@@ -2,7 +2,6 @@
  * rocm-perf analyze: read rocpd traces, summarise the kernels, print a table
  * or profile.json, and with --out write every analysis file into a folder.
  */
-#include <errno.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -106,14 +105,13 @@ static const rpl_command analyze_command = {
              "                  [--helpers REGEX] [--include-helpers] [--top N]\n"
              "                  [--counter-pass DB]... [--att DIR] [--ceilings FILE]\n"
              "                  [-v|-q]",
-    .description =
-        "Summarise rocpd trace databases (several are merged, e.g. one per process):\n"
-        "per kernel the dispatch count, total/mean/median/min/max/p10/p90 duration,\n"
-        "CV and stability class (cv <= 0.05 stable, <= 0.10 moderate, else unstable)\n"
-        "and share of the selected GPU time.  Runtime helper kernels (__amd_rocclr_*,\n"
-        "hip*/hsa_* internals, memset/fill/copyBuffer kernels) are left out.  A DIR is\n"
-        "a 'rocm-perf profile' output folder (its profile.db) or a profiler's own\n"
-        "output folder (its databases, counter passes merged).",
+    .description = "Summarise rocpd trace databases (several are merged, e.g. one per process):\n"
+                   "per kernel the dispatch count, total/mean/median/min/max/p10/p90 duration,\n"
+                   "CV and stability class (cv <= 0.05 stable, <= 0.10 moderate, else unstable)\n"
+                   "and share of the selected GPU time.  Runtime helper kernels (__amd_rocclr_*,\n"
+                   "hip*/hsa_* internals, memset/fill/copyBuffer kernels) are left out.  A DIR is\n"
+                   "a 'rocm-perf profile' output folder (its profile.db) or a profiler's own\n"
+                   "output folder (its databases, counter passes merged).",
     .options = analyze_options,
     .exit_codes = "0 ok, 2 bad usage, unreadable trace or no kernel selected,\n"
                   "3 output could not be written.",

@@ -120,7 +120,8 @@ static const rpl_option tune_options[] = {
              "sampling and cross-validation seed (default {})"),
     OPT_NUMBER(0, "min-r2", F(o.min_r2), 0, 1, "R",
                "below it the model is not trusted (default {})"),
-    OPT_UINT(0, "top-k", F(o.top_k), 1, 100, "K", "configs confirmed (default {}; doubled at low R^2)"),
+    OPT_UINT(0, "top-k", F(o.top_k), 1, 100, "K",
+             "configs confirmed (default {}; doubled at low R^2)"),
     OPT_UINT(0, "repetitions", F(o.repetitions), 2, 100000, "N",
              "kernel samples per measurement (default {}); a CV above 0.10 is measured once "
              "more, then marked unstable"),

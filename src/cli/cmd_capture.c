@@ -3,7 +3,6 @@
  * ASLR off, and keep one kernel dispatch as a replay snapshot (the library
  * work is in src/replay/capture.c).
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>

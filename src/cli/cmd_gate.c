@@ -4,8 +4,6 @@
  * decide: exit 0 pass/warn/improved, 1 fail, 2 bad input, 3 environment,
  * 77 no GPU.  ROCM_PERF_UPDATE_BASELINES=1 records instead of comparing.
  */
-#include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,21 +119,20 @@ static const rpl_command gate_command = {
              "               [--undecided pass|warn|fail] [--retry-undecided N]\n"
              "               [--require-stable-clocks] [--keep-trace FILE]\n"
              "               (--static FILE... [--block N] | --trace DB... | -- APP ARGS...)",
-    .description =
-        "Compare a kernel test with its baseline DIR/<arch>/<test>.json, measured from\n"
-        "code objects (--static), recorded traces (--trace) or a program run under the\n"
-        "profiler (-- APP ARGS...: rocprofv3 or CUPTI, no counters, until each kernel\n"
-        "has N samples after warm-up or APP ran N times).\n"
-        "\n"
-        "Runtime rule: L = ln(median candidate / median baseline) with one-sided\n"
-        "bootstrap bounds (B 2000, percentile, GSL mt19937); with a history of >= 3\n"
-        "accepted medians the bounds are widened by their run-to-run spread.  The\n"
-        "change is 'slower' (FAIL) when the lower bound exceeds ln(1+tolerance),\n"
-        "'faster' (IMPROVED) when the upper bound is below ln(1-tolerance), 'same'\n"
-        "(PASS) when both bounds lie within, and 'undecided' when the interval\n"
-        "straddles a threshold (--undecided says its verdict).  Counters (FLOPs, DRAM\n"
-        "bytes per dispatch) may not grow beyond the tolerance; a changed bottleneck\n"
-        "class warns.",
+    .description = "Compare a kernel test with its baseline DIR/<arch>/<test>.json, measured from\n"
+                   "code objects (--static), recorded traces (--trace) or a program run under the\n"
+                   "profiler (-- APP ARGS...: rocprofv3 or CUPTI, no counters, until each kernel\n"
+                   "has N samples after warm-up or APP ran N times).\n"
+                   "\n"
+                   "Runtime rule: L = ln(median candidate / median baseline) with one-sided\n"
+                   "bootstrap bounds (B 2000, percentile, GSL mt19937); with a history of >= 3\n"
+                   "accepted medians the bounds are widened by their run-to-run spread.  The\n"
+                   "change is 'slower' (FAIL) when the lower bound exceeds ln(1+tolerance),\n"
+                   "'faster' (IMPROVED) when the upper bound is below ln(1-tolerance), 'same'\n"
+                   "(PASS) when both bounds lie within, and 'undecided' when the interval\n"
+                   "straddles a threshold (--undecided says its verdict).  Counters (FLOPs, DRAM\n"
+                   "bytes per dispatch) may not grow beyond the tolerance; a changed bottleneck\n"
+                   "class warns.",
     .options = gate_options,
     .notes = "ROCM_PERF_BACKEND=rocprofv3|cupti picks the profiler of APP runs (default:\n"
              "auto, the GPU found).  ROCM_PERF_KERNEL_TIMING=concurrent|serial is how CUPTI\n"

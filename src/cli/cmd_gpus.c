@@ -45,7 +45,8 @@ static const rpl_option gpus_options[] = {
                "[{\"id\":\"0\",\"slots\":1},...]}]}); use it as ctest --resource-spec-file FILE, "
                "so that two tests with RESOURCE_GROUPS \"gpus:1\" never share a GPU.  No GPU: an "
                "empty list (and a note on stderr)"),
-    OPT_STRING(0, "root", F(root), "DIR", "read dev/, sys/ and proc/ below DIR instead of / (tests)"),
+    OPT_STRING(0, "root", F(root), "DIR",
+               "read dev/, sys/ and proc/ below DIR instead of / (tests)"),
     OPT_END(),
 };
 

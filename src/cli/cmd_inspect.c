@@ -2,7 +2,6 @@
  * rocm-perf inspect: registers, LDS/shared memory, scratch and theoretical
  * occupancy of every kernel in compiled GPU code, with no GPU needed.
  */
-#include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,8 +83,10 @@ static const rpl_option inspect_options[] = {
              "launch bound or 1024)"),
     OPT_SIZE(0, "smem", F(dyn_smem), 0, 1u << 24, "BYTES",
              "dynamic LDS / shared memory per block (default 0)"),
-    OPT_BOOL(0, "json", F(json), "print JSON (docs/schemas/inspect.schema.json) instead of the table"),
-    OPT_STRING('o', "out", F(out), "FILE", "write the output to FILE (atomically) instead of stdout"),
+    OPT_BOOL(0, "json", F(json),
+             "print JSON (docs/schemas/inspect.schema.json) instead of the table"),
+    OPT_STRING('o', "out", F(out), "FILE",
+               "write the output to FILE (atomically) instead of stdout"),
     OPT_END(),
 };
 

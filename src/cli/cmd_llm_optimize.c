@@ -4,11 +4,9 @@
  * pipeline and the optimization branch are set up here; the loop is
  * rpl/llm_loop.h.
  */
-#include <errno.h>
-#include <stddef.h>
 #include <limits.h>
-#include <math.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,15 +76,16 @@ static const rpl_option llm_options[] = {
     OPT_DURATION(0, "llm-timeout", F(llm.timeout_s), 1, 86400, "S",
                  "limit of one request, the reply included (default 600)"),
     OPT_GROUP("Loop:"),
-    OPT_UINT(0, "max-iters", F(max_iters), 1, 100000, "N", "proposals (default " RPL_STRINGIFY(RPL_LLM_LOOP_DEFAULT_MAX_ITERS) ")"),
+    OPT_UINT(0, "max-iters", F(max_iters), 1, 100000, "N",
+             "proposals (default " RPL_STRINGIFY(RPL_LLM_LOOP_DEFAULT_MAX_ITERS) ")"),
     {.type = RPL_OPT_UINT,
      .long_name = "max-repairs",
      F(max_repairs),
      .lo = 0,
      .hi = 100000,
      .argh = "N",
-     .help = "repair turns per proposal (default " RPL_STRINGIFY(
-                 RPL_LLM_LOOP_DEFAULT_MAX_REPAIRS) ")",
+     .help =
+         "repair turns per proposal (default " RPL_STRINGIFY(RPL_LLM_LOOP_DEFAULT_MAX_REPAIRS) ")",
      RPL_SEEN(llmopt_opts, has_max_repairs)},
     OPT_UINT(0, "budget-tokens", F(budget_tokens), 1, 1e15, "N",
              "stop cleanly once N tokens (input + output) are used"),
@@ -110,11 +109,12 @@ static const rpl_command llm_command = {
         "checkout is not touched. When another kernel becomes dominant the loop\n"
         "retargets (not with --kernel).",
     .options = llm_options,
-    .exit_codes = "0 the run ended (accepted or not: the last lines say), 2 bad usage or\n"
-                  "input (an unknown prompt placeholder, a request the model's API rejects, a dirty\n"
-                  "source, a missing or malformed --analysis file), 3 environment (no API key, the\n"
-                  "model unreachable, no compiler or libclang), 130 interrupted (nothing is left\n"
-                  "behind).",
+    .exit_codes =
+        "0 the run ended (accepted or not: the last lines say), 2 bad usage or\n"
+        "input (an unknown prompt placeholder, a request the model's API rejects, a dirty\n"
+        "source, a missing or malformed --analysis file), 3 environment (no API key, the\n"
+        "model unreachable, no compiler or libclang), 130 interrupted (nothing is left\n"
+        "behind).",
 };
 
 /* 1: --help printed; 0: parsed; else an exit code (the message printed). */

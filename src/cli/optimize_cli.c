@@ -47,9 +47,10 @@ static int add_verify_run(void *value, const rpl_option *opt, const char *arg)
 #define F(m) RPL_FIELD(rpl_optimize_cli, m)
 
 const rpl_option rpl_optimize_cli_options[] = {
-    OPT_GROUP("Target (one of):\n"
-              "  SOURCE \"APP ARGS\"        a standalone kernel program built with hipcc/nvcc -O3;\n"
-              "                          APP names the built program, ARGS are its arguments"),
+    OPT_GROUP(
+        "Target (one of):\n"
+        "  SOURCE \"APP ARGS\"        a standalone kernel program built with hipcc/nvcc -O3;\n"
+        "                          APP names the built program, ARGS are its arguments"),
     OPT_STRING(0, "build", F(build_cmd), "\"CMD\"",
                "how to build it instead: {src} the kernel source, {out} the program, {arch} the "
                "GPU architecture, {dir} the scratch tree (\"nvcc -O3 -arch={arch} -o {out} {src} "

@@ -10,9 +10,10 @@
 #include "rpl/error.h"
 #include "rpl/log.h"
 
-#define MAX_ENTRIES 160
-#define HELP_COLUMN 26 /* where the help text of an option starts */
-#define HELP_WIDTH  80
+#define MAX_ENTRIES  160 /* of a command, its included tables and the common options */
+#define NAME_MAX_LEN 64
+#define HELP_COLUMN  26 /* where the help text of an option starts */
+#define HELP_WIDTH   80
 
 /* The options every command takes. */
 typedef struct common_opts {
@@ -21,7 +22,8 @@ typedef struct common_opts {
 } common_opts;
 
 static const rpl_option common_options[] = {
-    OPT_COUNT('v', "verbose", RPL_FIELD(common_opts, verbose), "more detail on stderr (repeatable)"),
+    OPT_COUNT('v', "verbose", RPL_FIELD(common_opts, verbose),
+              "more detail on stderr (repeatable)"),
     OPT_BOOL('q', "quiet", RPL_FIELD(common_opts, quiet), "errors only"),
     OPT_BOOL('h', "help", RPL_FIELD(common_opts, help), "this help"),
     OPT_END(),
@@ -48,24 +50,25 @@ int rpl_cli_usage_error(const char *fmt, ...)
     return RPL_EXIT_INPUT;
 }
 
-const char *rpl_option_name(const rpl_option *opt, char buf[3])
+/* "--name" or "-c", for messages. */
+static const char *name_of(const rpl_option *opt, char buf[NAME_MAX_LEN])
 {
     if (opt->long_name)
-        return opt->long_name;
-    buf[0] = '-';
-    buf[1] = (char)opt->short_name;
-    buf[2] = '\0';
+        snprintf(buf, NAME_MAX_LEN, "--%s", opt->long_name);
+    else
+        snprintf(buf, NAME_MAX_LEN, "-%c", opt->short_name);
     return buf;
 }
 
-/* "--name" or "-c" in messages (the long name without its dashes from rpl_option_name). */
-#define NAME_FMT        "%s%s"
-#define NAME_ARGS(o, b) (o)->long_name ? "--" : "", rpl_option_name(o, b)
-
+/* The entries of table `t` from out[n] on, included tables in place; the new count. */
 static size_t flatten(const rpl_option *t, const rpl_option **out, size_t n)
 {
-    for (; t && t->type != RPL_OPT_END && n < MAX_ENTRIES; t++)
-        n = t->type == RPL_OPT_INCLUDE ? flatten(t->include, out, n) : (out[n] = t, n + 1);
+    for (; t && t->type != RPL_OPT_END && n < MAX_ENTRIES; t++) {
+        if (t->type == RPL_OPT_INCLUDE)
+            n = flatten(t->include, out, n);
+        else
+            out[n++] = t;
+    }
     return n;
 }
 
@@ -78,31 +81,29 @@ static void *field(void *base, size_t offset)
 
 static int number_error(const rpl_option *o, const char *arg)
 {
-    char b[3];
+    char b[NAME_MAX_LEN];
 
     switch (o->type) {
     case RPL_OPT_UINT:
         if (o->lo == 0 && o->hi == 0)
-            return rpl_cli_usage_error(NAME_FMT " wants a whole number, not '%s'", NAME_ARGS(o, b),
-                                       arg);
-        return rpl_cli_usage_error(NAME_FMT " wants a whole number from %.0f to %.0f, not '%s'",
-                                   NAME_ARGS(o, b), o->lo, o->hi, arg);
+            return rpl_cli_usage_error("%s wants a whole number, not '%s'", name_of(o, b), arg);
+        return rpl_cli_usage_error("%s wants a whole number from %.0f to %.0f, not '%s'",
+                                   name_of(o, b), o->lo, o->hi, arg);
     case RPL_OPT_SIZE:
-        return rpl_cli_usage_error(NAME_FMT " wants a size in bytes from %.0f to %.0f (or 48k, "
-                                            "1M: powers of 1024), not '%s'",
-                                   NAME_ARGS(o, b), o->lo, o->hi, arg);
+        return rpl_cli_usage_error("%s wants a size in bytes from %.0f to %.0f (or 48k, "
+                                   "1M: powers of 1024), not '%s'",
+                                   name_of(o, b), o->lo, o->hi, arg);
     case RPL_OPT_DURATION:
-        return rpl_cli_usage_error(NAME_FMT " wants seconds from %g to %g (or 500ms, 2m, 1h), "
-                                            "not '%s'",
-                                   NAME_ARGS(o, b), o->lo, o->hi, arg);
+        return rpl_cli_usage_error("%s wants seconds from %g to %g (or 500ms, 2m, 1h), "
+                                   "not '%s'",
+                                   name_of(o, b), o->lo, o->hi, arg);
     default:
         if (!(o->flags & RPL_OPT_OPEN))
-            return rpl_cli_usage_error(NAME_FMT " wants a number from %g to %g, not '%s'",
-                                       NAME_ARGS(o, b), o->lo, o->hi, arg);
-        return rpl_cli_usage_error(NAME_FMT " wants a value between %g and %g%s, not '%s'",
-                                   NAME_ARGS(o, b), o->lo, o->hi,
-                                   o->type == RPL_OPT_FRACTION ? " (or a percentage like 3%)" : "",
-                                   arg);
+            return rpl_cli_usage_error("%s wants a number from %g to %g, not '%s'", name_of(o, b),
+                                       o->lo, o->hi, arg);
+        return rpl_cli_usage_error(
+            "%s wants a value between %g and %g%s, not '%s'", name_of(o, b), o->lo, o->hi,
+            o->type == RPL_OPT_FRACTION ? " (or a percentage like 3%)" : "", arg);
     }
 }
 
@@ -114,11 +115,11 @@ static double unit_factor(rpl_opt_type type, const char *unit)
         const char *unit;
         double factor;
     } units[] = {
-        {RPL_OPT_FRACTION, "%", 0.01},         {RPL_OPT_DURATION, "s", 1},
-        {RPL_OPT_DURATION, "ms", 1e-3},        {RPL_OPT_DURATION, "m", 60},
-        {RPL_OPT_DURATION, "min", 60},         {RPL_OPT_DURATION, "h", 3600},
-        {RPL_OPT_SIZE, "k", 1024.0},           {RPL_OPT_SIZE, "K", 1024.0},
-        {RPL_OPT_SIZE, "M", 1024.0 * 1024},    {RPL_OPT_SIZE, "G", 1024.0 * 1024 * 1024},
+        {RPL_OPT_FRACTION, "%", 0.01},      {RPL_OPT_DURATION, "s", 1},
+        {RPL_OPT_DURATION, "ms", 1e-3},     {RPL_OPT_DURATION, "m", 60},
+        {RPL_OPT_DURATION, "min", 60},      {RPL_OPT_DURATION, "h", 3600},
+        {RPL_OPT_SIZE, "k", 1024.0},        {RPL_OPT_SIZE, "K", 1024.0},
+        {RPL_OPT_SIZE, "M", 1024.0 * 1024}, {RPL_OPT_SIZE, "G", 1024.0 * 1024 * 1024},
     };
 
     if (!*unit)
@@ -195,13 +196,14 @@ static int add_to_list(const rpl_option *opt, void *base, const char *arg)
     size_t *n = field(base, opt->count);
     const char ***grown = field(base, opt->offset);
     const char **list = *grown;
-    char b[3];
+    char b[NAME_MAX_LEN];
 
     if (opt->size > sizeof(char *)) { /* an array of its own, NULL-terminated */
         list = field(base, opt->offset);
         if (*n + 1 >= opt->size / sizeof(char *))
-            return rpl_cli_usage_error("at most %zu " NAME_FMT " options",
-                                       opt->size / sizeof(char *) - 1, NAME_ARGS(opt, b));
+            return rpl_cli_usage_error("at most %zu "
+                                       "%s options",
+                                       opt->size / sizeof(char *) - 1, name_of(opt, b));
     } else {
         if (!(list = realloc(list, (*n + 2) * sizeof(*list)))) {
             fputs("rocm-perf: out of memory\n", stderr);
@@ -217,11 +219,11 @@ static int add_to_list(const rpl_option *opt, void *base, const char *arg)
 static int apply(const rpl_option *opt, void *base, const char *arg)
 {
     void *dst = field(base, opt->offset);
-    char b[3];
+    char b[NAME_MAX_LEN];
     int rc = 0;
 
     if ((opt->flags & RPL_OPT_NONEMPTY) && arg && !arg[0])
-        return rpl_cli_usage_error(NAME_FMT " needs a %s, not ''", NAME_ARGS(opt, b),
+        return rpl_cli_usage_error("%s needs a %s, not ''", name_of(opt, b),
                                    opt->argh ? opt->argh : "value");
     switch (opt->type) {
     case RPL_OPT_BOOL:
@@ -250,8 +252,7 @@ static int apply(const rpl_option *opt, void *base, const char *arg)
 
 static bool takes_value(const rpl_option *opt)
 {
-    return opt->type != RPL_OPT_BOOL && opt->type != RPL_OPT_COUNT &&
-           !(opt->type == RPL_OPT_CALLBACK && (opt->flags & RPL_OPT_NOARG));
+    return opt->type != RPL_OPT_BOOL && opt->type != RPL_OPT_COUNT;
 }
 
 /* -v and -q act at once, in their order ("-q -v" is warnings), as the log level. */
@@ -324,10 +325,11 @@ static int refuse(const parser *p, const char *name, size_t len, int c, long fou
 
 static int missing_value(const parser *p, const rpl_option *opt)
 {
-    char b[3];
+    char b[NAME_MAX_LEN];
 
-    return rpl_cli_usage_error("%s: " NAME_FMT " needs a value (%s); see 'rocm-perf %s --help'",
-                               p->cmd->name, NAME_ARGS(opt, b), opt->argh ? opt->argh : "",
+    return rpl_cli_usage_error("%s: "
+                               "%s needs a value (%s); see 'rocm-perf %s --help'",
+                               p->cmd->name, name_of(opt, b), opt->argh ? opt->argh : "",
                                p->cmd->name);
 }
 
@@ -394,31 +396,49 @@ static int parse_short(parser *p, int argc, char **argv, int *next)
     return rc;
 }
 
+/* Move av[from] down to av[to], the words between one up: every word stays in argv. */
+static void move_down(char **av, int from, int to)
+{
+    char *w = av[from];
+
+    memmove(av + to + 1, av + to, (size_t)(from - to) * sizeof(*av));
+    av[to] = w;
+}
+
+/*
+ * The words are reordered as GNU getopt does, none lost (a command may
+ * re-execute rocm-perf with the whole argv): the options and their values
+ * first, then "--" when given, then the other arguments in their order,
+ * which end argv and so its NULL.
+ */
 int rpl_parse_options(const rpl_command *cmd, void *base, int *argc, char ***argv)
 {
     parser p = {.cmd = cmd, .base = base};
     char **av = *argv;
-    int ac = *argc, next = 1, left = 0, rc = -1;
+    int ac = *argc, next = 1, nopt = 0, first, rc = -1;
+    bool dashdash = false;
 
     p.ncommand = flatten(cmd->options, p.entries, 0);
     p.nentries = flatten(common_options, p.entries, p.ncommand);
-    while (next < ac && rc < 0) {
+    while (next < ac && rc < 0 && !dashdash) {
+        int start = next;
         const char *w = av[next++];
-        bool dashdash = strcmp(w, "--") == 0;
-        if (dashdash || ((w[0] != '-' || !w[1]) && (cmd->flags & RPL_PARSE_STOP_AT_ARG))) {
-            if (!dashdash || (cmd->flags & RPL_PARSE_KEEP_DASHDASH))
-                next--;
-            while (next < ac)
-                av[1 + left++] = av[next++];
-        } else if (w[0] != '-' || !w[1]) {
-            av[1 + left++] = av[next - 1];
-        } else {
+        bool is_arg = w[0] != '-' || !w[1];
+
+        if (strcmp(w, "--") == 0) {
+            move_down(av, start, 1 + nopt);
+            dashdash = true;
+        } else if (is_arg && (cmd->flags & RPL_PARSE_STOP_AT_ARG)) {
+            break;
+        } else if (!is_arg) {
             rc = w[1] == '-' ? parse_long(&p, ac, av, &next) : parse_short(&p, ac, av, &next);
+            for (int k = start; k < next; k++)
+                move_down(av, k, 1 + nopt++);
         }
     }
-    av[1 + left] = NULL; /* the arguments left end like argv (-- APP ARGS...) */
-    *argv = av + 1;
-    *argc = left;
+    first = 1 + nopt + (dashdash && !(cmd->flags & RPL_PARSE_KEEP_DASHDASH));
+    *argv = av + first;
+    *argc = ac - first;
     return rc;
 }
 

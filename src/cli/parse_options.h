@@ -35,11 +35,10 @@ typedef enum rpl_opt_type {
 } rpl_opt_type;
 
 /* Entry flags. */
-#define RPL_OPT_NOARG    0x1u /* CALLBACK: takes no value */
-#define RPL_OPT_OPEN     0x2u /* NUMBER, FRACTION: lo and hi themselves are out of range */
-#define RPL_OPT_WORDS    0x4u /* STRING_LIST: also takes the words after it, up to an option */
-#define RPL_OPT_NONEMPTY 0x8u  /* STRING, STRING_LIST: "" is refused */
-#define RPL_OPT_NEGATE   0x10u /* BOOL: sets false (--no-...) */
+#define RPL_OPT_OPEN     0x1u /* NUMBER, FRACTION: lo and hi themselves are out of range */
+#define RPL_OPT_WORDS    0x2u /* STRING_LIST: also takes the words after it, up to an option */
+#define RPL_OPT_NONEMPTY 0x4u /* STRING, STRING_LIST: "" is refused */
+#define RPL_OPT_NEGATE   0x8u /* BOOL: sets false (--no-...) */
 
 /* Command flags. */
 #define RPL_PARSE_STOP_AT_ARG   0x1u /* options end at the first other argument (APP ARGS...) */
@@ -58,9 +57,9 @@ typedef struct rpl_option {
     const char *argh;    /* the value's name in --help: "N", "FILE" */
     const char *help;    /* "{}" stands for the field's value before parsing (its default) */
     unsigned flags;
-    double lo, hi;       /* the range of numbers; 0, 0: any whole number */
-    size_t count;        /* STRING_LIST: offset of its size_t count */
-    size_t seen;         /* offset + 1 of a bool set when the option is given (0: none) */
+    double lo, hi; /* the range of numbers; 0, 0: any whole number */
+    size_t count;  /* STRING_LIST: offset of its size_t count */
+    size_t seen;   /* offset + 1 of a bool set when the option is given (0: none) */
     rpl_option_fn *fn;
     const struct rpl_option *include;
 } rpl_option;
@@ -73,104 +72,54 @@ typedef struct rpl_option {
 #define RPL_FIELD(T, m) .offset = offsetof(T, m), .size = sizeof(((T *)0)->m)
 #define RPL_SEEN(T, m)  .seen = offsetof(T, m) + 1
 
-#define OPT_END()           {.type = RPL_OPT_END}
-#define OPT_GROUP(title)    {.type = RPL_OPT_GROUP, .help = (title)}
-#define OPT_INCLUDE(table)  {.type = RPL_OPT_INCLUDE, .include = (table)}
-#define OPT_BOOL(s, l, f, h) {.type = RPL_OPT_BOOL, .short_name = (s), .long_name = (l), f, .help = (h)}
-#define OPT_NEGBOOL(s, l, f, h)                                                                    \
-    {.type = RPL_OPT_BOOL, .short_name = (s), .long_name = (l), f, .help = (h), .flags = RPL_OPT_NEGATE}
-#define OPT_COUNT(s, l, f, h) {.type = RPL_OPT_COUNT, .short_name = (s), .long_name = (l), f, .help = (h)}
-#define OPT_STRING(s, l, f, a, h)                                                                  \
-    {.type = RPL_OPT_STRING, .short_name = (s), .long_name = (l), f, .argh = (a), .help = (h)}
+/*
+ * An entry; the OPT_* macros below give the arguments each type takes.  The
+ * field comes last: RPL_FIELD expands to two designators.
+ */
+#define RPL_OPTION(t, s, l, lo_, hi_, fl, a, h, ...)                                               \
+    {                                                                                              \
+        .type = (t), .short_name = (s), .long_name = (l), .lo = (lo_), .hi = (hi_), .flags = (fl), \
+        .argh = (a), .help = (h), __VA_ARGS__                                                      \
+    }
+
+#define OPT_END()                                                                                  \
+    {                                                                                              \
+        .type = RPL_OPT_END                                                                        \
+    }
+#define OPT_GROUP(title)                                                                           \
+    {                                                                                              \
+        .type = RPL_OPT_GROUP, .help = (title)                                                     \
+    }
+#define OPT_INCLUDE(table)                                                                         \
+    {                                                                                              \
+        .type = RPL_OPT_INCLUDE, .include = (table)                                                \
+    }
+#define OPT_BOOL(s, l, f, h)      RPL_OPTION(RPL_OPT_BOOL, s, l, 0, 0, 0, NULL, h, f)
+#define OPT_NEGBOOL(s, l, f, h)   RPL_OPTION(RPL_OPT_BOOL, s, l, 0, 0, RPL_OPT_NEGATE, NULL, h, f)
+#define OPT_COUNT(s, l, f, h)     RPL_OPTION(RPL_OPT_COUNT, s, l, 0, 0, 0, NULL, h, f)
+#define OPT_STRING(s, l, f, a, h) RPL_OPTION(RPL_OPT_STRING, s, l, 0, 0, 0, a, h, f)
 #define OPT_FILENAME(s, l, f, a, h)                                                                \
-    {.type = RPL_OPT_STRING,                                                                       \
-     .short_name = (s),                                                                            \
-     .long_name = (l),                                                                             \
-     f,                                                                                            \
-     .argh = (a),                                                                                  \
-     .help = (h),                                                                                  \
-     .flags = RPL_OPT_NONEMPTY}
+    RPL_OPTION(RPL_OPT_STRING, s, l, 0, 0, RPL_OPT_NONEMPTY, a, h, f)
+#define OPT_UINT(s, l, f, lo, hi, a, h)   RPL_OPTION(RPL_OPT_UINT, s, l, lo, hi, 0, a, h, f)
+#define OPT_NUMBER(s, l, f, lo, hi, a, h) RPL_OPTION(RPL_OPT_NUMBER, s, l, lo, hi, 0, a, h, f)
+#define OPT_NUMBER_OPEN(s, l, f, lo, hi, a, h)                                                     \
+    RPL_OPTION(RPL_OPT_NUMBER, s, l, lo, hi, RPL_OPT_OPEN, a, h, f)
+#define OPT_FRACTION(s, l, f, lo, hi, a, h)                                                        \
+    RPL_OPTION(RPL_OPT_FRACTION, s, l, lo, hi, RPL_OPT_OPEN, a, h, f)
+#define OPT_DURATION(s, l, f, lo, hi, a, h) RPL_OPTION(RPL_OPT_DURATION, s, l, lo, hi, 0, a, h, f)
+#define OPT_SIZE(s, l, f, lo, hi, a, h)     RPL_OPTION(RPL_OPT_SIZE, s, l, lo, hi, 0, a, h, f)
+/* A list's count is the offset of its size_t (offsetof). */
 #define OPT_STRING_LIST(s, l, f, n, a, h)                                                          \
-    {.type = RPL_OPT_STRING_LIST,                                                                  \
-     .short_name = (s),                                                                            \
-     .long_name = (l),                                                                             \
-     f,                                                                                            \
-     .count = (n),                                                                                 \
-     .argh = (a),                                                                                  \
-     .help = (h)}
-#define OPT_UINT(s, l, f, lo_, hi_, a, h)                                                          \
-    {.type = RPL_OPT_UINT,                                                                         \
-     .short_name = (s),                                                                            \
-     .long_name = (l),                                                                             \
-     f,                                                                                            \
-     .lo = (lo_),                                                                                  \
-     .hi = (hi_),                                                                                  \
-     .argh = (a),                                                                                  \
-     .help = (h)}
-#define OPT_NUMBER(s, l, f, lo_, hi_, a, h)                                                        \
-    {.type = RPL_OPT_NUMBER,                                                                       \
-     .short_name = (s),                                                                            \
-     .long_name = (l),                                                                             \
-     f,                                                                                            \
-     .lo = (lo_),                                                                                  \
-     .hi = (hi_),                                                                                  \
-     .argh = (a),                                                                                  \
-     .help = (h)}
-#define OPT_NUMBER_OPEN(s, l, f, lo_, hi_, a, h)                                                   \
-    {.type = RPL_OPT_NUMBER,                                                                       \
-     .short_name = (s),                                                                            \
-     .long_name = (l),                                                                             \
-     f,                                                                                            \
-     .lo = (lo_),                                                                                  \
-     .hi = (hi_),                                                                                  \
-     .flags = RPL_OPT_OPEN,                                                                        \
-     .argh = (a),                                                                                  \
-     .help = (h)}
-#define OPT_FRACTION(s, l, f, lo_, hi_, a, h)                                                      \
-    {.type = RPL_OPT_FRACTION,                                                                     \
-     .short_name = (s),                                                                            \
-     .long_name = (l),                                                                             \
-     f,                                                                                            \
-     .lo = (lo_),                                                                                  \
-     .hi = (hi_),                                                                                  \
-     .flags = RPL_OPT_OPEN,                                                                        \
-     .argh = (a),                                                                                  \
-     .help = (h)}
-#define OPT_DURATION(s, l, f, lo_, hi_, a, h)                                                      \
-    {.type = RPL_OPT_DURATION,                                                                     \
-     .short_name = (s),                                                                            \
-     .long_name = (l),                                                                             \
-     f,                                                                                            \
-     .lo = (lo_),                                                                                  \
-     .hi = (hi_),                                                                                  \
-     .argh = (a),                                                                                  \
-     .help = (h)}
-#define OPT_SIZE(s, l, f, lo_, hi_, a, h)                                                          \
-    {.type = RPL_OPT_SIZE,                                                                         \
-     .short_name = (s),                                                                            \
-     .long_name = (l),                                                                             \
-     f,                                                                                            \
-     .lo = (lo_),                                                                                  \
-     .hi = (hi_),                                                                                  \
-     .argh = (a),                                                                                  \
-     .help = (h)}
-/* `f` here is the field handed to `fn` (RPL_FIELD), or .offset = 0 for the whole struct. */
+    {                                                                                              \
+        .type = RPL_OPT_STRING_LIST, .short_name = (s), .long_name = (l), f, .count = (n),         \
+        .argh = (a), .help = (h)                                                                   \
+    }
+/* `f` here is the field handed to `fn` (RPL_FIELD), or RPL_WHOLE_STRUCT. */
 #define OPT_CALLBACK(s, l, f, fn_, a, h)                                                           \
-    {.type = RPL_OPT_CALLBACK,                                                                     \
-     .short_name = (s),                                                                            \
-     .long_name = (l),                                                                             \
-     f,                                                                                            \
-     .fn = (fn_),                                                                                  \
-     .argh = (a),                                                                                  \
-     .help = (h)}
-#define OPT_CALLBACK_NOARG(s, l, f, fn_, h)                                                        \
-    {.type = RPL_OPT_CALLBACK,                                                                     \
-     .short_name = (s),                                                                            \
-     .long_name = (l),                                                                             \
-     f,                                                                                            \
-     .fn = (fn_),                                                                                  \
-     .flags = RPL_OPT_NOARG,                                                                       \
-     .help = (h)}
+    {                                                                                              \
+        .type = RPL_OPT_CALLBACK, .short_name = (s), .long_name = (l), f, .fn = (fn_),             \
+        .argh = (a), .help = (h)                                                                   \
+    }
 #define RPL_WHOLE_STRUCT .offset = 0, .size = 0
 
 /* A command: its options and the text of its --help around them. */
@@ -208,8 +157,5 @@ int rpl_parse_number(const rpl_option *opt, const char *arg, double *out);
 
 /* Print "rocm-perf: <message>" for a usage error and return exit code 2. */
 int rpl_cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* "--name" or "-c" of an option, for messages. */
-const char *rpl_option_name(const rpl_option *opt, char buf[3]);
 
 #endif

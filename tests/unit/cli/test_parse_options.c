@@ -1,4 +1,5 @@
-/* The option parser of src/cli/parse_options.c: every kind, ranges, units, lists, errors, --help. */
+/* The option parser of src/cli/parse_options.c: every kind, ranges, units, lists, errors, --help.
+ */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -48,8 +49,14 @@ static const rpl_option table[] = {
     OPT_COUNT('c', "count", F(count), "counts"),
     OPT_UINT('n', "reps", F(reps), 1, 100, "N", "repetitions (default {})"),
     OPT_UINT(0, "index", F(index), 0, 0, "I", "any whole number"),
-    {.type = RPL_OPT_NUMBER, .long_name = "ratio", F(ratio), .lo = 0, .hi = 2, .argh = "R",
-     .help = "a ratio", RPL_SEEN(opts, seen_ratio)},
+    {.type = RPL_OPT_NUMBER,
+     .long_name = "ratio",
+     F(ratio),
+     .lo = 0,
+     .hi = 2,
+     .argh = "R",
+     .help = "a ratio",
+     RPL_SEEN(opts, seen_ratio)},
     OPT_FRACTION(0, "tolerance", F(tol), 0, 1, "T", "a fraction or percentage"),
     OPT_DURATION(0, "timeout", F(timeout_ms), 0.001, 86400, "S", "milliseconds field"),
     OPT_DURATION(0, "timeout-s", F(timeout_s), 1, 86400, "S", "seconds field"),
@@ -57,8 +64,13 @@ static const rpl_option table[] = {
     OPT_STRING('k', "name", F(name), "NAME", "a name"),
     OPT_FILENAME(0, "file", F(file), "FILE", "a file"),
     OPT_STRING_LIST('I', NULL, F(inc), offsetof(opts, ninc), "DIR", "includes"),
-    {.type = RPL_OPT_STRING_LIST, .long_name = "words", F(words), .count = offsetof(opts, nwords),
-     .flags = RPL_OPT_WORDS, .argh = "W...", .help = "words up to the next option"},
+    {.type = RPL_OPT_STRING_LIST,
+     .long_name = "words",
+     F(words),
+     .count = offsetof(opts, nwords),
+     .flags = RPL_OPT_WORDS,
+     .argh = "W...",
+     .help = "words up to the next option"},
     OPT_CALLBACK(0, "lang", F(lang), parse_lang, "L", "hip or cuda"),
     OPT_END(),
 };
@@ -185,6 +197,26 @@ static void ranges_and_units(void **state)
     }
 }
 
+static void number_parser_alone(void **state)
+{
+    const rpl_option minutes = OPT_DURATION(0, "wait", .offset = 0, 0, 7200, "S", "");
+    const rpl_option bytes = OPT_SIZE(0, "mem", .offset = 0, 1, 1 << 30, "B", "");
+    double v = -1;
+
+    (void)state;
+    assert_int_equal(rpl_parse_number(&minutes, "1h", &v), 0);
+    assert_true(v == 3600);
+    assert_int_equal(rpl_parse_number(&minutes, "250ms", &v), 0);
+    assert_true(v == 0.25);
+    assert_int_equal(rpl_parse_number(&bytes, "1G", &v), 0);
+    assert_true(v == 1 << 30);
+    v = -1;
+    assert_int_equal(rpl_parse_number(&bytes, "2G", &v), 2);
+    assert_int_equal(rpl_parse_number(&minutes, "3h", &v), 2);
+    assert_int_equal(rpl_parse_number(&minutes, "1 h", &v), 2);
+    assert_true(v == -1);
+}
+
 static void lists_repeat_and_take_words(void **state)
 {
     opts o = {0};
@@ -234,6 +266,28 @@ static void dashdash_and_stop(void **state)
     assert_int_equal(n, 2);
     assert_string_equal(left[0], "--");
     free(err);
+}
+
+/* Every word stays in argv (replay re-executes itself with it): options first, then the rest. */
+static void argv_keeps_every_word(void **state)
+{
+    char *argv[] = {"demo", "a", "--name", "x", "b", "-c", "--", "-k", NULL};
+    char **av = argv;
+    int argc = 8;
+    opts o = {0};
+
+    (void)state;
+    assert_int_equal(rpl_parse_options(&cmd, &o, &argc, &av), -1);
+    assert_int_equal(argc, 3);
+    assert_ptr_equal(av, argv + 5);
+    assert_string_equal(argv[1], "--name");
+    assert_string_equal(argv[2], "x");
+    assert_string_equal(argv[3], "-c");
+    assert_string_equal(argv[4], "--");
+    assert_string_equal(av[0], "a");
+    assert_string_equal(av[1], "b");
+    assert_string_equal(av[2], "-k");
+    assert_null(av[3]);
 }
 
 static void bad_command_lines(void **state)
@@ -303,8 +357,9 @@ static void help_from_the_table(void **state)
     char *h = help_text(), *line;
 
     (void)state;
-    assert_int_equal(strncmp(h, "usage: rocm-perf demo [options] ARG...\n"
-                                "       rocm-perf demo --help\n\nA demo command.\n\nGroup:\n",
+    assert_int_equal(strncmp(h,
+                             "usage: rocm-perf demo [options] ARG...\n"
+                             "       rocm-perf demo --help\n\nA demo command.\n\nGroup:\n",
                              strlen("usage: rocm-perf demo [options] ARG...\n")),
                      0);
     assert_non_null(strstr(h, "\n  -n, --reps N            repetitions (default 30)\n"));
@@ -339,8 +394,10 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_kind),
         cmocka_unit_test(ranges_and_units),
+        cmocka_unit_test(number_parser_alone),
         cmocka_unit_test(lists_repeat_and_take_words),
         cmocka_unit_test(dashdash_and_stop),
+        cmocka_unit_test(argv_keeps_every_word),
         cmocka_unit_test(bad_command_lines),
         cmocka_unit_test(prefix_and_value_forms),
         cmocka_unit_test(verbosity_in_order),

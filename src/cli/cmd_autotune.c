@@ -131,15 +131,9 @@ static const rpl_option tune_options[] = {
     OPT_DURATION(0, "timeout", F(o.timeout_ms), 0.001, 86400, "SEC",
                  "limit per build and per run; past it the config is recorded as failed "
                  "(default: none)"),
-    {.type = RPL_OPT_UINT,
-     .long_name = "jobs",
-     F(o.jobs),
-     .lo = 1,
-     .hi = RPL_TUNE_MAX_JOBS,
-     .argh = "N",
-     .help = "configs measured at once, each process seeing one GPU (CUDA_/HIP_/ROCR_VISIBLE_"
-             "DEVICES set per slot)",
-     RPL_SEEN(tune_args, jobs_given)},
+    OPT_UINT_SEEN(0, "jobs", F(o.jobs), RPL_SEEN(tune_args, jobs_given), 1, RPL_TUNE_MAX_JOBS, "N",
+                  "configs measured at once, each process seeing one GPU (CUDA_/HIP_/ROCR_VISIBLE_"
+                  "DEVICES set per slot)"),
     OPT_CALLBACK(0, "devices", F(devices), parse_devices, "LIST",
                  "the GPUs of the slots, e.g. 2,3 (default 0..N-1)"),
     OPT_UINT(0, "build-jobs", F(o.build_jobs), 1, 64, "N", "builds at once (default: the CPUs)"),

@@ -40,25 +40,16 @@ static int parse_undecided(void *value, const rpl_option *opt, const char *arg)
 const rpl_option gate_measure_options[] = {
     OPT_STRING(0, "test", F(test), "NAME", "the kernel test"),
     OPT_STRING(0, "baseline-dir", F(baseline_dir), "DIR", "the baselines, DIR/<arch>/<test>.json"),
-    {.type = RPL_OPT_STRING_LIST,
-     .long_name = "static",
-     F(statics),
-     .count = offsetof(gate_args, in.nstatic),
-     .flags = RPL_OPT_WORDS,
-     .argh = "FILE...",
-     .help = "no GPU: registers, LDS, scratch, spills and occupancy of the kernels in FILE(s) "
-             "(code objects, bundles, executables) must not get worse (exact counts); --arch "
-             "picks the target (needed when the files hold several), --block the block size for "
-             "occupancy (default: each kernel's maximum)"},
+    OPT_STRING_WORDS(
+        0, "static", F(statics), offsetof(gate_args, in.nstatic), "FILE...",
+        "no GPU: registers, LDS, scratch, spills and occupancy of the kernels in FILE(s) "
+        "(code objects, bundles, executables) must not get worse (exact counts); --arch "
+        "picks the target (needed when the files hold several), --block the block size for "
+        "occupancy (default: each kernel's maximum)"),
     OPT_UINT(0, "block", F(in.block), 1, 1024, "N", "block size for occupancy (--static)"),
-    {.type = RPL_OPT_STRING_LIST,
-     .long_name = "trace",
-     F(traces),
-     .count = offsetof(gate_args, in.ntraces),
-     .flags = RPL_OPT_WORDS,
-     .argh = "DB...",
-     .help = "recorded rocpd traces: per kernel the device durations of its dispatches are "
-             "compared with the baseline's samples"},
+    OPT_STRING_WORDS(0, "trace", F(traces), offsetof(gate_args, in.ntraces), "DB...",
+                     "recorded rocpd traces: per kernel the device durations of its dispatches are "
+                     "compared with the baseline's samples"),
     OPT_STRING(0, "arch", F(in.arch), "A", "the target architecture"),
     OPT_FRACTION(0, "tolerance", F(stat.delta), 0, 1, "T",
                  "minimum material change, '3%' or 0.03 (default 3%)"),

@@ -57,10 +57,10 @@ static const rpl_command optimize_command = {
         "--min-gain and the whole program does not get slower.  Accepted changes become\n"
         "commits on rocm-perf/opt/<kernel>/<UTC> branches; the checkout is never touched.",
     .options = optimize_options,
-    .exit_codes =
-        "0 the run finished (see the reports; with --candidate: accepted),\n"
-        "1 --candidate rejected, 2 bad usage or input (a dirty source, an original that does\n"
-        "not build), 3 a tool is missing (compiler, libclang, profiler), 77 no GPU.",
+    .exit_codes = "0 the run finished (see the reports; with --candidate:\n"
+                  "accepted), 1 --candidate rejected, 2 bad usage or input (a dirty source, an\n"
+                  "original that does not build), 3 a tool is missing (compiler, libclang,\n"
+                  "profiler), 77 no GPU.",
 };
 
 /* 1: --help printed; 0: parsed; else an exit code. */

@@ -41,7 +41,7 @@ typedef struct replay_args {
     "                before the GPU is touched."
 
 #define REPLAY_EXIT_CODES                                                                          \
-    "of full-vm: 0 ran (and the check passed), 1 the check failed (wrong or\n"                     \
+    "(full-vm) 0 ran (and the check passed), 1 the check failed (wrong or\n"                       \
     "nondeterministic result), 2 bad usage, bad snapshot or unfit code object, 3 the\n"            \
     "driver library is missing or the ranges could not be reserved at their addresses,\n"          \
     "77 no suitable GPU."
@@ -60,34 +60,17 @@ static const rpl_option full_vm_options[] = {
              "compare every region after the first timed launch with the captured "
              "post-dispatch image (integers bitwise, floating point within a tolerance) and "
              "name the first difference"),
-    {.type = RPL_OPT_UINT,
-     .long_name = "check-runs",
-     F(opts.check_runs),
-     .lo = 1,
-     .hi = 1000,
-     .argh = "K",
-     .help = "compare K launches and require identical bytes (implies --check)",
-     RPL_SEEN(replay_args, have_check_runs)},
+    OPT_UINT_SEEN(0, "check-runs", F(opts.check_runs), RPL_SEEN(replay_args, have_check_runs), 1,
+                  1000, "K", "compare K launches and require identical bytes (implies --check)"),
     OPT_BOOL(0, "poison", F(opts.poison),
              "fill written regions before the compared launches (implies --check)"),
-    {.type = RPL_OPT_NUMBER,
-     .long_name = "rtol",
-     F(opts.tolerance.rtol),
-     .lo = 0,
-     .hi = 1e6,
-     .argh = "X",
-     .help = "with --atol Y: floating-point tolerance |got-want| <= Y + X*|want| for every "
-             "region (default per type: f16 1e-3/1e-5, bf16 1.6e-2/1e-5, f32 1e-5/1e-6, f64 "
-             "1e-10/1e-12)",
-     RPL_SEEN(replay_args, have_rtol)},
-    {.type = RPL_OPT_NUMBER,
-     .long_name = "atol",
-     F(opts.tolerance.atol),
-     .lo = 0,
-     .hi = 1e6,
-     .argh = "Y",
-     .help = "the absolute part of that tolerance",
-     RPL_SEEN(replay_args, have_atol)},
+    OPT_NUMBER_SEEN(0, "rtol", F(opts.tolerance.rtol), RPL_SEEN(replay_args, have_rtol), 0, 1e6,
+                    "X",
+                    "with --atol Y: floating-point tolerance |got-want| <= Y + X*|want| for every "
+                    "region (default per type: f16 1e-3/1e-5, bf16 1.6e-2/1e-5, f32 1e-5/1e-6, f64 "
+                    "1e-10/1e-12)"),
+    OPT_NUMBER_SEEN(0, "atol", F(opts.tolerance.atol), RPL_SEEN(replay_args, have_atol), 0, 1e6,
+                    "Y", "the absolute part of that tolerance"),
     OPT_NEGBOOL(0, "no-device-pristine", F(opts.device_pristine),
                 "restore from host memory even when a device copy fits"),
     OPT_BOOL(0, "json", F(json), "print JSON (docs/schemas/replay-result.schema.json)"),

@@ -67,23 +67,13 @@ static const rpl_option report_options[] = {
      .help = "inferred edges: auto (only without record, wait or blocking regions), never, "
              "always",
      RPL_SEEN(report_opts, has_infer)},
-    {.type = RPL_OPT_UINT,
-     .long_name = "gap-ns",
-     F(gap),
-     .lo = 0,
-     .hi = 1e18,
-     .argh = "N",
-     .help = "largest gap of an inferred edge (default " RPL_STRINGIFY(RPL_DAG_GAP_NS_DEFAULT) ")",
-     RPL_SEEN(report_opts, has_gap)},
-    {.type = RPL_OPT_UINT,
-     .long_name = "tolerance-ns",
-     F(tolerance),
-     .lo = 0,
-     .hi = 1e18,
-     .argh = "N",
-     .help = "how far a wait may point back in time (default " RPL_STRINGIFY(
-         RPL_DAG_TOLERANCE_NS_DEFAULT) ")",
-     RPL_SEEN(report_opts, has_tolerance)},
+    OPT_UINT_SEEN(
+        0, "gap-ns", F(gap), RPL_SEEN(report_opts, has_gap), 0, 1e18, "N",
+        "largest gap of an inferred edge (default " RPL_STRINGIFY(RPL_DAG_GAP_NS_DEFAULT) ")"),
+    OPT_UINT_SEEN(0, "tolerance-ns", F(tolerance), RPL_SEEN(report_opts, has_tolerance), 0, 1e18,
+                  "N",
+                  "how far a wait may point back in time (default " RPL_STRINGIFY(
+                      RPL_DAG_TOLERANCE_NS_DEFAULT) ")"),
     OPT_STRING(0, "suite", F(suite), "DIR",
                "instead: the gate results of a whole ctest run below DIR, with Holm's correction "
                "(docs/CLI.md, 'report --suite')"),

@@ -98,22 +98,6 @@ int rpl_cli_profiler_env(int *backend, int *kernel_timing)
     return 0;
 }
 
-static int common_option(int opt)
-{
-    rpl_log_level level = rpl_log_get_level();
-
-    if (opt == 'v') {
-        if (level < RPL_LOG_TRACE)
-            rpl_log_set_level((rpl_log_level)(level + 1));
-        return 1;
-    }
-    if (opt == 'q') {
-        rpl_log_set_level(RPL_LOG_ERROR);
-        return 1;
-    }
-    return 0;
-}
-
 static void print_usage(FILE *out)
 {
     int width = 0;
@@ -230,9 +214,9 @@ int main(int argc, char **argv)
             return RPL_EXIT_OK;
         }
         if (strcmp(argv[i], "-v") == 0 || strcmp(argv[i], "--verbose") == 0)
-            common_option('v');
+            rpl_cli_log_option('v');
         else if (strcmp(argv[i], "-q") == 0 || strcmp(argv[i], "--quiet") == 0)
-            common_option('q');
+            rpl_cli_log_option('q');
         else
             return rpl_cli_usage_error("unknown option '%s'; see 'rocm-perf --help'", argv[i]);
     }

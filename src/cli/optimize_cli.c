@@ -47,10 +47,10 @@ static int add_verify_run(void *value, const rpl_option *opt, const char *arg)
 #define F(m) RPL_FIELD(rpl_optimize_cli, m)
 
 const rpl_option rpl_optimize_cli_options[] = {
-    OPT_GROUP(
-        "Target (one of):\n"
-        "  SOURCE \"APP ARGS\"        a standalone kernel program built with hipcc/nvcc -O3;\n"
-        "                          APP names the built program, ARGS are its arguments"),
+    OPT_GROUP("Target (one of):\n"
+              "  SOURCE \"APP ARGS\"       a standalone kernel program built with hipcc/nvcc\n"
+              "                          -O3; APP names the built program, ARGS are its\n"
+              "                          arguments"),
     OPT_STRING(0, "build", F(build_cmd), "\"CMD\"",
                "how to build it instead: {src} the kernel source, {out} the program, {arch} the "
                "GPU architecture, {dir} the scratch tree (\"nvcc -O3 -arch={arch} -o {out} {src} "
@@ -89,22 +89,10 @@ const rpl_option rpl_optimize_cli_options[] = {
                  "run the program's own check with ARGS too (other sizes; repeatable)"),
     OPT_BOOL(0, "no-counters", F(pipe.no_counters),
              "no counter pass over the replay (no roofline facts, no physical floor)"),
-    {.type = RPL_OPT_NUMBER,
-     .long_name = "rtol",
-     F(pipe.rtol),
-     .lo = 0,
-     .hi = 1e6,
-     .argh = "X",
-     .help = "replay comparison tolerance, with --atol (default: per data type)",
-     RPL_SEEN(rpl_optimize_cli, have_rtol)},
-    {.type = RPL_OPT_NUMBER,
-     .long_name = "atol",
-     F(pipe.atol),
-     .lo = 0,
-     .hi = 1e6,
-     .argh = "X",
-     .help = "absolute tolerance, with --rtol",
-     RPL_SEEN(rpl_optimize_cli, have_atol)},
+    OPT_NUMBER_SEEN(0, "rtol", F(pipe.rtol), RPL_SEEN(rpl_optimize_cli, have_rtol), 0, 1e6, "X",
+                    "replay comparison tolerance, with --atol (default: per data type)"),
+    OPT_NUMBER_SEEN(0, "atol", F(pipe.atol), RPL_SEEN(rpl_optimize_cli, have_atol), 0, 1e6, "X",
+                    "absolute tolerance, with --rtol"),
     OPT_STRING(0, "arch", F(pipe.arch), "ARCH",
                "the device code object's target (default: the snapshot's)"),
     OPT_CALLBACK('I', NULL, RPL_WHOLE_STRUCT, add_cflag, "DIR", "compiler include directory"),

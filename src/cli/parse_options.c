@@ -255,14 +255,13 @@ static bool takes_value(const rpl_option *opt)
     return opt->type != RPL_OPT_BOOL && opt->type != RPL_OPT_COUNT;
 }
 
-/* -v and -q act at once, in their order ("-q -v" is warnings), as the log level. */
-static void common_effect(const rpl_option *opt)
+void rpl_cli_log_option(int c)
 {
     rpl_log_level level = rpl_log_get_level();
 
-    if (opt->short_name == 'v' && level < RPL_LOG_TRACE)
+    if (c == 'v' && level < RPL_LOG_TRACE)
         rpl_log_set_level((rpl_log_level)(level + 1));
-    else if (opt->short_name == 'q')
+    else if (c == 'q')
         rpl_log_set_level(RPL_LOG_ERROR);
 }
 
@@ -342,7 +341,7 @@ static int take(parser *p, size_t i, const char *arg, int argc, char **argv, int
     while (rc == 0 && (opt->flags & RPL_OPT_WORDS) && *next < argc && argv[*next][0] != '-')
         rc = apply(opt, base_of(p, i), argv[(*next)++]);
     if (rc == 0 && i >= p->ncommand)
-        common_effect(opt);
+        rpl_cli_log_option(opt->short_name);
     if (rc == 0 && p->common.help) {
         rpl_parse_options_usage(p->cmd, p->base, stdout);
         return RPL_EXIT_OK;

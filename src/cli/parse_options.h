@@ -102,24 +102,25 @@ typedef struct rpl_option {
     RPL_OPTION(RPL_OPT_STRING, s, l, 0, 0, RPL_OPT_NONEMPTY, a, h, f)
 #define OPT_UINT(s, l, f, lo, hi, a, h)   RPL_OPTION(RPL_OPT_UINT, s, l, lo, hi, 0, a, h, f)
 #define OPT_NUMBER(s, l, f, lo, hi, a, h) RPL_OPTION(RPL_OPT_NUMBER, s, l, lo, hi, 0, a, h, f)
+/* The same, also setting the bool `seen` (RPL_SEEN) when given. */
+#define OPT_UINT_SEEN(s, l, f, seen, lo, hi, a, h)                                                 \
+    RPL_OPTION(RPL_OPT_UINT, s, l, lo, hi, 0, a, h, f, seen)
+#define OPT_NUMBER_SEEN(s, l, f, seen, lo, hi, a, h)                                               \
+    RPL_OPTION(RPL_OPT_NUMBER, s, l, lo, hi, 0, a, h, f, seen)
 #define OPT_NUMBER_OPEN(s, l, f, lo, hi, a, h)                                                     \
     RPL_OPTION(RPL_OPT_NUMBER, s, l, lo, hi, RPL_OPT_OPEN, a, h, f)
 #define OPT_FRACTION(s, l, f, lo, hi, a, h)                                                        \
     RPL_OPTION(RPL_OPT_FRACTION, s, l, lo, hi, RPL_OPT_OPEN, a, h, f)
 #define OPT_DURATION(s, l, f, lo, hi, a, h) RPL_OPTION(RPL_OPT_DURATION, s, l, lo, hi, 0, a, h, f)
 #define OPT_SIZE(s, l, f, lo, hi, a, h)     RPL_OPTION(RPL_OPT_SIZE, s, l, lo, hi, 0, a, h, f)
-/* A list's count is the offset of its size_t (offsetof). */
+/* A list's count is the offset of its size_t (offsetof); _WORDS also takes the words after it. */
 #define OPT_STRING_LIST(s, l, f, n, a, h)                                                          \
-    {                                                                                              \
-        .type = RPL_OPT_STRING_LIST, .short_name = (s), .long_name = (l), f, .count = (n),         \
-        .argh = (a), .help = (h)                                                                   \
-    }
+    RPL_OPTION(RPL_OPT_STRING_LIST, s, l, 0, 0, 0, a, h, f, .count = (n))
+#define OPT_STRING_WORDS(s, l, f, n, a, h)                                                         \
+    RPL_OPTION(RPL_OPT_STRING_LIST, s, l, 0, 0, RPL_OPT_WORDS, a, h, f, .count = (n))
 /* `f` here is the field handed to `fn` (RPL_FIELD), or RPL_WHOLE_STRUCT. */
 #define OPT_CALLBACK(s, l, f, fn_, a, h)                                                           \
-    {                                                                                              \
-        .type = RPL_OPT_CALLBACK, .short_name = (s), .long_name = (l), f, .fn = (fn_),             \
-        .argh = (a), .help = (h)                                                                   \
-    }
+    RPL_OPTION(RPL_OPT_CALLBACK, s, l, 0, 0, 0, a, h, f, .fn = (fn_))
 #define RPL_WHOLE_STRUCT .offset = 0, .size = 0
 
 /* A command: its options and the text of its --help around them. */
@@ -154,6 +155,9 @@ void rpl_parse_options_usage(const rpl_command *cmd, const void *base, FILE *out
  * 2 with the message printed.
  */
 int rpl_parse_number(const rpl_option *opt, const char *arg, double *out);
+
+/* -v (one log level more) or -q (errors only), at once: "-q -v" is warnings. */
+void rpl_cli_log_option(int c);
 
 /* Print "rocm-perf: <message>" for a usage error and return exit code 2. */
 int rpl_cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -10,7 +10,6 @@
  * re-keyed, so a version 1 file keeps them aside (measurements_v1).
  */
 #define _GNU_SOURCE /* asprintf, gmtime_r */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,39 +58,6 @@ void tune_sha256_hex(char out[65], const unsigned char *md)
         out[2 * i + 1] = digits[md[i] & 15];
     }
     out[64] = '\0';
-}
-
-int rpl_sha256_file(char out[65], const char *path)
-{
-    unsigned char buf[65536], md[EVP_MAX_MD_SIZE];
-    unsigned int mdlen = 0;
-    EVP_MD_CTX *ctx;
-    FILE *f = fopen(path, "rb");
-    size_t n;
-    int ok;
-
-    if (!f)
-        return rpl_error_set(errno == ENOENT ? RPL_ENOTFOUND : RPL_EIO, "cannot read '%s': %s",
-                             path, strerror(errno));
-    if (!(ctx = EVP_MD_CTX_new())) {
-        fclose(f);
-        return rpl_error_oom();
-    }
-    ok = EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
-    while (ok && (n = fread(buf, 1, sizeof(buf), f)) > 0)
-        ok = EVP_DigestUpdate(ctx, buf, n);
-    if (ok && ferror(f)) {
-        EVP_MD_CTX_free(ctx);
-        fclose(f);
-        return rpl_error_set(RPL_EIO, "error reading '%s'", path);
-    }
-    ok = ok && EVP_DigestFinal_ex(ctx, md, &mdlen) && mdlen == 32;
-    EVP_MD_CTX_free(ctx);
-    fclose(f);
-    if (!ok)
-        return rpl_error_set(RPL_EENV, "SHA-256 of '%s' failed in libcrypto", path);
-    tune_sha256_hex(out, md);
-    return RPL_OK;
 }
 
 /* One part of the key: its length, a colon, the bytes; NULL is "-" (distinct from ""). */

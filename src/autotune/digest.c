@@ -15,6 +15,7 @@
 #include "rpl/codeobj.h"
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
+#include "rpl/sha256.h"
 #include "tune_int.h"
 
 #define MAX_SOURCE ((size_t)256 << 20)

@@ -23,6 +23,7 @@
 
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
+#include "rpl/sha256.h"
 #include "rpl/spawn.h"
 #include "rpl/strbuf.h"
 #include "tune_int.h"

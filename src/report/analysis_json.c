@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "rpl/classify.h"
-#include "json_doc.h"
+#include "rpl/json_doc.h"
 #include "rpl/error.h"
 
 static cJSON *att_json(rpl_json_doc *d, const rpl_att_features *f)

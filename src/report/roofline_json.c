@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "rpl/classify.h"
-#include "json_doc.h"
+#include "rpl/json_doc.h"
 #include "rpl/error.h"
 
 int rpl_analysis_kernel_core_json(cJSON *o, const rpl_analysis_kernel *k)

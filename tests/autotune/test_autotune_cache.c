@@ -17,6 +17,7 @@
 
 #include "rpl/autotune.h"
 #include "rpl/error.h"
+#include "rpl/sha256.h"
 
 #define DIR RPL_TEST_TMP "/cache_test"
 

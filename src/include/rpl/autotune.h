@@ -230,9 +230,6 @@ typedef struct rpl_tune_device {
 int rpl_tune_device_probe(rpl_tune_device *out);
 void rpl_tune_device_release(rpl_tune_device *d);
 
-/* SHA-256 of a file as 64 hex digits (libcrypto EVP). */
-int rpl_sha256_file(char out[65], const char *path);
-
 /*
  * SHA-256 of the GPU code the program at `path` carries (every cubin, PTX
  * entry and AMDGPU code object the codeobj readers find, in order), which

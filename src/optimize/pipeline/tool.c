@@ -17,6 +17,7 @@
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
 #include "rpl/json.h"
+#include "rpl/sha256.h"
 
 /* tool WORDS... [-- program args] as one argv. */
 static int tool_argv(char ***out, const rpl_pipe *p, const char *const *words, const char *program)

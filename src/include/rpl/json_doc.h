@@ -1,11 +1,11 @@
 /*
- * cJSON adders for report documents that are built in one go: each remembers
+ * cJSON adders for documents that are built in one go: each remembers
  * an allocation failure in the rpl_json_doc, so the builder checks once at
  * the end instead of after every call.  Keys are not copied: they must
  * outlive the document (string literals and static names).
  */
-#ifndef RPL_REPORT_JSON_DOC_H
-#define RPL_REPORT_JSON_DOC_H
+#ifndef RPL_JSON_DOC_H
+#define RPL_JSON_DOC_H
 
 #include <stdbool.h>
 #include <cjson/cJSON.h>

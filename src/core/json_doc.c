@@ -1,8 +1,8 @@
-/* cJSON adders that remember an allocation failure (see json_doc.h). */
+/* cJSON adders that remember an allocation failure (see rpl/json_doc.h). */
 #include <math.h>
 #include <stdio.h>
 
-#include "json_doc.h"
+#include "rpl/json_doc.h"
 #include "rpl/error.h"
 
 cJSON *rpl_json_doc_check(rpl_json_doc *d, cJSON *item)
@@ -59,7 +59,7 @@ int rpl_json_doc_number_text(rpl_strbuf *sb, double v, bool known)
     return rc;
 }
 
-/* item as o's member `key`, which is not copied (see json_doc.h). */
+/* item as o's member `key`, which is not copied (see rpl/json_doc.h). */
 static void add_item(rpl_json_doc *d, cJSON *o, const char *key, cJSON *item)
 {
     if (item && !cJSON_AddItemToObjectCS(o, key, item)) {

@@ -1,0 +1,48 @@
+/* Growable arrays (see rpl/array.h). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rpl/array.h"
+#include "rpl/error.h"
+
+#define FIRST_CAP 16
+
+int rpl_array_grow(void *itemsp, size_t *cap, size_t need, size_t size)
+{
+    size_t ncap;
+    void *items;
+
+    if (need <= *cap)
+        return RPL_OK;
+    if (size == 0 || need > SIZE_MAX / size)
+        return rpl_error_oom();
+    ncap = *cap ? *cap : FIRST_CAP;
+    while (ncap < need)
+        ncap = ncap > SIZE_MAX / size / 2 ? need : ncap * 2;
+    /* The pointer is read and written through memcpy: itemsp points to a
+     * pointer of the caller's element type, not to a void *. */
+    memcpy(&items, itemsp, sizeof(items));
+    if (!(items = realloc(items, ncap * size)))
+        return rpl_error_oom();
+    memcpy(itemsp, &items, sizeof(items));
+    *cap = ncap;
+    return RPL_OK;
+}
+
+void *rpl_array_push(void *itemsp, size_t *count, size_t *cap, size_t size)
+{
+    char *items;
+
+    if (*count == SIZE_MAX) {
+        rpl_error_oom();
+        return NULL;
+    }
+    if (rpl_array_grow(itemsp, cap, *count + 1, size) != RPL_OK)
+        return NULL;
+    memcpy(&items, itemsp, sizeof(items));
+    items += *count * size;
+    memset(items, 0, size);
+    (*count)++;
+    return items;
+}

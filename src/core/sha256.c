@@ -1,0 +1,105 @@
+/* SHA-256 through libcrypto's EVP interface (see rpl/sha256.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/evp.h>
+
+#include "rpl/error.h"
+#include "rpl/sha256.h"
+
+struct rpl_sha256 {
+    EVP_MD_CTX *ctx;
+};
+
+int rpl_sha256_new(rpl_sha256 **out)
+{
+    rpl_sha256 *h = calloc(1, sizeof(*h));
+
+    *out = NULL;
+    if (!h || !(h->ctx = EVP_MD_CTX_new())) {
+        free(h);
+        return rpl_error_oom();
+    }
+    if (EVP_DigestInit_ex(h->ctx, EVP_sha256(), NULL) != 1) {
+        rpl_sha256_free(h);
+        return rpl_error_set(RPL_EENV, "libcrypto cannot start a SHA-256 digest");
+    }
+    *out = h;
+    return RPL_OK;
+}
+
+int rpl_sha256_update(rpl_sha256 *h, const void *data, size_t len)
+{
+    if (len && EVP_DigestUpdate(h->ctx, data, len) != 1)
+        return rpl_error_set(RPL_EENV, "libcrypto SHA-256 update failed");
+    return RPL_OK;
+}
+
+int rpl_sha256_final(rpl_sha256 *h, char hex[65])
+{
+    static const char digits[] = "0123456789abcdef";
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int n = 0;
+    int ok = EVP_DigestFinal_ex(h->ctx, md, &n) == 1 && n == 32;
+
+    rpl_sha256_free(h);
+    if (!ok)
+        return rpl_error_set(RPL_EENV, "libcrypto SHA-256 finish failed");
+    for (int i = 0; i < 32; i++) {
+        hex[2 * i] = digits[md[i] >> 4];
+        hex[2 * i + 1] = digits[md[i] & 15];
+    }
+    hex[64] = '\0';
+    return RPL_OK;
+}
+
+void rpl_sha256_free(rpl_sha256 *h)
+{
+    if (!h)
+        return;
+    EVP_MD_CTX_free(h->ctx);
+    free(h);
+}
+
+int rpl_sha256_buf(char hex[65], const void *data, size_t len)
+{
+    rpl_sha256 *h;
+    int rc;
+
+    if ((rc = rpl_sha256_new(&h)) != RPL_OK)
+        return rc;
+    if ((rc = rpl_sha256_update(h, data, len)) != RPL_OK) {
+        rpl_sha256_free(h);
+        return rc;
+    }
+    return rpl_sha256_final(h, hex);
+}
+
+int rpl_sha256_file(char hex[65], const char *path)
+{
+    unsigned char buf[65536];
+    rpl_sha256 *h;
+    FILE *f = fopen(path, "rb");
+    size_t n;
+    int rc;
+
+    if (!f)
+        return rpl_error_set(errno == ENOENT ? RPL_ENOTFOUND : RPL_EIO, "cannot read '%s': %s",
+                             path, strerror(errno));
+    if ((rc = rpl_sha256_new(&h)) != RPL_OK) {
+        fclose(f);
+        return rc;
+    }
+    while (rc == RPL_OK && (n = fread(buf, 1, sizeof(buf), f)) > 0)
+        rc = rpl_sha256_update(h, buf, n);
+    if (rc == RPL_OK && ferror(f))
+        rc = rpl_error_set(RPL_EIO, "error reading '%s'", path);
+    fclose(f);
+    if (rc != RPL_OK) {
+        rpl_sha256_free(h);
+        return rc;
+    }
+    return rpl_sha256_final(h, hex);
+}

@@ -1,0 +1,35 @@
+/*
+ * Growable arrays kept as a pointer, a count and a capacity by their owner
+ * (in the manner of git's ALLOC_GROW):
+ *
+ *     if ((rc = RPL_ARRAY_GROW(v->items, v->cap, v->count + 1)) != RPL_OK)
+ *         return rc;
+ *     v->items[v->count++] = item;
+ *
+ * The capacity doubles (from 16), so n pushes cost O(n) copying.
+ */
+#ifndef RPL_ARRAY_H
+#define RPL_ARRAY_H
+
+#include <stddef.h>
+
+/*
+ * Make room for `need` elements of `size` bytes in the array whose pointer
+ * is at `itemsp` and whose capacity is *cap.  Returns RPL_OK, or RPL_ENOMEM
+ * when the allocation fails or its size overflows (the array is unchanged).
+ */
+int rpl_array_grow(void *itemsp, size_t *cap, size_t need, size_t size);
+
+/* rpl_array_grow for the array `items` (any pointer lvalue) of capacity `cap` (a size_t lvalue). */
+#define RPL_ARRAY_GROW(items, cap, need) rpl_array_grow(&(items), &(cap), (need), sizeof(*(items)))
+
+/*
+ * Room for one more element: grows the array, zeroes element *count, counts
+ * it and returns its address; NULL when out of memory (nothing changed).
+ */
+void *rpl_array_push(void *itemsp, size_t *count, size_t *cap, size_t size);
+
+#define RPL_ARRAY_PUSH(items, count, cap)                                                          \
+    rpl_array_push(&(items), &(count), &(cap), sizeof(*(items)))
+
+#endif

@@ -1,0 +1,100 @@
+/* rpl/array.h: growth keeps the elements, push zeroes the new one, overflow is refused. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "rpl/array.h"
+#include "rpl/error.h"
+
+typedef struct pair {
+    int64_t a;
+    double b;
+} pair;
+
+static void grow_keeps_every_element(void **state)
+{
+    uint32_t *v = NULL;
+    size_t n = 0, cap = 0;
+
+    (void)state;
+    for (uint32_t i = 0; i < 100000; i++) {
+        assert_int_equal(RPL_ARRAY_GROW(v, cap, n + 1), RPL_OK);
+        assert_true(cap >= n + 1);
+        v[n++] = i * 7u;
+    }
+    for (uint32_t i = 0; i < 100000; i++)
+        assert_int_equal(v[i], i * 7u);
+    /* Doubling: far fewer than one allocation a push leaves little slack. */
+    assert_true(cap < 2 * n);
+    free(v);
+}
+
+static void grow_to_what_is_there_changes_nothing(void **state)
+{
+    double *v = NULL;
+    size_t cap = 0;
+    double *before;
+
+    (void)state;
+    assert_int_equal(RPL_ARRAY_GROW(v, cap, 0), RPL_OK);
+    assert_null(v);
+    assert_int_equal(RPL_ARRAY_GROW(v, cap, 40), RPL_OK);
+    assert_true(cap >= 40);
+    before = v;
+    assert_int_equal(RPL_ARRAY_GROW(v, cap, 40), RPL_OK);
+    assert_ptr_equal(v, before);
+    free(v);
+}
+
+static void push_hands_out_zeroed_elements(void **state)
+{
+    pair *v = NULL, *p;
+    size_t n = 0, cap = 0;
+
+    (void)state;
+    for (int i = 0; i < 1000; i++) {
+        assert_non_null(p = RPL_ARRAY_PUSH(v, n, cap));
+        assert_ptr_equal(p, &v[i]);
+        assert_int_equal(p->a, 0);
+        assert_true(p->b == 0.0);
+        p->a = i;
+        p->b = i / 2.0;
+    }
+    assert_int_equal(n, 1000);
+    for (int i = 0; i < 1000; i++)
+        assert_true(v[i].a == i && v[i].b == i / 2.0);
+    free(v);
+}
+
+static void an_overflowing_size_is_refused(void **state)
+{
+    pair *v = NULL;
+    size_t n = 0, cap = 0;
+
+    (void)state;
+    assert_non_null(RPL_ARRAY_PUSH(v, n, cap));
+    assert_int_equal(RPL_ARRAY_GROW(v, cap, SIZE_MAX / sizeof(*v) + 1), RPL_ENOMEM);
+    assert_int_equal(n, 1);
+    assert_non_null(v);
+    n = SIZE_MAX;
+    assert_null(RPL_ARRAY_PUSH(v, n, cap));
+    assert_int_equal(rpl_error_last()->code, RPL_ENOMEM);
+    free(v);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(grow_keeps_every_element),
+        cmocka_unit_test(grow_to_what_is_there_changes_nothing),
+        cmocka_unit_test(push_hands_out_zeroed_elements),
+        cmocka_unit_test(an_overflowing_size_is_refused),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

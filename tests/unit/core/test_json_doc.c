@@ -1,0 +1,118 @@
+/* rpl/json_doc.h: numbers print as cJSON prints them, unknowns as null, one flag for failures. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "rpl/json_doc.h"
+#include "rpl/strbuf.h"
+
+/* The unformatted text of `o`, compared and freed. */
+static void assert_prints(cJSON *o, const char *want)
+{
+    char *text = cJSON_PrintUnformatted(o);
+
+    assert_non_null(text);
+    assert_string_equal(text, want);
+    cJSON_free(text);
+}
+
+static void numbers_print_like_cjson(void **state)
+{
+    const double values[] = {0, 7, -3, 123456789012345.0, 0.1, 2.5e-7, 1e20, -0.0};
+    rpl_json_doc d = {false};
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+        cJSON *ours = cJSON_CreateObject(), *theirs = cJSON_CreateObject();
+        char *want;
+
+        rpl_json_doc_number(&d, ours, "v", values[i], true);
+        cJSON_AddNumberToObject(theirs, "v", values[i]);
+        want = cJSON_PrintUnformatted(theirs);
+        assert_prints(ours, want);
+        cJSON_free(want);
+        cJSON_Delete(ours);
+        cJSON_Delete(theirs);
+    }
+    assert_false(d.oom);
+}
+
+static void unknowns_and_missing_strings_are_null(void **state)
+{
+    rpl_json_doc d = {false};
+    cJSON *o = cJSON_CreateObject();
+
+    (void)state;
+    rpl_json_doc_number(&d, o, "unknown", 5, false);
+    rpl_json_doc_number(&d, o, "nan", NAN, true);
+    rpl_json_doc_number(&d, o, "inf", INFINITY, true);
+    rpl_json_doc_string(&d, o, "none", NULL);
+    rpl_json_doc_string(&d, o, "name", "k\"1");
+    assert_prints(o,
+                  "{\"unknown\":null,\"nan\":null,\"inf\":null,\"none\":null,\"name\":\"k\\\"1\"}");
+    assert_false(d.oom);
+    cJSON_Delete(o);
+}
+
+static void set_number_keeps_the_place(void **state)
+{
+    rpl_json_doc d = {false};
+    cJSON *o = cJSON_CreateObject();
+
+    (void)state;
+    rpl_json_doc_number(&d, o, "a", 1, true);
+    rpl_json_doc_number(&d, o, "b", 2, true);
+    rpl_json_doc_number(&d, o, "c", 3, true);
+    rpl_json_doc_set_number(&d, o, "b", 0.5, true);
+    rpl_json_doc_set_number(&d, o, "c", 9, false);
+    assert_prints(o, "{\"a\":1,\"b\":0.5,\"c\":null}");
+    /* Replacing a member that is not there is a failure the flag records. */
+    rpl_json_doc_set_number(&d, o, "missing", 1, true);
+    assert_true(d.oom);
+    cJSON_Delete(o);
+}
+
+static void number_text_matches_the_items(void **state)
+{
+    rpl_strbuf sb = RPL_STRBUF_INIT;
+
+    (void)state;
+    assert_int_equal(rpl_json_doc_number_text(&sb, 42, true), 0);
+    assert_int_equal(rpl_strbuf_putc(&sb, ','), 0);
+    assert_int_equal(rpl_json_doc_number_text(&sb, 0.25, true), 0);
+    assert_int_equal(rpl_strbuf_putc(&sb, ','), 0);
+    assert_int_equal(rpl_json_doc_number_text(&sb, 42, false), 0);
+    assert_string_equal(rpl_strbuf_cstr(&sb), "42,0.25,null");
+    rpl_strbuf_release(&sb);
+}
+
+static void check_records_a_missing_item(void **state)
+{
+    rpl_json_doc d = {false};
+    cJSON *item = cJSON_CreateNull();
+
+    (void)state;
+    assert_ptr_equal(rpl_json_doc_check(&d, item), item);
+    assert_false(d.oom);
+    assert_null(rpl_json_doc_check(&d, NULL));
+    assert_true(d.oom);
+    cJSON_Delete(item);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(numbers_print_like_cjson),
+        cmocka_unit_test(unknowns_and_missing_strings_are_null),
+        cmocka_unit_test(set_number_keeps_the_place),
+        cmocka_unit_test(number_text_matches_the_items),
+        cmocka_unit_test(check_records_a_missing_item),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

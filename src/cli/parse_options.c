@@ -191,21 +191,21 @@ static int store_number(const rpl_option *opt, void *dst, const char *arg)
 
 /* ---- applying one option ---------------------------------------------------- */
 
+/* A list is an array of its own (NULL-terminated, its size the limit), or grown by realloc. */
 static int add_to_list(const rpl_option *opt, void *base, const char *arg)
 {
     size_t *n = field(base, opt->count);
-    const char ***grown = field(base, opt->offset);
-    const char **list = *grown;
+    const char **list;
     char b[NAME_MAX_LEN];
 
-    if (opt->size > sizeof(char *)) { /* an array of its own, NULL-terminated */
+    if (opt->size > sizeof(char *)) {
         list = field(base, opt->offset);
         if (*n + 1 >= opt->size / sizeof(char *))
-            return rpl_cli_usage_error("at most %zu "
-                                       "%s options",
-                                       opt->size / sizeof(char *) - 1, name_of(opt, b));
+            return rpl_cli_usage_error("at most %zu %s options", opt->size / sizeof(char *) - 1,
+                                       name_of(opt, b));
     } else {
-        if (!(list = realloc(list, (*n + 2) * sizeof(*list)))) {
+        const char ***grown = field(base, opt->offset);
+        if (!(list = realloc(*grown, (*n + 2) * sizeof(*list)))) {
             fputs("rocm-perf: out of memory\n", stderr);
             return RPL_EXIT_ENV;
         }

@@ -13,6 +13,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "rpl/array.h"
 #include "rpl/att.h"
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
@@ -272,16 +273,10 @@ static int cmp_dispatch(const void *a, const void *b)
 
 static int push(rpl_att_set *set, size_t *cap, const char *dir, const char *name)
 {
-    int rc;
+    int rc = RPL_ARRAY_GROW(set->items, *cap, set->count + 1);
 
-    if (set->count == *cap) {
-        size_t n = *cap ? *cap * 2 : 8;
-        rpl_att_features *grown = realloc(set->items, n * sizeof(*grown));
-        if (!grown)
-            return rpl_error_oom();
-        set->items = grown;
-        *cap = n;
-    }
+    if (rc != RPL_OK)
+        return rc;
     rc = read_folder(&set->items[set->count], dir, name);
     if (rc < 0)
         return rc;

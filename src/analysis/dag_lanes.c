@@ -114,8 +114,8 @@ static lane_key slot_key(const rpl_dag_builder *b, uint32_t s, uint32_t lane)
 }
 
 /* dag->lanes in (pid, kind, trace id) order, and the operations' lanes renumbered to it. */
-static int number_lanes(rpl_dag_builder *b, rpl_dag_op *ops, uint32_t nops,
-                        const uint32_t *lane_of, uint32_t nlanes)
+static int number_lanes(rpl_dag_builder *b, rpl_dag_op *ops, uint32_t nops, const uint32_t *lane_of,
+                        uint32_t nlanes)
 {
     const rpl_trace *t = b->trace;
     rpl_dag *dag = b->dag;

@@ -20,11 +20,11 @@ static int read_ops(const rpl_trace *t, rpl_dag_op *ops, uint32_t nops)
         rpl_dag_op *o = &ops[i];
 
         if (d)
-            *o = (rpl_dag_op){d->start, d->end,    rpl_trace_pid(t, d->thread),
-                              d->stream, d->queue, 0, d->kernel};
+            *o = (rpl_dag_op){d->start, d->end,   rpl_trace_pid(t, d->thread), d->stream, d->queue,
+                              0,        d->kernel};
         else
-            *o = (rpl_dag_op){m->start, m->end,    rpl_trace_pid(t, m->thread),
-                              m->stream, m->queue, 0, RPL_NONE};
+            *o = (rpl_dag_op){m->start, m->end,  rpl_trace_pid(t, m->thread), m->stream, m->queue,
+                              0,        RPL_NONE};
         if (o->end < o->start)
             return rpl_error_set(RPL_EINPUT, "%s %lld ends before it starts",
                                  d ? "dispatch" : "memory copy", (long long)(d ? d->id : m->id));

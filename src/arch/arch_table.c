@@ -39,6 +39,29 @@ static const unsigned carveouts_cc90[] = {0, 8, 16, 32, 64, 100, 132, 164, 196, 
 #define GFX10_SGPRS                                                                                \
     .sgprs_per_simd = 800, .sgpr_granule = 16, .addressable_sgprs = 106, .sgprs_limit_waves = false
 
+/* LDS of the gfx9 data-centre parts before gfx950: 64 KiB, 512 B blocks. */
+#define GFX9_LDS .lds_per_cu = 65536, .lds_per_workgroup = 65536, .lds_granule = 512
+
+/*
+ * gfx10.3+ in WGP mode (the HIP default: 2 CUs x 2 SIMD32), wave64 the
+ * alternative; 32 workgroups is the barrier limit there, 128 KiB LDS per WGP.
+ */
+#define RDNA_WGP                                                                                   \
+    .wave_size = 32, .alt_wave_size = 64, .simds_per_cu = 4, .max_waves_per_simd = 16,             \
+    .max_waves_per_cu = 64, .max_blocks_per_cu = 32, .max_workgroup_size = 1024,                   \
+    .addressable_vgprs = 256, GFX10_SGPRS, .lds_per_cu = 131072, .lds_per_workgroup = 65536,       \
+    .lds_granule = 1024
+
+/* What every NVIDIA row shares (cuda_occupancy.h, cc >= 8 [S]; the reserved 1 KiB [M] on H100). */
+#define NVIDIA_SM                                                                                  \
+    .vendor = RPL_VENDOR_NVIDIA, .wave_size = 32, .simds_per_cu = 4, .max_workgroup_size = 1024,   \
+    .lds_per_workgroup = 49152, .lds_granule = 128, .reserved_smem_per_block = 1024,               \
+    .regs_per_sm = 65536, .regs_per_block = 65536, .max_regs_per_thread = 256, .reg_granule = 256
+#define CARVEOUTS(steps) .smem_carveouts_kib = steps, .n_smem_carveouts = NCARVE(steps)
+
+#define GFX94X_SOURCE                                                                              \
+    "gfx94x carry FeatureGFX90AInsts (FeatureISAVersion9_4_Common) [S counters.md §3]"
+
 /* gfx90a/gfx94x/gfx950: FeatureGFX90AInsts -> unified 512-entry file, granule 8, 8 waves. */
 #define CDNA_UNIFIED                                                                               \
     .wave_size = 64, .alt_wave_size = 0, .simds_per_cu = 4, .max_waves_per_simd = 8,               \
@@ -63,9 +86,7 @@ static const rpl_arch arch_table[] = {
         .unified_agprs = false,
         .agprs = 256, /* separate AccVGPR file; occupancy uses max(arch, acc) */
         GFX9_SGPRS,
-        .lds_per_cu = 65536,
-        .lds_per_workgroup = 65536,
-        .lds_granule = 512,
+        GFX9_LDS,
         .source = "LLVM AMDGPUBaseInfo.cpp rules for gfx9 without GFX90AInsts [S counters.md §3]",
     },
     {
@@ -74,9 +95,7 @@ static const rpl_arch arch_table[] = {
         .family = "CDNA2",
         .gfx_target_version = 90010,
         CDNA_UNIFIED,
-        .lds_per_cu = 65536,
-        .lds_per_workgroup = 65536,
-        .lds_granule = 512,
+        GFX9_LDS,
         .source =
             "LLVM AMDGPUBaseInfo.cpp FeatureGFX90AInsts rules; LDS 64 KiB (ISAVersion9_0_Common) "
             "[S counters.md §3]",
@@ -87,11 +106,8 @@ static const rpl_arch arch_table[] = {
         .family = "CDNA3",
         .gfx_target_version = 90400,
         CDNA_UNIFIED,
-        .lds_per_cu = 65536,
-        .lds_per_workgroup = 65536,
-        .lds_granule = 512,
-        .source =
-            "gfx94x carry FeatureGFX90AInsts (FeatureISAVersion9_4_Common) [S counters.md §3]",
+        GFX9_LDS,
+        .source = GFX94X_SOURCE,
     },
     {
         .name = "gfx941",
@@ -99,11 +115,8 @@ static const rpl_arch arch_table[] = {
         .family = "CDNA3",
         .gfx_target_version = 90401,
         CDNA_UNIFIED,
-        .lds_per_cu = 65536,
-        .lds_per_workgroup = 65536,
-        .lds_granule = 512,
-        .source =
-            "gfx94x carry FeatureGFX90AInsts (FeatureISAVersion9_4_Common) [S counters.md §3]",
+        GFX9_LDS,
+        .source = GFX94X_SOURCE,
     },
     {
         .name = "gfx942",
@@ -111,9 +124,7 @@ static const rpl_arch arch_table[] = {
         .family = "CDNA3",
         .gfx_target_version = 90402,
         CDNA_UNIFIED,
-        .lds_per_cu = 65536,
-        .lds_per_workgroup = 65536,
-        .lds_granule = 512,
+        GFX9_LDS,
         .source = "gfx94x carry FeatureGFX90AInsts; LDS 64 KiB (FeatureISAVersion9_4_2) "
                   "[S counters.md §3]",
     },
@@ -134,20 +145,9 @@ static const rpl_arch arch_table[] = {
         .vendor = RPL_VENDOR_AMD,
         .family = "RDNA2",
         .gfx_target_version = 100300,
-        .wave_size = 32,
-        .alt_wave_size = 64,
-        .simds_per_cu = 4, /* WGP mode: 2 CUs x 2 SIMD32 */
-        .max_waves_per_simd = 16,
-        .max_waves_per_cu = 64,
-        .max_blocks_per_cu = 32, /* barrier limit in WGP mode */
-        .max_workgroup_size = 1024,
+        RDNA_WGP,
         .vgpr_w64 = {512, 8},
         .vgpr_w32 = {1024, 16},
-        .addressable_vgprs = 256,
-        GFX10_SGPRS,
-        .lds_per_cu = 131072, /* per WGP */
-        .lds_per_workgroup = 65536,
-        .lds_granule = 1024,
         .source = "LLVM AMDGPUBaseInfo.cpp GFX10_3Insts rules [S counters.md §3]; 128 KiB LDS per "
                   "WGP [S ROCm gpu-arch-specs.rst]; 1024 B LDS blocks [S, patch, unmerged?]",
     },
@@ -156,120 +156,65 @@ static const rpl_arch arch_table[] = {
         .vendor = RPL_VENDOR_AMD,
         .family = "RDNA3",
         .gfx_target_version = 110000,
-        .wave_size = 32,
-        .alt_wave_size = 64,
-        .simds_per_cu = 4,
-        .max_waves_per_simd = 16,
-        .max_waves_per_cu = 64,
-        .max_blocks_per_cu = 32,
-        .max_workgroup_size = 1024,
+        RDNA_WGP,
         .vgpr_w64 = {768, 12},
         .vgpr_w32 = {1536, 24},
-        .addressable_vgprs = 256,
-        GFX10_SGPRS,
-        .lds_per_cu = 131072,
-        .lds_per_workgroup = 65536,
-        .lds_granule = 1024,
         .source = "LLVM rules for Feature1_5xVGPRs (gfx1100/1101/1151) and GFX10_3Insts "
                   "[S counters.md §3; I: feature list of gfx1100 in AMDGPU.td]",
     },
     {
         .name = "sm_80",
-        .vendor = RPL_VENDOR_NVIDIA,
+        NVIDIA_SM,
         .family = "Ampere",
         .compute_capability = 80,
-        .wave_size = 32,
-        .simds_per_cu = 4,
         .max_waves_per_simd = 16,
         .max_waves_per_cu = 64,
         .max_blocks_per_cu = 32,
-        .max_workgroup_size = 1024,
-        .lds_per_cu = 167936, /* 164 KiB */
-        .lds_per_workgroup = 49152,
-        .lds_granule = 128,
+        .lds_per_cu = 167936,           /* 164 KiB */
         .smem_per_block_optin = 166912, /* 163 KiB */
-        .reserved_smem_per_block = 1024,
-        .smem_carveouts_kib = carveouts_cc80,
-        .n_smem_carveouts = NCARVE(carveouts_cc80),
-        .regs_per_sm = 65536,
-        .regs_per_block = 65536,
-        .max_regs_per_thread = 256,
-        .reg_granule = 256,
+        CARVEOUTS(carveouts_cc80),
         .barriers_per_block_slot = 0,
         .source = "cuda_occupancy.h (CUDA 13.0) [S]; per-SM capacities [I: CUDA programming guide]",
     },
     {
         .name = "sm_86",
-        .vendor = RPL_VENDOR_NVIDIA,
+        NVIDIA_SM,
         .family = "Ampere",
         .compute_capability = 86,
-        .wave_size = 32,
-        .simds_per_cu = 4,
         .max_waves_per_simd = 12,
         .max_waves_per_cu = 48,
         .max_blocks_per_cu = 16,
-        .max_workgroup_size = 1024,
-        .lds_per_cu = 102400, /* 100 KiB */
-        .lds_per_workgroup = 49152,
-        .lds_granule = 128,
+        .lds_per_cu = 102400,           /* 100 KiB */
         .smem_per_block_optin = 101376, /* 99 KiB */
-        .reserved_smem_per_block = 1024,
-        .smem_carveouts_kib = carveouts_cc86,
-        .n_smem_carveouts = NCARVE(carveouts_cc86),
-        .regs_per_sm = 65536,
-        .regs_per_block = 65536,
-        .max_regs_per_thread = 256,
-        .reg_granule = 256,
+        CARVEOUTS(carveouts_cc86),
         .barriers_per_block_slot = 0,
         .source = "cuda_occupancy.h (CUDA 13.0) [S]; per-SM capacities [I: CUDA programming guide]",
     },
     {
         .name = "sm_89",
-        .vendor = RPL_VENDOR_NVIDIA,
+        NVIDIA_SM,
         .family = "Ada",
         .compute_capability = 89,
-        .wave_size = 32,
-        .simds_per_cu = 4,
         .max_waves_per_simd = 12,
         .max_waves_per_cu = 48,
         .max_blocks_per_cu = 24,
-        .max_workgroup_size = 1024,
         .lds_per_cu = 102400,
-        .lds_per_workgroup = 49152,
-        .lds_granule = 128,
         .smem_per_block_optin = 101376,
-        .reserved_smem_per_block = 1024,
-        .smem_carveouts_kib = carveouts_cc86,
-        .n_smem_carveouts = NCARVE(carveouts_cc86),
-        .regs_per_sm = 65536,
-        .regs_per_block = 65536,
-        .max_regs_per_thread = 256,
-        .reg_granule = 256,
+        CARVEOUTS(carveouts_cc86),
         .barriers_per_block_slot = 0,
         .source = "cuda_occupancy.h (CUDA 13.0) [S]; per-SM capacities [I: CUDA programming guide]",
     },
     {
         .name = "sm_90",
-        .vendor = RPL_VENDOR_NVIDIA,
+        NVIDIA_SM,
         .family = "Hopper",
         .compute_capability = 90,
-        .wave_size = 32,
-        .simds_per_cu = 4,
         .max_waves_per_simd = 16,
         .max_waves_per_cu = 64,
         .max_blocks_per_cu = 32,
-        .max_workgroup_size = 1024,
-        .lds_per_cu = 233472, /* 228 KiB [M] */
-        .lds_per_workgroup = 49152,
-        .lds_granule = 128,
-        .smem_per_block_optin = 232448,  /* 227 KiB [M] */
-        .reserved_smem_per_block = 1024, /* [M] reservedSharedMemPerBlock */
-        .smem_carveouts_kib = carveouts_cc90,
-        .n_smem_carveouts = NCARVE(carveouts_cc90),
-        .regs_per_sm = 65536,
-        .regs_per_block = 65536,
-        .max_regs_per_thread = 256,
-        .reg_granule = 256,
+        .lds_per_cu = 233472,           /* 228 KiB [M] */
+        .smem_per_block_optin = 232448, /* 227 KiB [M] */
+        CARVEOUTS(carveouts_cc90),
         .barriers_per_block_slot = 2,
         .source = "cuda_occupancy.h (CUDA 13.0) [S]; H100 device properties [M counters.md §5.2]",
     },

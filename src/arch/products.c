@@ -12,6 +12,19 @@
  */
 #include "rpl/arch.h"
 
+/* The ceilings of 304 CDNA3 CUs at 2100 MHz (MI300X and MI325X). */
+#define MI300X_FLOPS                                                                               \
+    .vector_fp64_tflops = 81.7, .vector_fp32_tflops = 81.7, .vector_fp32_packed_tflops = 163.4,    \
+    .matrix_fp64_tflops = 163.4, .matrix_fp32_tflops = 163.4, .matrix_tf32_tflops = 653.7,         \
+    .matrix_fp16_tflops = 1307.4, .matrix_bf16_tflops = 1307.4, .matrix_fp8_tflops = 2614.9,       \
+    .matrix_int8_tops = 2614.9
+
+/* The ceilings of 132 Hopper SMs at 1980 MHz (H100 SXM and H200). */
+#define H100_FLOPS                                                                                 \
+    .vector_fp64_tflops = 33.5, .vector_fp32_tflops = 66.9, .matrix_fp64_tflops = 66.9,            \
+    .matrix_tf32_tflops = 494.7, .matrix_fp16_tflops = 989.4, .matrix_bf16_tflops = 989.4,         \
+    .matrix_fp8_tflops = 1978.9
+
 static const rpl_product product_table[] = {
     {
         .name = "MI325X",
@@ -20,16 +33,7 @@ static const rpl_product product_table[] = {
         .compute_units = 304,
         .sclk_mhz = 2100,
         .hbm_tbs = 6.0,
-        .vector_fp64_tflops = 81.7,
-        .vector_fp32_tflops = 81.7,
-        .vector_fp32_packed_tflops = 163.4,
-        .matrix_fp64_tflops = 163.4,
-        .matrix_fp32_tflops = 163.4,
-        .matrix_tf32_tflops = 653.7,
-        .matrix_fp16_tflops = 1307.4,
-        .matrix_bf16_tflops = 1307.4,
-        .matrix_fp8_tflops = 2614.9,
-        .matrix_int8_tops = 2614.9,
+        MI300X_FLOPS,
         .source = "CUs [S ROCm gpu-arch-specs.rst]; sclk [I same CDNA3 silicon as MI300X]; HBM 6.0 "
                   "TB/s [third-party pages only]; FLOPs = MI300X per-CU constants [I]",
     },
@@ -41,16 +45,7 @@ static const rpl_product product_table[] = {
         .sclk_mhz = 2100,
         .mclk_mhz = 1300,
         .hbm_tbs = 5.3,
-        .vector_fp64_tflops = 81.7,
-        .vector_fp32_tflops = 81.7,
-        .vector_fp32_packed_tflops = 163.4,
-        .matrix_fp64_tflops = 163.4,
-        .matrix_fp32_tflops = 163.4,
-        .matrix_tf32_tflops = 653.7,
-        .matrix_fp16_tflops = 1307.4,
-        .matrix_bf16_tflops = 1307.4,
-        .matrix_fp8_tflops = 2614.9,
-        .matrix_int8_tops = 2614.9,
+        MI300X_FLOPS,
         .source = "CUs [S specs table]; sclk 2100, mclk 1300 [S RPC sysinfo.csv]; HBM 5.3 TB/s, "
                   "packed FP32, matrix rates [S mi300.md]; VALU 128 FLOP/clk/CU and TF32 [I]",
     },
@@ -145,13 +140,7 @@ static const rpl_product product_table[] = {
         .compute_units = 132,
         .sclk_mhz = 1980,
         .hbm_tbs = 4.8,
-        .vector_fp64_tflops = 33.5,
-        .vector_fp32_tflops = 66.9,
-        .matrix_fp64_tflops = 66.9,
-        .matrix_tf32_tflops = 494.7,
-        .matrix_fp16_tflops = 989.4,
-        .matrix_bf16_tflops = 989.4,
-        .matrix_fp8_tflops = 1978.9,
+        H100_FLOPS,
         .source = "132 SMs [S KINDS.md]; HBM 4.8 TB/s [NVIDIA datasheet, not verified]; compute as "
                   "H100 SXM [I]",
     },
@@ -164,13 +153,7 @@ static const rpl_product product_table[] = {
         .sclk_mhz = 1980,
         .mclk_mhz = 2619,
         .hbm_tbs = 3.35,
-        .vector_fp64_tflops = 33.5,
-        .vector_fp32_tflops = 66.9,
-        .matrix_fp64_tflops = 66.9,
-        .matrix_tf32_tflops = 494.7,
-        .matrix_fp16_tflops = 989.4,
-        .matrix_bf16_tflops = 989.4,
-        .matrix_fp8_tflops = 1978.9,
+        H100_FLOPS,
         .source = "SMs, clocks, DRAM 3.349 TB/s, FP64/FP32/FP64-TC [M H100 ncu peaks, counters.md "
                   "§5.2]; TF32/FP16/BF16/FP8 dense [third-party copies of NVIDIA datasheet]",
     },

@@ -17,7 +17,6 @@
 #include <time.h>
 
 #include <cjson/cJSON.h>
-#include <openssl/evp.h>
 #include <sqlite3.h>
 
 #include "rpl/autotune.h"
@@ -25,6 +24,7 @@
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
 #include "rpl/json.h"
+#include "rpl/sha256.h"
 #include "rpl/strbuf.h"
 
 #define APPLICATION_ID  0x52504c54 /* "RPLT" */
@@ -47,64 +47,56 @@ static const char schema_sql[] =
     " samples TEXT NOT NULL, runs INTEGER NOT NULL, unstable INTEGER NOT NULL,"
     " remeasured INTEGER NOT NULL, updated TEXT NOT NULL);";
 
-/* ---- SHA-256 ---- */
-
-void tune_sha256_hex(char out[65], const unsigned char *md)
-{
-    static const char digits[] = "0123456789abcdef";
-
-    for (int i = 0; i < 32; i++) {
-        out[2 * i] = digits[md[i] >> 4];
-        out[2 * i + 1] = digits[md[i] & 15];
-    }
-    out[64] = '\0';
-}
+/* ---- the key ---- */
 
 /* One part of the key: its length, a colon, the bytes; NULL is "-" (distinct from ""). */
-static int key_part(EVP_MD_CTX *ctx, const char *s)
+static int key_part(rpl_sha256 *h, const char *s)
 {
     char len[32];
+    int rc;
 
     if (!s)
-        return EVP_DigestUpdate(ctx, "-", 1);
+        return rpl_sha256_update(h, "-", 1);
     snprintf(len, sizeof(len), "%zu:", strlen(s));
-    return EVP_DigestUpdate(ctx, len, strlen(len)) && EVP_DigestUpdate(ctx, s, strlen(s));
+    if ((rc = rpl_sha256_update(h, len, strlen(len))) != RPL_OK)
+        return rc;
+    return rpl_sha256_update(h, s, strlen(s));
 }
 
-static int key_list(EVP_MD_CTX *ctx, const char *const *v)
+static int key_list(rpl_sha256 *h, const char *const *v)
 {
     char n[32];
     size_t k = 0;
-    int ok;
+    int rc;
 
     while (v && v[k])
         k++;
     snprintf(n, sizeof(n), v ? "[%zu]" : "[-]", k);
-    ok = EVP_DigestUpdate(ctx, n, strlen(n));
-    for (size_t i = 0; ok && i < k; i++)
-        ok = key_part(ctx, v[i]);
-    return ok;
+    rc = rpl_sha256_update(h, n, strlen(n));
+    for (size_t i = 0; rc == RPL_OK && i < k; i++)
+        rc = key_part(h, v[i]);
+    return rc;
 }
 
 int rpl_tune_key(char out[65], const rpl_tune_key_parts *p)
 {
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int mdlen = 0;
-    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-    int ok;
+    const char *const parts[] = {p->code_sha256, p->code_kind, p->inputs_sha256,
+                                 p->device,      p->driver,    p->settings};
+    rpl_sha256 *h;
+    int rc;
 
-    if (!ctx)
-        return rpl_error_oom();
-    ok = EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) && key_part(ctx, "rocm-perf autotune v2") &&
-         key_part(ctx, p->cmd_template) && key_list(ctx, p->argv) && key_list(ctx, p->build_argv) &&
-         key_part(ctx, p->code_sha256) && key_part(ctx, p->code_kind) &&
-         key_part(ctx, p->inputs_sha256) && key_part(ctx, p->device) && key_part(ctx, p->driver) &&
-         key_part(ctx, p->settings) && EVP_DigestFinal_ex(ctx, md, &mdlen) && mdlen == 32;
-    EVP_MD_CTX_free(ctx);
-    if (!ok)
-        return rpl_error_set(RPL_EENV, "SHA-256 failed in libcrypto");
-    tune_sha256_hex(out, md);
-    return RPL_OK;
+    if ((rc = rpl_sha256_new(&h)) != RPL_OK)
+        return rc;
+    if ((rc = key_part(h, "rocm-perf autotune v2")) == RPL_OK &&
+        (rc = key_part(h, p->cmd_template)) == RPL_OK && (rc = key_list(h, p->argv)) == RPL_OK)
+        rc = key_list(h, p->build_argv);
+    for (size_t i = 0; rc == RPL_OK && i < sizeof(parts) / sizeof(parts[0]); i++)
+        rc = key_part(h, parts[i]);
+    if (rc != RPL_OK) {
+        rpl_sha256_free(h);
+        return rc;
+    }
+    return rpl_sha256_final(h, out);
 }
 
 /* ---- SQLite ---- */

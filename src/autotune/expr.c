@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rpl/array.h"
 #include "rpl/autotune.h"
 #include "rpl/error.h"
 
@@ -125,15 +126,10 @@ static int syntax_error(parser *p, const char *expected)
 static int add_node(parser *p, node_kind kind, int a, int b, size_t where)
 {
     rpl_expr *e = p->e;
+    int rc = RPL_ARRAY_GROW(e->nodes, e->cap, e->count + 1);
 
-    if (e->count == e->cap) {
-        size_t cap = e->cap ? 2 * e->cap : 16;
-        node *n = realloc(e->nodes, cap * sizeof(*n));
-        if (!n)
-            return rpl_error_oom();
-        e->nodes = n;
-        e->cap = cap;
-    }
+    if (rc != RPL_OK)
+        return rc;
     e->nodes[e->count] = (node){kind, 0, 0, a, b, where};
     return (int)e->count++;
 }

@@ -19,10 +19,10 @@
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_multifit.h>
 #include <gsl/gsl_randist.h>
-#include <gsl/gsl_rng.h>
 
 #include "rpl/autotune.h"
 #include "rpl/error.h"
+#include "rpl/rng.h"
 
 #define DEFAULT_FOLDS 5
 
@@ -297,7 +297,7 @@ static int make_terms(rpl_tune_term **base, size_t *nbase, size_t *ninter, size_
 static int assign_folds(unsigned *fold, size_t n, unsigned folds, unsigned long seed)
 {
     size_t *perm = malloc(n * sizeof(*perm));
-    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng *rng = rpl_rng_mt19937(seed);
 
     if (!perm || !rng) {
         free(perm);
@@ -305,7 +305,6 @@ static int assign_folds(unsigned *fold, size_t n, unsigned folds, unsigned long 
             gsl_rng_free(rng);
         return rpl_error_oom();
     }
-    gsl_rng_set(rng, seed);
     for (size_t i = 0; i < n; i++)
         perm[i] = i;
     gsl_ran_shuffle(rng, perm, n, sizeof(*perm));

@@ -10,10 +10,10 @@
 #include <string.h>
 
 #include <gsl/gsl_randist.h>
-#include <gsl/gsl_rng.h>
 
 #include "rpl/autotune.h"
 #include "rpl/error.h"
+#include "rpl/rng.h"
 
 #define MAX_DESIGNS 64
 #define WORK_LIMIT  5e7 /* distance evaluations spent on snapping, over all designs */
@@ -124,12 +124,11 @@ int rpl_tune_sample(size_t *chosen, size_t *nchosen, size_t n, const rpl_tune_sp
     best_pick = malloc(n * sizeof(*best_pick));
     perm = malloc(n * sizeof(*perm));
     used = malloc(ncand * sizeof(*used));
-    rng = gsl_rng_alloc(gsl_rng_mt19937);
+    rng = rpl_rng_mt19937(seed);
     if (!cu || !tu || !pu || !target || !pick || !best_pick || !perm || !used || !rng) {
         rc = rpl_error_oom();
         goto out;
     }
-    gsl_rng_set(rng, seed);
     for (size_t c = 0; c < ncand; c++)
         coords(cu + c * d, s, cand[c]);
     for (size_t k = 0; k < ntaken; k++)

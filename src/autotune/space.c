@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "rpl/autotune.h"
+#include "rpl/clock.h"
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
 #include "rpl/json.h"
@@ -267,21 +268,13 @@ static int check_cost(const rpl_tune_space *s, const char *what)
                          (double)RPL_TUNE_MAX_EXPAND_OPS);
 }
 
-static double seconds_now(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Every combination in odometer order (the last parameter fastest); keep those that pass. */
 static int expand(rpl_tune_space *s, const char *what)
 {
     size_t np = s->nparams, cap = 1024, n = 0;
     uint16_t *lv = calloc(np, sizeof(*lv));
     double *vals = calloc(np, sizeof(*vals));
-    double start = seconds_now();
+    double start = rpl_clock_mono_s();
     rpl_progress *progress = NULL;
     int rc = RPL_OK;
 
@@ -295,7 +288,7 @@ static int expand(rpl_tune_space *s, const char *what)
         bool ok = true;
         /* A progress line once the expansion has taken a second (on a terminal). */
         if (done % 4096 == 4095) {
-            if (!progress && seconds_now() - start >= 1.0)
+            if (!progress && rpl_clock_mono_s() - start >= 1.0)
                 progress = rpl_progress_start("checking the constraints", s->total);
             rpl_progress_update(progress, done);
         }

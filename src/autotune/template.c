@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rpl/array.h"
 #include "rpl/autotune.h"
 #include "rpl/error.h"
 #include "rpl/strbuf.h"
@@ -31,14 +32,10 @@ void rpl_argv_free(char **argv)
 
 static int push_word(char ***words, size_t *n, size_t *cap, rpl_strbuf *w)
 {
-    if (*n + 2 > *cap) {
-        size_t c = *cap ? 2 * *cap : 8;
-        char **v = realloc(*words, c * sizeof(*v));
-        if (!v)
-            return rpl_error_oom();
-        *words = v;
-        *cap = c;
-    }
+    int rc = RPL_ARRAY_GROW(*words, *cap, *n + 2);
+
+    if (rc != RPL_OK)
+        return rc;
     /* An empty buffer from '' is an empty argument, not a missing one. */
     if (!w->ptr && rpl_strbuf_grow(w, 1) != RPL_OK)
         return rpl_error_oom();

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rpl/clock.h"
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
 #include "rpl/kernel_filter.h"
@@ -43,14 +44,6 @@ const char *rpl_tune_status_name(rpl_tune_status s)
                                         "pruned",  "run_failed", "timeout"};
 
     return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 void rpl_tune_result_free(rpl_tune_result *r)
@@ -755,7 +748,7 @@ static int run(tuner *t)
 int rpl_tune_run(rpl_tune_result **out, const rpl_tune_opts *o)
 {
     tuner t = {0};
-    double t0 = now_s();
+    double t0 = rpl_clock_mono_s();
     int rc;
 
     *out = NULL;
@@ -770,7 +763,7 @@ int rpl_tune_run(rpl_tune_result **out, const rpl_tune_opts *o)
     rc = setup(&t);
     if (rc == RPL_OK)
         rc = run(&t);
-    t.r->wall_s = now_s() - t0;
+    t.r->wall_s = rpl_clock_mono_s() - t0;
     release(&t);
     if (rc != RPL_OK) {
         rpl_tune_result_free(t.r);

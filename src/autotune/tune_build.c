@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rpl/clock.h"
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
 #include "rpl/sha256.h"
@@ -54,14 +55,6 @@ struct tune_builds {
     bool stop; /* the search ended early: start no more builds */
     double t0, last_end;
 };
-
-static double now_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static int join_words(char **out, char *const *words)
 {
@@ -292,7 +285,7 @@ static void *build_worker(void *arg)
             t->fatal_msg = strdup(rpl_error_last()->message);
         }
         b->groups[i].done = true;
-        b->last_end = now_s();
+        b->last_end = rpl_clock_mono_s();
         rpl_progress_update(b->progress, ++b->done);
         pthread_cond_broadcast(&b->changed);
         pthread_mutex_unlock(&t->lock);
@@ -375,7 +368,7 @@ static int start_threads(tuner *t, tune_builds *b, const size_t *first, size_t n
         n = MAX_THREADS;
     if (n > b->ngroups)
         n = (unsigned)b->ngroups;
-    b->t0 = b->last_end = now_s();
+    b->t0 = b->last_end = rpl_clock_mono_s();
     for (unsigned i = 0; i < n; i++) {
         if (pthread_create(&b->th[i], NULL, build_worker, b) != 0)
             break;

@@ -70,9 +70,6 @@ int tune_build_wait(tuner *t, tune_builds *b, const size_t *cfgs, size_t n);
 int tune_build_finish(tuner *t, tune_builds *b, double measure_start);
 void tune_build_free(tune_builds *b);
 
-/* A SHA-256 digest (32 bytes) as 64 lowercase hex digits (cache.c). */
-void tune_sha256_hex(char out[65], const unsigned char *md);
-
 /* The digest of the command's program (argv[0] looked up in PATH) when nothing is built. */
 int tune_command_digest(tuner *t);
 

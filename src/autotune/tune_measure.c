@@ -7,7 +7,6 @@
  * dropped); a coefficient of variation above RPL_TUNE_CV_UNSTABLE is
  * measured once more, and marked unstable when it stays above.
  */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +15,7 @@
 
 #include <gsl/gsl_statistics_double.h>
 
+#include "rpl/clock.h"
 #include "rpl/error.h"
 #include "rpl/gate_measure.h"
 #include "rpl/strbuf.h"
@@ -304,11 +304,8 @@ static int run_pool(tuner *t, job *jobs, size_t n)
     pool p = {t, jobs, n, 0};
     int rc = RPL_OK;
 
-    if (t->measure_start == 0) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        t->measure_start = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-    }
+    if (t->measure_start == 0)
+        t->measure_start = rpl_clock_mono_s();
 
     for (unsigned i = 0; i < nthreads; i++) {
         args[i][0] = &p;

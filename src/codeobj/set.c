@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "codeobj_int.h"
+#include "rpl/array.h"
 #include "rpl/error.h"
 
 int rpl_codeobj_set_new(rpl_codeobj_set **out)
@@ -55,19 +56,10 @@ void rpl_codeobj_set_free(rpl_codeobj_set *set)
 
 rpl_kernel_info *co_kernel_push(rpl_codeobj_set *set)
 {
-    rpl_kernel_info *k;
+    rpl_kernel_info *k = RPL_ARRAY_PUSH(set->kernels, set->count, set->cap);
 
-    if (set->count == set->cap) {
-        size_t cap = set->cap ? set->cap * 2 : 16;
-        rpl_kernel_info *grown = realloc(set->kernels, cap * sizeof(*grown));
-
-        if (!grown)
-            return NULL;
-        set->kernels = grown;
-        set->cap = cap;
-    }
-    k = &set->kernels[set->count++];
-    memset(k, 0, sizeof(*k));
+    if (!k)
+        return NULL;
     k->agpr_count = k->arch_vgpr_count = k->sgpr_count = RPL_CODEOBJ_UNKNOWN;
     k->vgpr_spill_count = k->sgpr_spill_count = RPL_CODEOBJ_UNKNOWN;
     k->uses_dynamic_stack = k->num_barriers = RPL_CODEOBJ_UNKNOWN;

@@ -12,19 +12,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rpl/clock.h"
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
 #include "rpl/log.h"
 
 #define POLL_NS 20000000L /* 20 ms between tries */
-
-static double now_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 double rpl_lock_timeout_s(void)
 {
@@ -45,7 +38,7 @@ double rpl_lock_timeout_s(void)
 
 int rpl_dir_lock(int *lock, const char *dir, double timeout_s, const char *what)
 {
-    double start = now_s();
+    double start = rpl_clock_mono_s();
     bool said = false;
     int fd;
 
@@ -66,7 +59,7 @@ int rpl_dir_lock(int *lock, const char *dir, double timeout_s, const char *what)
             close(fd);
             return RPL_OK;
         }
-        if (now_s() - start >= timeout_s) {
+        if (rpl_clock_mono_s() - start >= timeout_s) {
             close(fd);
             return rpl_error_set(RPL_ETIMEOUT,
                                  "'%s' is locked by another rocm-perf process; gave up waiting "

@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "rpl/json.h"
 #include "rpl/json_doc.h"
 #include "rpl/error.h"
 
@@ -86,4 +87,32 @@ void rpl_json_doc_set_number(rpl_json_doc *d, cJSON *o, const char *key, double 
 void rpl_json_doc_string(rpl_json_doc *d, cJSON *o, const char *key, const char *s)
 {
     add_item(d, o, key, rpl_json_doc_check(d, s ? cJSON_CreateString(s) : cJSON_CreateNull()));
+}
+
+cJSON *rpl_json_doc_add_number(rpl_json_doc *d, cJSON *o, const char *key, double v)
+{
+    return rpl_json_doc_check(d, isfinite(v) ? cJSON_AddNumberToObject(o, key, v)
+                                             : cJSON_AddNullToObject(o, key));
+}
+
+cJSON *rpl_json_doc_add_int64(rpl_json_doc *d, cJSON *o, const char *key, int64_t v)
+{
+    return rpl_json_doc_check(d, rpl_json_add_int64(o, key, v));
+}
+
+cJSON *rpl_json_doc_add_string(rpl_json_doc *d, cJSON *o, const char *key, const char *s)
+{
+    return rpl_json_doc_check(d, s ? cJSON_AddStringToObject(o, key, s)
+                                   : cJSON_AddNullToObject(o, key));
+}
+
+cJSON *rpl_json_doc_push_object(rpl_json_doc *d, cJSON *arr)
+{
+    cJSON *item = cJSON_CreateObject();
+
+    if (item && cJSON_AddItemToArray(arr, item))
+        return item;
+    cJSON_Delete(item);
+    d->oom = true;
+    return NULL;
 }

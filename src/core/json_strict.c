@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "json_strict.h"
+#include "rpl/array.h"
 #include "rpl/error.h"
 #include "rpl/strbuf.h"
 
@@ -60,6 +61,7 @@ static int object_has_duplicate(walk *w, const cJSON *o)
 {
     size_t n = 0;
     const cJSON *c;
+    int rc;
 
     for (c = o->child; c; c = c->next)
         n++;
@@ -75,13 +77,8 @@ static int object_has_duplicate(walk *w, const cJSON *o)
                 }
         return 0;
     }
-    if (n > w->cap) {
-        const char **m = realloc(w->names, n * sizeof(*m));
-        if (!m)
-            return rpl_error_oom();
-        w->names = m;
-        w->cap = n;
-    }
+    if ((rc = RPL_ARRAY_GROW(w->names, w->cap, n)) != RPL_OK)
+        return rc;
     n = 0;
     for (c = o->child; c; c = c->next)
         w->names[n++] = c->string;

@@ -5,6 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rpl/clock.h"
 #include "rpl/log.h"
 
 struct rpl_progress {
@@ -13,14 +14,6 @@ struct rpl_progress {
     double start;     /* seconds, CLOCK_MONOTONIC */
     double last_draw; /* seconds, CLOCK_MONOTONIC */
 };
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 rpl_progress *rpl_progress_start(const char *label, uint64_t total)
 {
@@ -33,7 +26,7 @@ rpl_progress *rpl_progress_start(const char *label, uint64_t total)
         return NULL;
     snprintf(p->label, sizeof(p->label), "%s", label);
     p->total = total;
-    p->start = now_seconds();
+    p->start = rpl_clock_mono_s();
     return p;
 }
 
@@ -43,7 +36,7 @@ void rpl_progress_update(rpl_progress *p, uint64_t done)
 
     if (!p)
         return;
-    now = now_seconds();
+    now = rpl_clock_mono_s();
     if (now - p->last_draw < 0.1)
         return;
     p->last_draw = now;

@@ -37,16 +37,27 @@ int rpl_sha256_update(rpl_sha256 *h, const void *data, size_t len)
     return RPL_OK;
 }
 
-int rpl_sha256_final(rpl_sha256 *h, char hex[65])
+int rpl_sha256_final_raw(rpl_sha256 *h, unsigned char md[32])
 {
-    static const char digits[] = "0123456789abcdef";
-    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned char buf[EVP_MAX_MD_SIZE];
     unsigned int n = 0;
-    int ok = EVP_DigestFinal_ex(h->ctx, md, &n) == 1 && n == 32;
+    int ok = EVP_DigestFinal_ex(h->ctx, buf, &n) == 1 && n == 32;
 
     rpl_sha256_free(h);
     if (!ok)
         return rpl_error_set(RPL_EENV, "libcrypto SHA-256 finish failed");
+    memcpy(md, buf, 32);
+    return RPL_OK;
+}
+
+int rpl_sha256_final(rpl_sha256 *h, char hex[65])
+{
+    static const char digits[] = "0123456789abcdef";
+    unsigned char md[32];
+    int rc = rpl_sha256_final_raw(h, md);
+
+    if (rc != RPL_OK)
+        return rc;
     for (int i = 0; i < 32; i++) {
         hex[2 * i] = digits[md[i] >> 4];
         hex[2 * i + 1] = digits[md[i] & 15];
@@ -63,18 +74,32 @@ void rpl_sha256_free(rpl_sha256 *h)
     free(h);
 }
 
-int rpl_sha256_buf(char hex[65], const void *data, size_t len)
+/* A digest of one buffer, not yet finished (NULL when starting or updating failed). */
+static rpl_sha256 *digest_of(const void *data, size_t len)
 {
     rpl_sha256 *h;
-    int rc;
 
-    if ((rc = rpl_sha256_new(&h)) != RPL_OK)
-        return rc;
-    if ((rc = rpl_sha256_update(h, data, len)) != RPL_OK) {
+    if (rpl_sha256_new(&h) != RPL_OK)
+        return NULL;
+    if (rpl_sha256_update(h, data, len) != RPL_OK) {
         rpl_sha256_free(h);
-        return rc;
+        return NULL;
     }
-    return rpl_sha256_final(h, hex);
+    return h;
+}
+
+int rpl_sha256_buf(char hex[65], const void *data, size_t len)
+{
+    rpl_sha256 *h = digest_of(data, len);
+
+    return h ? rpl_sha256_final(h, hex) : rpl_error_last()->code;
+}
+
+int rpl_sha256_buf_raw(unsigned char md[32], const void *data, size_t len)
+{
+    rpl_sha256 *h = digest_of(data, len);
+
+    return h ? rpl_sha256_final_raw(h, md) : rpl_error_last()->code;
 }
 
 int rpl_sha256_file(char hex[65], const char *path)

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rpl/clock.h"
 #include "rpl/error.h"
 #include "rpl/spawn.h"
 #include "rpl/strbuf.h"
@@ -34,14 +35,6 @@ typedef struct limit {
     int64_t next_ms; /* monotonic time of the next step; INT64_MAX: none */
     int stage;       /* 0 waiting for the deadline, 1 SIGTERM sent, 2 SIGKILL sent, 3 done */
 } limit;
-
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static size_t name_len(const char *entry)
 {
@@ -213,7 +206,7 @@ static void reap_blocking(pid_t pid, int *status)
 static void limit_step(limit *lim, pid_t pid, bool *reaped, int *status, rpl_spawn_result *res,
                        bool *abandon)
 {
-    int64_t now = now_ms();
+    int64_t now = rpl_clock_mono_ms();
 
     if (now < lim->next_ms)
         return;
@@ -252,7 +245,7 @@ static int wait_ms_until(const limit *lim, int cap)
 
     if (lim->next_ms == INT64_MAX)
         return cap;
-    left = lim->next_ms - now_ms();
+    left = lim->next_ms - rpl_clock_mono_ms();
     if (left < 0)
         left = 0;
     if (cap >= 0 && left > cap)
@@ -416,7 +409,7 @@ int rpl_spawn_run(rpl_spawn_result *res, const rpl_spawn_opts *opts)
     }
 
     if (opts->timeout_ms > 0)
-        lim.next_ms = now_ms() + opts->timeout_ms;
+        lim.next_ms = rpl_clock_mono_ms() + opts->timeout_ms;
     rc = pump(st, cap, &lim, pid, opts->argv[0], &reaped, &status, res, &oom);
     if (rc) {
         /* Never leave a child behind. */

@@ -8,12 +8,12 @@
 #include <string.h>
 
 #include <gsl/gsl_cdf.h>
-#include <gsl/gsl_rng.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
 #include "rpl/error.h"
 #include "rpl/gate.h"
+#include "rpl/rng.h"
 
 void rpl_gate_stat_opts_init(rpl_gate_stat_opts *o)
 {
@@ -146,7 +146,7 @@ int rpl_gate_compare_samples(rpl_runtime_cmp *out, const double *base, size_t nb
         nmax = nhistory;
     scratch = malloc(nmax * sizeof(*scratch));
     boot = malloc(o->bootstrap * sizeof(*boot));
-    rng = gsl_rng_alloc(gsl_rng_mt19937);
+    rng = rpl_rng_mt19937(o->seed);
     if (!scratch || !boot || !rng) {
         free(scratch);
         free(boot);
@@ -154,7 +154,6 @@ int rpl_gate_compare_samples(rpl_runtime_cmp *out, const double *base, size_t nb
             gsl_rng_free(rng);
         return rpl_error_oom();
     }
-    gsl_rng_set(rng, o->seed);
     out->median_cand = median_copy(scratch, cand, ncand);
     if (stored) {
         history_spread(out, scratch, history, nhistory, &mu);

@@ -8,10 +8,10 @@
 
 #include <gsl/gsl_fit.h>
 #include <gsl/gsl_randist.h>
-#include <gsl/gsl_rng.h>
 #include <gsl/gsl_statistics_double.h>
 
 #include "rpl/error.h"
+#include "rpl/rng.h"
 #include "rpl/trend.h"
 
 void rpl_cp_opts_init(rpl_cp_opts *o)
@@ -145,12 +145,11 @@ int rpl_change_points(rpl_change_point **out, size_t *nout, const double *x, siz
     buf = malloc(n * sizeof(*buf));
     seg = calloc(maxcp + 1, sizeof(*seg));
     cp = calloc(maxcp + 1, sizeof(*cp));
-    rng = gsl_rng_alloc(gsl_rng_mt19937);
+    rng = rpl_rng_mt19937(o->seed);
     if (!y || !buf || !seg || !cp || !rng) {
         rc = rpl_error_oom();
         goto done;
     }
-    gsl_rng_set(rng, o->seed);
     for (size_t i = 0; i < n; i++)
         y[i] = log(x[i]);
     seg[0] = (segment){0, n, 0, 0};

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rpl/array.h"
 #include "rpl/error.h"
 #include "rpl/gate.h"
 #include "rpl/report.h"
@@ -116,14 +117,8 @@ rpl_gate_check *rpl_gate_result_add_check(rpl_gate_result *r, const char *kernel
     rpl_strbuf msg = RPL_STRBUF_INIT;
     int len;
 
-    if (r->nchecks == r->capchecks) {
-        size_t cap = r->capchecks ? 2 * r->capchecks : 16;
-        rpl_gate_check *n = realloc(r->checks, cap * sizeof(*n));
-        if (!n)
-            return NULL;
-        r->checks = n;
-        r->capchecks = cap;
-    }
+    if (RPL_ARRAY_GROW(r->checks, r->capchecks, r->nchecks + 1) != RPL_OK)
+        return NULL;
     c = &r->checks[r->nchecks];
     memset(c, 0, sizeof(*c));
     va_start(ap, fmt);

@@ -7,12 +7,12 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include <gsl/gsl_rng.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
 #include "rpl/error.h"
 #include "rpl/gate.h"
+#include "rpl/rng.h"
 
 /* Sum of ln ratios and their count, per result. */
 static void sums(const rpl_gate_result *r, double *sum, size_t *count)
@@ -38,7 +38,7 @@ int rpl_suite_geomean_compute(rpl_suite_geomean *out, const rpl_gate_result *con
                                .bootstrap = RPL_GATE_DEFAULT_BOOTSTRAP};
     with = malloc((n ? n : 1) * sizeof(*with));
     boot = malloc(out->bootstrap * sizeof(*boot));
-    rng = gsl_rng_alloc(gsl_rng_mt19937);
+    rng = rpl_rng_mt19937(RPL_GATE_DEFAULT_SEED);
     if (!sum || !count || !with || !boot || !rng) {
         rc = rpl_error_oom();
         goto done;
@@ -56,7 +56,6 @@ int rpl_suite_geomean_compute(rpl_suite_geomean *out, const rpl_gate_result *con
     if (!kernels)
         goto done;
     out->ratio = exp(total / (double)kernels);
-    gsl_rng_set(rng, RPL_GATE_DEFAULT_SEED);
     for (unsigned b = 0; b < out->bootstrap; b++) {
         double s = 0;
         size_t k = 0;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rpl/array.h"
 #include "rpl/error.h"
 #include "rpl/gate.h"
 #include "rpl/json.h"
@@ -140,16 +141,8 @@ static int read_check(rpl_gate_result *r, const cJSON *o, const char *path)
         rpl_json_get_string(o, "metric", &metric) || rpl_json_get_string(o, "verdict", &verdict) ||
         rpl_json_get_string(o, "message", &message) || (v = rpl_verdict_parse(verdict)) < 0)
         return bad(path, "a check lacks kernel, family, metric, verdict or message");
-    if (r->nchecks == r->capchecks) {
-        size_t cap = r->capchecks ? 2 * r->capchecks : 16;
-        rpl_gate_check *n = realloc(r->checks, cap * sizeof(*n));
-        if (!n)
-            return rpl_error_oom();
-        r->checks = n;
-        r->capchecks = cap;
-    }
-    c = &r->checks[r->nchecks++];
-    memset(c, 0, sizeof(*c));
+    if (!(c = RPL_ARRAY_PUSH(r->checks, r->nchecks, r->capchecks)))
+        return rpl_error_last()->code;
     c->verdict = (rpl_verdict)v;
     if (rpl_gate_result_set(&c->kernel, kernel) || rpl_gate_result_set(&c->family, family) ||
         rpl_gate_result_set(&c->metric, metric) || rpl_gate_result_set(&c->message, message))

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "profile_int.h"
+#include "rpl/clock.h"
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
 #include "rpl/log.h"
@@ -64,7 +65,7 @@ static int run_recorder(rpl_profile_ctx *ctx, const char *lib, const recorder_ru
     const rpl_profile_result *r = ctx->result;
     rpl_spawn_result res = {0};
     char line[240], per_kernel[16];
-    struct timespec t0, t1;
+    double t0;
     size_t n = 0;
     int rc = 0;
 
@@ -91,12 +92,11 @@ static int run_recorder(rpl_profile_ctx *ctx, const char *lib, const recorder_ru
         env_set[i] = env[i].ptr;
     rpl_log_info("running %s with %s (counters: %s, kernel timing: %s)", ctx->opts->app_argv[0],
                  lib, run->counters, timing);
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    t0 = rpl_clock_mono_s();
     if ((rc = rpl_profile_spawn(ctx, ctx->opts->app_argv, env_set, false, &res)) != 0)
         goto out;
-    clock_gettime(CLOCK_MONOTONIC, &t1);
     rpl_log_info("the %s run took %.2f s", strcmp(run->counters, "none") ? "counter" : "trace-only",
-                 (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+                 rpl_clock_mono_s() - t0);
     if (!res.exited)
         rc = rpl_error_set(RPL_ERROR, "the program was killed by signal %d", res.term_signal);
     else if (res.exit_code != 0 && ctx->opts->quiet_app)

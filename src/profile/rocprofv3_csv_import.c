@@ -35,6 +35,7 @@
 
 #include "../trace/rocpd_idmap.h"
 #include "csv.h"
+#include "rpl/array.h"
 #include "rpl/error.h"
 #include "rpl/log.h"
 #include "rpl/profile_backend.h"
@@ -599,16 +600,8 @@ static int import_counters(import_ctx *c)
             rc = bad_value(c, &h, c_value, value, "a number");
             goto out;
         }
-        if (np == cap) {
-            size_t ncap = cap ? cap * 2 : 256;
-            pending_counter *q = realloc(p, ncap * sizeof(*p));
-            if (!q) {
-                rc = rpl_error_oom();
-                goto out;
-            }
-            p = q;
-            cap = ncap;
-        }
+        if ((rc = RPL_ARRAY_GROW(p, cap, np + 1)) != RPL_OK)
+            goto out;
         p[np].dispatch = rpl_idmap_get(&c->by_corr, corr);
         if (p[np].dispatch == RPL_IDMAP_EMPTY) {
             /* A dispatch the kernel trace lacks (rocprofv3 writes the files apart, and an

@@ -32,6 +32,7 @@
 
 #include "global_match.h"
 #include "replay_backend.h"
+#include "rpl/clock.h"
 #include "rpl/codeobj.h"
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
@@ -91,14 +92,6 @@ typedef struct replay {
 static int cuda_check(const replay *r, CUresult rc, const char *what)
 {
     return rpl_cuda_check(r->cu, rc, RPL_ERROR, what);
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / NSEC_PER_SEC;
 }
 
 /* ---- context and reservations ---- */
@@ -935,7 +928,7 @@ static int time_launches(replay *r)
     }
     if (rc || (rc = rpl_cuda_timer_begin(t)))
         goto out;
-    t0 = now_s();
+    t0 = rpl_clock_mono_s();
     for (unsigned i = 0; i < o->iterations && rc == 0; i++) {
         if (o->recopy && i + o->warmup > 0 && (rc = restore(r, false)))
             break;
@@ -944,7 +937,7 @@ static int time_launches(replay *r)
             break;
         rc = sync_stream(r);
     }
-    res->wall_s = now_s() - t0;
+    res->wall_s = rpl_clock_mono_s() - t0;
     if (rc == 0 && (rc = rpl_cuda_timer_end(t, res->times_ns, o->iterations)) == 0)
         res->ntimes = o->iterations;
 out:

@@ -8,6 +8,7 @@
 #include <cupti_activity.h>
 
 #include "replay_cuda_timer.h"
+#include "rpl/array.h"
 #include "rpl/error.h"
 #include "rpl/log.h"
 
@@ -75,15 +76,9 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
             records.incomplete++;
             continue;
         }
-        if (records.count == records.cap) {
-            size_t cap = records.cap ? records.cap * 2 : 1024;
-            span *v = realloc(records.items, cap * sizeof(*v));
-            if (!v) {
-                records.incomplete++;
-                continue;
-            }
-            records.items = v;
-            records.cap = cap;
+        if (RPL_ARRAY_GROW(records.items, records.cap, records.count + 1) != RPL_OK) {
+            records.incomplete++;
+            continue;
         }
         records.items[records.count++] = (span){k->start, k->end};
     }
@@ -196,14 +191,8 @@ int rpl_cuda_timer_after(rpl_cuda_timer *t, CUstream stream)
         (rc = rpl_cuda_check(cu, cu->cuEventElapsedTime_v2(&ms, t->start, t->stop), RPL_ERROR,
                              "cuEventElapsedTime")) != 0)
         return rc;
-    if (t->nevents == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 256;
-        double *v = realloc(t->event_ns, cap * sizeof(*v));
-        if (!v)
-            return rpl_error_oom();
-        t->event_ns = v;
-        t->cap = cap;
-    }
+    if ((rc = RPL_ARRAY_GROW(t->event_ns, t->cap, t->nevents + 1)) != 0)
+        return rc;
     t->event_ns[t->nevents++] = (double)ms * 1e6;
     return 0;
 }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "replay_hsa_int.h"
+#include "rpl/clock.h"
 #include "rpl/error.h"
 #include "rpl/stats.h"
 
@@ -340,14 +341,6 @@ int rpl_replay_hsa_reserve_check(rpl_reserve_report *out, const rpl_snapshot *sn
     return rc;
 }
 
-static double seconds_since(const struct timespec *t0)
-{
-    struct timespec t1;
-
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) * 1e-9;
-}
-
 /* The median of the restore speeds measured, in GB/s. */
 static double median_gbps(double *seconds, size_t n, uint64_t bytes)
 {
@@ -384,8 +377,7 @@ typedef struct restores {
 static int timed_launches(rh_session *s, const rpl_snapshot *snap, const rpl_replay_opts *opts,
                           rpl_replay_result *res, restores *rs, unsigned char (*digests)[32])
 {
-    double excluded = 0;
-    struct timespec t0;
+    double excluded = 0, t0;
     bool fresh = true;
     int rc = 0;
 
@@ -396,7 +388,7 @@ static int timed_launches(rh_session *s, const rpl_snapshot *snap, const rpl_rep
             rc = rh_launch(s, snap, NULL);
         fresh = false;
     }
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    t0 = rpl_clock_mono_s();
     for (size_t i = 0; rc == 0 && i < opts->iterations; i++) {
         bool compared = opts->check && i == 0;
 
@@ -409,16 +401,15 @@ static int timed_launches(rh_session *s, const rpl_snapshot *snap, const rpl_rep
             rc = rh_launch(s, snap, &res->times_ns[i]);
         fresh = false;
         if (rc == 0 && compared) {
-            struct timespec c0;
+            double c0 = rpl_clock_mono_s();
 
-            clock_gettime(CLOCK_MONOTONIC, &c0);
             rc = compare_run(s, snap, opts, res, 0, digests);
-            excluded = seconds_since(&c0);
+            excluded = rpl_clock_mono_s() - c0; /* the comparison is no part of the time */
         }
         res->ntimes = i + 1;
     }
     if (rc == 0)
-        res->wall_s = seconds_since(&t0) - excluded;
+        res->wall_s = rpl_clock_mono_s() - t0 - excluded;
     return rc;
 }
 

@@ -7,27 +7,20 @@
  * Restores and comparisons go through one pinned host buffer.
  */
 #include <inttypes.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "replay_hsa_int.h"
+#include "rpl/clock.h"
 #include "rpl/codeobj.h"
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
+#include "rpl/sha256.h"
 
 /* The pinned buffer every host<->device copy goes through. */
 #define BOUNCE_BYTES ((size_t)64 << 20)
-
-static double seconds_since(const struct timespec *t0)
-{
-    struct timespec t1;
-
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) * 1e-9;
-}
 
 static int reject(rh_session *s, hsa_status_t st, const char *path, const char *what)
 {
@@ -231,12 +224,12 @@ int rh_prepare_launch(rh_session *s, const rpl_snapshot *snap, bool device_prist
 
 int rh_restore(rh_session *s, const rpl_snapshot *snap, double *seconds)
 {
-    struct timespec t0;
+    double t0;
     uint64_t off = 0;
     size_t i;
     int rc = 0;
 
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    t0 = rpl_clock_mono_s();
     for (i = 0; rc == 0 && i < snap->nregions; i++) {
         const rpl_snap_region *r = &snap->regions[i];
 
@@ -248,7 +241,7 @@ int rh_restore(rh_session *s, const rpl_snapshot *snap, double *seconds)
     }
     for (i = 0; rc == 0 && i < snap->nglobals; i++)
         rc = upload(s, snap, i, true, s->global_addr[i], snap->globals[i].size);
-    *seconds = seconds_since(&t0);
+    *seconds = rpl_clock_mono_s() - t0;
     return rc;
 }
 
@@ -325,8 +318,8 @@ static int download(rh_session *s, void *dst, uint64_t addr, uint64_t size,
             memcpy((unsigned char *)dst + off, s->bounce, n);
         off += n;
     }
-    if (rc == 0 && EVP_Digest(dst, size, digest, NULL, EVP_sha256(), NULL) != 1)
-        rc = rpl_error_set(RPL_ERROR, "SHA-256 failed");
+    if (rc == 0)
+        rc = rpl_sha256_buf_raw(digest, dst, size);
     return rc;
 }
 
@@ -378,13 +371,12 @@ double rh_d2d_gbps(rh_session *s, uint64_t bytes)
     if (src && s->api.pool_allocate(s->device_pool, bytes, 0, &dst) == HSA_STATUS_SUCCESS) {
         /* The fastest of three copies, as a bandwidth test reports it. */
         for (i = 0; i < 3; i++) {
-            struct timespec t0;
+            double t0 = rpl_clock_mono_s();
             double sec;
 
-            clock_gettime(CLOCK_MONOTONIC, &t0);
             if (s->api.memory_copy(dst, src, bytes) != HSA_STATUS_SUCCESS)
                 break;
-            sec = seconds_since(&t0);
+            sec = rpl_clock_mono_s() - t0;
             if (sec > 0 && (double)bytes / sec / 1e9 > best)
                 best = (double)bytes / sec / 1e9;
         }

@@ -1,9 +1,9 @@
 /* The text and JSON reports of a replay (see rpl_replay_result_print/_json in rpl/replay.h). */
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 
 #include "rpl/error.h"
+#include "rpl/json_doc.h"
 #include "rpl/replay.h"
 #include "rpl/version.h"
 
@@ -96,168 +96,131 @@ void rpl_replay_check_failure_print(FILE *out, const rpl_replay_result *r)
     fputs("check failed: repeated launches gave different bytes\n", out);
 }
 
-/* cJSON adders report allocation failure as NULL; `ok` collects them. */
-typedef struct emit {
-    bool ok;
-} emit;
-
-static cJSON *num(emit *e, cJSON *o, const char *k, double v)
-{
-    cJSON *item = isfinite(v) ? cJSON_AddNumberToObject(o, k, v) : cJSON_AddNullToObject(o, k);
-
-    e->ok = e->ok && item;
-    return item;
-}
-
-static void str(emit *e, cJSON *o, const char *k, const char *v)
-{
-    cJSON *item = v ? cJSON_AddStringToObject(o, k, v) : cJSON_AddNullToObject(o, k);
-
-    e->ok = e->ok && item;
-}
-
-static void boolean(emit *e, cJSON *o, const char *k, bool v)
-{
-    e->ok = e->ok && cJSON_AddBoolToObject(o, k, v);
-}
-
-static void hex(emit *e, cJSON *o, const char *k, uint64_t v)
+static void hex(rpl_json_doc *e, cJSON *o, const char *k, uint64_t v)
 {
     char buf[24];
 
     snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
-    str(e, o, k, buf);
+    rpl_json_doc_add_string(e, o, k, buf);
 }
 
-static cJSON *obj(emit *e, cJSON *o, const char *k)
-{
-    cJSON *c = cJSON_AddObjectToObject(o, k);
-
-    e->ok = e->ok && c;
-    return c;
-}
-
-static void json_check(emit *e, cJSON *arr, const rpl_region_check *c)
+static void json_check(rpl_json_doc *e, cJSON *arr, const rpl_region_check *c)
 {
     const rpl_compare_state *s = &c->cmp;
-    cJSON *o = cJSON_CreateObject(), *first;
+    cJSON *o = rpl_json_doc_push_object(e, arr), *first;
 
-    if (!o || !cJSON_AddItemToArray(arr, o)) {
-        cJSON_Delete(o);
-        e->ok = false;
+    if (!o)
         return;
-    }
     hex(e, o, "base", c->base);
-    num(e, o, "size", (double)c->size);
-    boolean(e, o, "global", c->global);
-    boolean(e, o, "poisoned", c->poisoned);
-    str(e, o, "dtype", rpl_dtype_name(s->dtype));
-    num(e, o, "rtol", s->tol.rtol);
-    num(e, o, "atol", s->tol.atol);
-    num(e, o, "elements", (double)s->elements);
-    num(e, o, "mismatches", (double)s->mismatches);
-    num(e, o, "max_abs_err", s->max_abs_err);
-    num(e, o, "max_rel_err", s->max_rel_err);
-    boolean(e, o, "identical_runs", c->identical_runs);
+    rpl_json_doc_add_number(e, o, "size", (double)c->size);
+    rpl_json_doc_check(e, cJSON_AddBoolToObject(o, "global", c->global));
+    rpl_json_doc_check(e, cJSON_AddBoolToObject(o, "poisoned", c->poisoned));
+    rpl_json_doc_add_string(e, o, "dtype", rpl_dtype_name(s->dtype));
+    rpl_json_doc_add_number(e, o, "rtol", s->tol.rtol);
+    rpl_json_doc_add_number(e, o, "atol", s->tol.atol);
+    rpl_json_doc_add_number(e, o, "elements", (double)s->elements);
+    rpl_json_doc_add_number(e, o, "mismatches", (double)s->mismatches);
+    rpl_json_doc_add_number(e, o, "max_abs_err", s->max_abs_err);
+    rpl_json_doc_add_number(e, o, "max_rel_err", s->max_rel_err);
+    rpl_json_doc_check(e, cJSON_AddBoolToObject(o, "identical_runs", c->identical_runs));
     if (!s->have_first) {
-        e->ok = e->ok && cJSON_AddNullToObject(o, "first_difference");
+        rpl_json_doc_check(e, cJSON_AddNullToObject(o, "first_difference"));
         return;
     }
-    if (!(first = obj(e, o, "first_difference")))
+    if (!(first = rpl_json_doc_check(e, cJSON_AddObjectToObject(o, "first_difference"))))
         return;
     hex(e, first, "address", s->first_addr);
-    num(e, first, "got", s->first_got);
-    num(e, first, "want", s->first_want);
+    rpl_json_doc_add_number(e, first, "got", s->first_got);
+    rpl_json_doc_add_number(e, first, "want", s->first_want);
     hex(e, first, "got_bits", s->first_got_bits);
     hex(e, first, "want_bits", s->first_want_bits);
 }
 
-static void json_timing(emit *e, cJSON *doc, const rpl_replay_result *r)
+static void json_timing(rpl_json_doc *e, cJSON *doc, const rpl_replay_result *r)
 {
-    cJSON *t = obj(e, doc, "timing"), *times;
+    cJSON *t = rpl_json_doc_check(e, cJSON_AddObjectToObject(doc, "timing")), *times;
 
     if (!t)
         return;
-    str(e, t, "unit", "ns");
-    str(e, t, "timer", r->timer);
-    num(e, t, "mean", r->mean_ns);
-    num(e, t, "median", r->median_ns);
-    num(e, t, "min", r->min_ns);
-    num(e, t, "max", r->max_ns);
-    num(e, t, "stddev", r->stddev_ns);
-    times = cJSON_AddArrayToObject(t, "times_ns");
-    e->ok = e->ok && times;
+    rpl_json_doc_add_string(e, t, "unit", "ns");
+    rpl_json_doc_add_string(e, t, "timer", r->timer);
+    rpl_json_doc_add_number(e, t, "mean", r->mean_ns);
+    rpl_json_doc_add_number(e, t, "median", r->median_ns);
+    rpl_json_doc_add_number(e, t, "min", r->min_ns);
+    rpl_json_doc_add_number(e, t, "max", r->max_ns);
+    rpl_json_doc_add_number(e, t, "stddev", r->stddev_ns);
+    times = rpl_json_doc_check(e, cJSON_AddArrayToObject(t, "times_ns"));
     for (size_t i = 0; times && i < r->ntimes; i++) {
         cJSON *n = cJSON_CreateNumber(r->times_ns[i]);
 
         if (!n || !cJSON_AddItemToArray(times, n)) {
             cJSON_Delete(n);
-            e->ok = false;
+            e->oom = true;
             return;
         }
     }
 }
 
-static void json_reserve(emit *e, cJSON *doc, const rpl_reserve_report *rr)
+static void json_reserve(rpl_json_doc *e, cJSON *doc, const rpl_reserve_report *rr)
 {
-    cJSON *o = obj(e, doc, "reserve");
+    cJSON *o = rpl_json_doc_check(e, cJSON_AddObjectToObject(doc, "reserve"));
 
     if (!o)
         return;
-    num(e, o, "spans", (double)rr->nspans);
-    num(e, o, "reserved", (double)rr->reserved);
-    boolean(e, o, "relocation", rr->relocation);
-    boolean(e, o, "failure", rr->failure);
+    rpl_json_doc_add_number(e, o, "spans", (double)rr->nspans);
+    rpl_json_doc_add_number(e, o, "reserved", (double)rr->reserved);
+    rpl_json_doc_check(e, cJSON_AddBoolToObject(o, "relocation", rr->relocation));
+    rpl_json_doc_check(e, cJSON_AddBoolToObject(o, "failure", rr->failure));
     hex(e, o, "first_bad", rr->first_bad);
     hex(e, o, "got", rr->got);
-    str(e, o, "detail", rr->detail);
+    rpl_json_doc_add_string(e, o, "detail", rr->detail);
 }
 
 int rpl_replay_result_json(cJSON **out, const rpl_replay_result *r)
 {
-    emit e = {true};
+    rpl_json_doc e = {false};
     cJSON *doc = cJSON_CreateObject(), *tool, *restore, *check, *arr;
 
     *out = NULL;
     if (!doc)
         return rpl_error_oom();
-    str(&e, doc, "schema_version", RPL_REPLAY_SCHEMA_VERSION);
-    if ((tool = obj(&e, doc, "tool")) != NULL) {
-        str(&e, tool, "name", "rocm-perf");
-        str(&e, tool, "version", RPL_VERSION_STRING);
+    rpl_json_doc_add_string(&e, doc, "schema_version", RPL_REPLAY_SCHEMA_VERSION);
+    if ((tool = rpl_json_doc_check(&e, cJSON_AddObjectToObject(doc, "tool"))) != NULL) {
+        rpl_json_doc_add_string(&e, tool, "name", "rocm-perf");
+        rpl_json_doc_add_string(&e, tool, "version", RPL_VERSION_STRING);
     }
-    str(&e, doc, "snapshot", r->snapshot);
-    str(&e, doc, "backend", r->backend);
-    str(&e, doc, "arch", r->arch);
-    str(&e, doc, "device", r->device);
-    str(&e, doc, "kernel", r->kernel);
-    str(&e, doc, "code_object", r->code_object);
-    boolean(&e, doc, "candidate", r->candidate);
-    boolean(&e, doc, "aslr_disabled", r->aslr_disabled);
-    num(&e, doc, "iterations", r->iterations);
-    num(&e, doc, "warmup", r->warmup);
-    boolean(&e, doc, "recopy", r->recopy);
+    rpl_json_doc_add_string(&e, doc, "snapshot", r->snapshot);
+    rpl_json_doc_add_string(&e, doc, "backend", r->backend);
+    rpl_json_doc_add_string(&e, doc, "arch", r->arch);
+    rpl_json_doc_add_string(&e, doc, "device", r->device);
+    rpl_json_doc_add_string(&e, doc, "kernel", r->kernel);
+    rpl_json_doc_add_string(&e, doc, "code_object", r->code_object);
+    rpl_json_doc_check(&e, cJSON_AddBoolToObject(doc, "candidate", r->candidate));
+    rpl_json_doc_check(&e, cJSON_AddBoolToObject(doc, "aslr_disabled", r->aslr_disabled));
+    rpl_json_doc_add_number(&e, doc, "iterations", r->iterations);
+    rpl_json_doc_add_number(&e, doc, "warmup", r->warmup);
+    rpl_json_doc_check(&e, cJSON_AddBoolToObject(doc, "recopy", r->recopy));
     json_timing(&e, doc, r);
-    num(&e, doc, "wall_ms", r->wall_s * 1e3);
-    if ((restore = obj(&e, doc, "restore")) != NULL) {
-        num(&e, restore, "bytes", (double)r->restore_bytes);
-        num(&e, restore, "gbps", r->restore_gbps);
-        num(&e, restore, "d2d_gbps", r->d2d_gbps);
-        boolean(&e, restore, "from_device", r->restore_from_device);
+    rpl_json_doc_add_number(&e, doc, "wall_ms", r->wall_s * 1e3);
+    if ((restore = rpl_json_doc_check(&e, cJSON_AddObjectToObject(doc, "restore"))) != NULL) {
+        rpl_json_doc_add_number(&e, restore, "bytes", (double)r->restore_bytes);
+        rpl_json_doc_add_number(&e, restore, "gbps", r->restore_gbps);
+        rpl_json_doc_add_number(&e, restore, "d2d_gbps", r->d2d_gbps);
+        rpl_json_doc_check(&e,
+                           cJSON_AddBoolToObject(restore, "from_device", r->restore_from_device));
     }
     json_reserve(&e, doc, &r->reserve);
     if (!r->checked) {
-        e.ok = e.ok && cJSON_AddNullToObject(doc, "check");
-    } else if ((check = obj(&e, doc, "check")) != NULL) {
-        boolean(&e, check, "passed", r->check_passed);
-        num(&e, check, "runs", r->check_runs);
-        boolean(&e, check, "deterministic", r->deterministic);
-        arr = cJSON_AddArrayToObject(check, "regions");
-        e.ok = e.ok && arr;
+        rpl_json_doc_check(&e, cJSON_AddNullToObject(doc, "check"));
+    } else if ((check = rpl_json_doc_check(&e, cJSON_AddObjectToObject(doc, "check"))) != NULL) {
+        rpl_json_doc_check(&e, cJSON_AddBoolToObject(check, "passed", r->check_passed));
+        rpl_json_doc_add_number(&e, check, "runs", r->check_runs);
+        rpl_json_doc_check(&e, cJSON_AddBoolToObject(check, "deterministic", r->deterministic));
+        arr = rpl_json_doc_check(&e, cJSON_AddArrayToObject(check, "regions"));
         for (size_t i = 0; arr && i < r->nchecks; i++)
             json_check(&e, arr, &r->checks[i]);
     }
-    if (!e.ok) {
+    if (e.oom) {
         cJSON_Delete(doc);
         return rpl_error_oom();
     }

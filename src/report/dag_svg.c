@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rpl/array.h"
 #include "rpl/dag_report.h"
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
@@ -314,14 +315,9 @@ static void path_hops(svg *s, const rpl_dag *dag)
             continue;
         memcpy(last, key, sizeof(key));
         put(s, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", h.x1, h.y1, h.x2, h.y2);
-        if (s->nhops == s->cap_hops) {
-            size_t cap = s->cap_hops ? 2 * s->cap_hops : 64;
-            hop *grown = realloc(s->hops, cap * sizeof(*grown));
-            if (!grown) {
-                s->rc = rpl_error_oom();
-                break;
-            }
-            s->hops = grown, s->cap_hops = cap;
+        if (RPL_ARRAY_GROW(s->hops, s->cap_hops, s->nhops + 1) != RPL_OK) {
+            s->rc = RPL_ENOMEM;
+            break;
         }
         s->hops[s->nhops++] = h;
     }

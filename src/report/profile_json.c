@@ -3,71 +3,44 @@
 
 #include "rpl/error.h"
 #include "rpl/json.h"
+#include "rpl/json_doc.h"
 #include "rpl/report.h"
 #include "rpl/version.h"
 
-/*
- * cJSON's add functions return NULL when out of memory; every call goes
- * through these so one flag tells at the end whether the document is whole.
- */
-typedef struct doc_builder {
-    bool ok;
-} doc_builder;
-
-static cJSON *check(doc_builder *b, cJSON *item)
-{
-    if (!item)
-        b->ok = false;
-    return item;
-}
-
-static void add_int(doc_builder *b, cJSON *obj, const char *key, int64_t v)
-{
-    check(b, rpl_json_add_int64(obj, key, v));
-}
-
-static void add_num(doc_builder *b, cJSON *obj, const char *key, double v)
-{
-    check(b, cJSON_AddNumberToObject(obj, key, v));
-}
-
-static void add_str(doc_builder *b, cJSON *obj, const char *key, const char *s)
-{
-    check(b, cJSON_AddStringToObject(obj, key, s));
-}
-
 /* Unknown facts (0 or "" in the trace model) are null. */
-static void add_fact_int(doc_builder *b, cJSON *obj, const char *key, double v)
+static void add_fact_int(rpl_json_doc *b, cJSON *obj, const char *key, double v)
 {
-    check(b, v > 0 ? cJSON_AddNumberToObject(obj, key, v) : cJSON_AddNullToObject(obj, key));
+    rpl_json_doc_check(b, v > 0 ? cJSON_AddNumberToObject(obj, key, v)
+                                : cJSON_AddNullToObject(obj, key));
 }
 
-static void add_fact_str(doc_builder *b, cJSON *obj, const char *key, const char *s)
+static void add_fact_str(rpl_json_doc *b, cJSON *obj, const char *key, const char *s)
 {
-    check(b, s && s[0] ? cJSON_AddStringToObject(obj, key, s) : cJSON_AddNullToObject(obj, key));
+    rpl_json_doc_check(b, s && s[0] ? cJSON_AddStringToObject(obj, key, s)
+                                    : cJSON_AddNullToObject(obj, key));
 }
 
 /* Append `item` to the array `arr`; on failure free it and mark the document broken. */
-static cJSON *add_item(doc_builder *b, cJSON *arr, cJSON *item)
+static cJSON *add_item(rpl_json_doc *b, cJSON *arr, cJSON *item)
 {
     if (item && cJSON_AddItemToArray(arr, item))
         return item;
     cJSON_Delete(item);
-    b->ok = false;
+    b->oom = true;
     return NULL;
 }
 
-static cJSON *agent_json(doc_builder *b, const rpl_agent *a)
+static cJSON *agent_json(rpl_json_doc *b, const rpl_agent *a)
 {
-    cJSON *o = check(b, cJSON_CreateObject());
+    cJSON *o = rpl_json_doc_check(b, cJSON_CreateObject());
 
     if (!o)
         return NULL;
-    add_str(b, o, "name", a->name);
+    rpl_json_doc_add_string(b, o, "name", a->name);
     add_fact_str(b, o, "product", a->product_name);
     add_fact_str(b, o, "model", a->model_name);
     add_fact_str(b, o, "vendor", a->vendor_name);
-    add_int(b, o, "absolute_index", a->absolute_index);
+    rpl_json_doc_add_int64(b, o, "absolute_index", a->absolute_index);
     add_fact_int(b, o, "cu_count", a->cu_count);
     add_fact_int(b, o, "simd_per_cu", a->simd_per_cu);
     add_fact_int(b, o, "wavefront_size", a->wave_front_size);
@@ -77,15 +50,16 @@ static cJSON *agent_json(doc_builder *b, const rpl_agent *a)
     return o;
 }
 
-static void add_strings(doc_builder *b, cJSON *obj, const char *key, const char *const *s, size_t n)
+static void add_strings(rpl_json_doc *b, cJSON *obj, const char *key, const char *const *s,
+                        size_t n)
 {
-    cJSON *arr = check(b, cJSON_AddArrayToObject(obj, key));
+    cJSON *arr = rpl_json_doc_check(b, cJSON_AddArrayToObject(obj, key));
 
     for (size_t i = 0; arr && i < n; i++)
         add_item(b, arr, cJSON_CreateString(s[i]));
 }
 
-static void add_devices(doc_builder *b, cJSON *doc, const rpl_profile *p)
+static void add_devices(rpl_json_doc *b, cJSON *doc, const rpl_profile *p)
 {
     const rpl_agent *primary = rpl_profile_primary_agent(p);
     cJSON *device = primary ? agent_json(b, primary) : cJSON_CreateNull();
@@ -93,91 +67,91 @@ static void add_devices(doc_builder *b, cJSON *doc, const rpl_profile *p)
 
     if (!device || !cJSON_AddItemToObject(doc, "device", device)) {
         cJSON_Delete(device);
-        b->ok = false;
+        b->oom = true;
     }
-    agents = check(b, cJSON_AddArrayToObject(doc, "agents"));
+    agents = rpl_json_doc_check(b, cJSON_AddArrayToObject(doc, "agents"));
     for (uint32_t i = 0; agents && i < p->ndevices; i++) {
         cJSON *a = add_item(b, agents, agent_json(b, &p->trace->agents.items[p->devices[i].agent]));
         if (!a)
             continue;
-        add_int(b, a, "dispatches", (int64_t)p->devices[i].dispatches);
-        add_int(b, a, "selected_time_ns", p->devices[i].selected_time_ns);
+        rpl_json_doc_add_int64(b, a, "dispatches", (int64_t)p->devices[i].dispatches);
+        rpl_json_doc_add_int64(b, a, "selected_time_ns", p->devices[i].selected_time_ns);
     }
 }
 
-static void add_totals(doc_builder *b, cJSON *doc, const rpl_profile_totals *t)
+static void add_totals(rpl_json_doc *b, cJSON *doc, const rpl_profile_totals *t)
 {
-    cJSON *o = check(b, cJSON_AddObjectToObject(doc, "totals"));
+    cJSON *o = rpl_json_doc_check(b, cJSON_AddObjectToObject(doc, "totals"));
     cJSON *span;
 
     if (!o)
         return;
-    add_int(b, o, "dispatches", (int64_t)t->dispatches);
-    add_int(b, o, "selected_dispatches", (int64_t)t->selected_dispatches);
-    add_int(b, o, "helper_dispatches", (int64_t)t->helper_dispatches);
-    add_int(b, o, "kernels", t->kernels);
-    add_int(b, o, "selected_kernels", t->selected_kernels);
-    add_int(b, o, "helper_kernels", t->helper_kernels);
-    add_int(b, o, "kernel_time_ns", t->kernel_time_ns);
-    add_int(b, o, "selected_time_ns", t->selected_time_ns);
-    add_int(b, o, "helper_time_ns", t->helper_time_ns);
-    add_int(b, o, "busy_ns", t->busy_ns);
-    add_int(b, o, "selected_busy_ns", t->selected_busy_ns);
-    span = check(b, cJSON_AddObjectToObject(o, "span"));
+    rpl_json_doc_add_int64(b, o, "dispatches", (int64_t)t->dispatches);
+    rpl_json_doc_add_int64(b, o, "selected_dispatches", (int64_t)t->selected_dispatches);
+    rpl_json_doc_add_int64(b, o, "helper_dispatches", (int64_t)t->helper_dispatches);
+    rpl_json_doc_add_int64(b, o, "kernels", t->kernels);
+    rpl_json_doc_add_int64(b, o, "selected_kernels", t->selected_kernels);
+    rpl_json_doc_add_int64(b, o, "helper_kernels", t->helper_kernels);
+    rpl_json_doc_add_int64(b, o, "kernel_time_ns", t->kernel_time_ns);
+    rpl_json_doc_add_int64(b, o, "selected_time_ns", t->selected_time_ns);
+    rpl_json_doc_add_int64(b, o, "helper_time_ns", t->helper_time_ns);
+    rpl_json_doc_add_int64(b, o, "busy_ns", t->busy_ns);
+    rpl_json_doc_add_int64(b, o, "selected_busy_ns", t->selected_busy_ns);
+    span = rpl_json_doc_check(b, cJSON_AddObjectToObject(o, "span"));
     if (!span)
         return;
-    add_int(b, span, "start_ns", t->span_start_ns);
-    add_int(b, span, "end_ns", t->span_end_ns);
-    add_int(b, span, "duration_ns", t->span_end_ns - t->span_start_ns);
+    rpl_json_doc_add_int64(b, span, "start_ns", t->span_start_ns);
+    rpl_json_doc_add_int64(b, span, "end_ns", t->span_end_ns);
+    rpl_json_doc_add_int64(b, span, "duration_ns", t->span_end_ns - t->span_start_ns);
 }
 
-static cJSON *kernel_json(doc_builder *b, const rpl_profile *p, const rpl_kernel_summary *k)
+static cJSON *kernel_json(rpl_json_doc *b, const rpl_profile *p, const rpl_kernel_summary *k)
 {
     const rpl_kernel_symbol *sym = &p->trace->symbols.items[k->symbol];
-    cJSON *o = check(b, cJSON_CreateObject());
+    cJSON *o = rpl_json_doc_check(b, cJSON_CreateObject());
     cJSON *res;
 
     if (!o)
         return NULL;
-    add_str(b, o, "name", k->name);
-    add_str(b, o, "mangled_name", k->mangled_name);
-    add_int(b, o, "dispatches", (int64_t)k->stats.count);
-    add_int(b, o, "total_ns", k->total_ns);
-    add_num(b, o, "mean_ns", k->stats.mean);
-    add_num(b, o, "median_ns", k->stats.median);
-    add_num(b, o, "min_ns", k->stats.min);
-    add_num(b, o, "max_ns", k->stats.max);
-    add_num(b, o, "p10_ns", k->stats.p10);
-    add_num(b, o, "p90_ns", k->stats.p90);
-    add_num(b, o, "stddev_ns", k->stats.stddev);
-    add_num(b, o, "cv", k->stats.cv);
-    add_str(b, o, "stability", rpl_stability_name(k->stats.stability));
-    add_num(b, o, "share", k->share);
-    check(b, cJSON_AddBoolToObject(o, "helper", k->helper));
-    res = check(b, cJSON_AddObjectToObject(o, "resources"));
+    rpl_json_doc_add_string(b, o, "name", k->name);
+    rpl_json_doc_add_string(b, o, "mangled_name", k->mangled_name);
+    rpl_json_doc_add_int64(b, o, "dispatches", (int64_t)k->stats.count);
+    rpl_json_doc_add_int64(b, o, "total_ns", k->total_ns);
+    rpl_json_doc_add_number(b, o, "mean_ns", k->stats.mean);
+    rpl_json_doc_add_number(b, o, "median_ns", k->stats.median);
+    rpl_json_doc_add_number(b, o, "min_ns", k->stats.min);
+    rpl_json_doc_add_number(b, o, "max_ns", k->stats.max);
+    rpl_json_doc_add_number(b, o, "p10_ns", k->stats.p10);
+    rpl_json_doc_add_number(b, o, "p90_ns", k->stats.p90);
+    rpl_json_doc_add_number(b, o, "stddev_ns", k->stats.stddev);
+    rpl_json_doc_add_number(b, o, "cv", k->stats.cv);
+    rpl_json_doc_add_string(b, o, "stability", rpl_stability_name(k->stats.stability));
+    rpl_json_doc_add_number(b, o, "share", k->share);
+    rpl_json_doc_check(b, cJSON_AddBoolToObject(o, "helper", k->helper));
+    res = rpl_json_doc_check(b, cJSON_AddObjectToObject(o, "resources"));
     if (res) {
-        add_int(b, res, "vgpr", sym->arch_vgpr_count);
-        add_int(b, res, "agpr", sym->accum_vgpr_count);
-        add_int(b, res, "sgpr", sym->sgpr_count);
-        add_int(b, res, "lds_bytes", sym->group_segment_size);
-        add_int(b, res, "scratch_bytes", sym->private_segment_size);
+        rpl_json_doc_add_int64(b, res, "vgpr", sym->arch_vgpr_count);
+        rpl_json_doc_add_int64(b, res, "agpr", sym->accum_vgpr_count);
+        rpl_json_doc_add_int64(b, res, "sgpr", sym->sgpr_count);
+        rpl_json_doc_add_int64(b, res, "lds_bytes", sym->group_segment_size);
+        rpl_json_doc_add_int64(b, res, "scratch_bytes", sym->private_segment_size);
     }
     return o;
 }
 
-static void add_kernels(doc_builder *b, cJSON *doc, const rpl_profile *p)
+static void add_kernels(rpl_json_doc *b, cJSON *doc, const rpl_profile *p)
 {
-    cJSON *arr = check(b, cJSON_AddArrayToObject(doc, "kernels"));
+    cJSON *arr = rpl_json_doc_check(b, cJSON_AddArrayToObject(doc, "kernels"));
 
     for (uint32_t i = 0; arr && i < p->nkernels; i++)
         add_item(b, arr, kernel_json(b, p, &p->kernels[i]));
 }
 
-static void add_copy_totals(doc_builder *b, cJSON *o, const rpl_copy_totals *c)
+static void add_copy_totals(rpl_json_doc *b, cJSON *o, const rpl_copy_totals *c)
 {
-    add_int(b, o, "count", (int64_t)c->count);
-    add_int(b, o, "bytes", (int64_t)c->bytes);
-    add_int(b, o, "total_ns", c->time_ns);
+    rpl_json_doc_add_int64(b, o, "count", (int64_t)c->count);
+    rpl_json_doc_add_int64(b, o, "bytes", (int64_t)c->bytes);
+    rpl_json_doc_add_int64(b, o, "total_ns", c->time_ns);
 }
 
 /* Kind names without the "MEMORY_COPY_" prefix of rocpd. */
@@ -189,15 +163,15 @@ static const char *copy_kind_label(rpl_copy_kind kind)
     return strncmp(name, prefix, sizeof(prefix) - 1) == 0 ? name + sizeof(prefix) - 1 : name;
 }
 
-static void add_copies(doc_builder *b, cJSON *doc, const rpl_profile_totals *t)
+static void add_copies(rpl_json_doc *b, cJSON *doc, const rpl_profile_totals *t)
 {
-    cJSON *o = check(b, cJSON_AddObjectToObject(doc, "memory_copies"));
+    cJSON *o = rpl_json_doc_check(b, cJSON_AddObjectToObject(doc, "memory_copies"));
     cJSON *kinds;
 
     if (!o)
         return;
     add_copy_totals(b, o, &t->copies);
-    kinds = check(b, cJSON_AddArrayToObject(o, "by_kind"));
+    kinds = rpl_json_doc_check(b, cJSON_AddArrayToObject(o, "by_kind"));
     for (int k = 0; kinds && k <= RPL_COPY_DEVICE_TO_DEVICE; k++) {
         cJSON *e;
         if (t->copies_by_kind[k].count == 0)
@@ -205,52 +179,52 @@ static void add_copies(doc_builder *b, cJSON *doc, const rpl_profile_totals *t)
         e = add_item(b, kinds, cJSON_CreateObject());
         if (!e)
             continue;
-        add_str(b, e, "kind", copy_kind_label((rpl_copy_kind)k));
+        rpl_json_doc_add_string(b, e, "kind", copy_kind_label((rpl_copy_kind)k));
         add_copy_totals(b, e, &t->copies_by_kind[k]);
     }
 }
 
-static void add_filter(doc_builder *b, cJSON *doc, const rpl_profile *p)
+static void add_filter(rpl_json_doc *b, cJSON *doc, const rpl_profile *p)
 {
-    cJSON *o = check(b, cJSON_AddObjectToObject(doc, "filter"));
+    cJSON *o = rpl_json_doc_check(b, cJSON_AddObjectToObject(doc, "filter"));
 
     if (!o)
         return;
     add_fact_str(b, o, "kernel_regex", p->kernel_regex);
-    add_str(b, o, "helper_regex", p->helper_regex ? p->helper_regex : "");
-    check(b, cJSON_AddBoolToObject(o, "include_helpers", p->include_helpers));
+    rpl_json_doc_add_string(b, o, "helper_regex", p->helper_regex ? p->helper_regex : "");
+    rpl_json_doc_check(b, cJSON_AddBoolToObject(o, "include_helpers", p->include_helpers));
 }
 
-static void add_counter_sample(doc_builder *b, cJSON *doc, const rpl_counter_sample *s)
+static void add_counter_sample(rpl_json_doc *b, cJSON *doc, const rpl_counter_sample *s)
 {
-    cJSON *o = check(b, cJSON_AddObjectToObject(doc, "counter_sample"));
+    cJSON *o = rpl_json_doc_check(b, cJSON_AddObjectToObject(doc, "counter_sample"));
 
     if (!o)
         return;
-    add_int(b, o, "skip", s->skip);
+    rpl_json_doc_add_int64(b, o, "skip", s->skip);
     if (s->per_kernel == UINT32_MAX)
-        add_str(b, o, "dispatches_per_kernel", "all");
+        rpl_json_doc_add_string(b, o, "dispatches_per_kernel", "all");
     else
-        add_int(b, o, "dispatches_per_kernel", s->per_kernel);
-    add_int(b, o, "dispatches_measured", (int64_t)s->measured);
-    add_int(b, o, "dispatches", (int64_t)s->dispatches);
-    check(b, cJSON_AddBoolToObject(o, "stopped_early", s->stopped_early));
+        rpl_json_doc_add_int64(b, o, "dispatches_per_kernel", s->per_kernel);
+    rpl_json_doc_add_int64(b, o, "dispatches_measured", (int64_t)s->measured);
+    rpl_json_doc_add_int64(b, o, "dispatches", (int64_t)s->dispatches);
+    rpl_json_doc_check(b, cJSON_AddBoolToObject(o, "stopped_early", s->stopped_early));
 }
 
 int rpl_profile_json(cJSON **out, const rpl_profile *p, const rpl_report_inputs *in)
 {
-    doc_builder b = {true};
+    rpl_json_doc b = {false};
     cJSON *doc = cJSON_CreateObject();
     cJSON *tool;
 
     *out = NULL;
     if (!doc)
         return rpl_error_oom();
-    add_str(&b, doc, "schema_version", RPL_PROFILE_SCHEMA_VERSION);
-    tool = check(&b, cJSON_AddObjectToObject(doc, "tool"));
+    rpl_json_doc_add_string(&b, doc, "schema_version", RPL_PROFILE_SCHEMA_VERSION);
+    tool = rpl_json_doc_check(&b, cJSON_AddObjectToObject(doc, "tool"));
     if (tool) {
-        add_str(&b, tool, "name", "rocm-perf");
-        add_str(&b, tool, "version", RPL_VERSION_STRING);
+        rpl_json_doc_add_string(&b, tool, "name", "rocm-perf");
+        rpl_json_doc_add_string(&b, tool, "version", RPL_VERSION_STRING);
     }
     add_strings(&b, doc, "inputs", in->traces, in->ntraces);
     add_strings(&b, doc, "counter_passes", in->counter_passes, in->ncounter_passes);
@@ -261,7 +235,7 @@ int rpl_profile_json(cJSON **out, const rpl_profile *p, const rpl_report_inputs 
     add_filter(&b, doc, p);
     if (in->counter_sample)
         add_counter_sample(&b, doc, in->counter_sample);
-    if (!b.ok) {
+    if (b.oom) {
         cJSON_Delete(doc);
         return rpl_error_oom();
     }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rpl/array.h"
 #include "rpl/error.h"
 #include "rpl/snapshot.h"
 
@@ -54,15 +55,8 @@ static char *trimmed_copy(const char *s, size_t len)
 
 static int strv_push(char ***v, size_t *count, size_t *cap, char *item)
 {
-    if (*count == *cap) {
-        size_t ncap = *cap ? *cap * 2 : 8;
-        char **nv = realloc(*v, ncap * sizeof(*nv));
-
-        if (!nv)
-            return -1;
-        *v = nv;
-        *cap = ncap;
-    }
+    if (RPL_ARRAY_GROW(*v, *cap, *count + 1) != RPL_OK)
+        return -1;
     (*v)[(*count)++] = item;
     return 0;
 }

@@ -17,15 +17,6 @@
 #define SNAP_MAX_PATH   512
 #define SNAP_MAX_STRING 65536
 
-/* Incremental SHA-256 (OpenSSL EVP). */
-typedef struct snap_sha256 snap_sha256;
-
-int snap_sha256_new(snap_sha256 **out);
-int snap_sha256_update(snap_sha256 *h, const void *data, size_t len);
-/* Finish into 64 lowercase hex digits and a NUL; frees `h`. */
-int snap_sha256_final(snap_sha256 *h, char hex[65]);
-void snap_sha256_free(snap_sha256 *h);
-
 /*
  * A relative path inside a snapshot: components of [A-Za-z0-9._-] joined by
  * single '/', none of them "." or "..", at most SNAP_MAX_PATH bytes.

@@ -7,6 +7,7 @@
 
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
+#include "rpl/sha256.h"
 #include "snapshot_int.h"
 
 #define HASH_CHUNK (4u << 20)
@@ -74,7 +75,7 @@ void rpl_snapshot_free(rpl_snapshot *s)
 
 static int hash_file(const rpl_snapshot *s, const rpl_snap_file *f, unsigned char *buf)
 {
-    snap_sha256 *h = NULL;
+    rpl_sha256 *h = NULL;
     char *path = NULL, hex[65];
     uint64_t total = 0;
     FILE *fp;
@@ -90,20 +91,20 @@ static int hash_file(const rpl_snapshot *s, const rpl_snap_file *f, unsigned cha
         free(path);
         return rc;
     }
-    if ((rc = snap_sha256_new(&h)) == 0) {
+    if ((rc = rpl_sha256_new(&h)) == 0) {
         while ((n = fread(buf, 1, HASH_CHUNK, fp)) > 0) {
             total += n;
-            if ((rc = snap_sha256_update(h, buf, n)) != 0)
+            if ((rc = rpl_sha256_update(h, buf, n)) != 0)
                 break;
         }
         if (rc == 0 && ferror(fp))
             rc = rpl_error_set(RPL_EIO, "cannot read '%s': %s", path, strerror(errno));
         if (rc == 0) {
-            rc = snap_sha256_final(h, hex);
+            rc = rpl_sha256_final(h, hex);
             h = NULL;
         }
     }
-    snap_sha256_free(h);
+    rpl_sha256_free(h);
     fclose(fp);
     if (rc == 0 && total != f->size)
         rc = rpl_error_set(RPL_EINPUT, "'%s' is %llu bytes, dispatch.json records %llu", path,

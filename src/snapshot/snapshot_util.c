@@ -1,65 +1,13 @@
-/* Digests, paths and hex addresses shared by the snapshot reader and writer. */
+/* Paths and hex addresses shared by the snapshot reader and writer. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include <openssl/evp.h>
-
 #include "rpl/error.h"
 #include "rpl/strbuf.h"
 #include "snapshot_int.h"
-
-struct snap_sha256 {
-    EVP_MD_CTX *ctx;
-};
-
-int snap_sha256_new(snap_sha256 **out)
-{
-    snap_sha256 *h = calloc(1, sizeof(*h));
-
-    *out = NULL;
-    if (!h || !(h->ctx = EVP_MD_CTX_new())) {
-        free(h);
-        return rpl_error_oom();
-    }
-    if (EVP_DigestInit_ex(h->ctx, EVP_sha256(), NULL) != 1) {
-        snap_sha256_free(h);
-        return rpl_error_set(RPL_EENV, "libcrypto cannot start a SHA-256 digest");
-    }
-    *out = h;
-    return 0;
-}
-
-int snap_sha256_update(snap_sha256 *h, const void *data, size_t len)
-{
-    if (len && EVP_DigestUpdate(h->ctx, data, len) != 1)
-        return rpl_error_set(RPL_EENV, "libcrypto SHA-256 update failed");
-    return 0;
-}
-
-int snap_sha256_final(snap_sha256 *h, char hex[65])
-{
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int n = 0;
-    int ok = EVP_DigestFinal_ex(h->ctx, md, &n) == 1 && n == 32;
-
-    snap_sha256_free(h);
-    if (!ok)
-        return rpl_error_set(RPL_EENV, "libcrypto SHA-256 finish failed");
-    for (unsigned i = 0; i < 32; i++)
-        snprintf(hex + 2 * i, 3, "%02x", md[i]);
-    return 0;
-}
-
-void snap_sha256_free(snap_sha256 *h)
-{
-    if (!h)
-        return;
-    EVP_MD_CTX_free(h->ctx);
-    free(h);
-}
 
 const char *snap_path_problem(const char *path)
 {

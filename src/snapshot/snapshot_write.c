@@ -16,10 +16,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "rpl/array.h"
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
 #include "rpl/json.h"
 #include "rpl/log.h"
+#include "rpl/sha256.h"
 #include "snapshot_int.h"
 
 struct rpl_snapshot_writer {
@@ -33,7 +35,7 @@ struct rpl_snapshot_writer {
     bool failed; /* a write failed: the snapshot cannot be committed */
     /* The file being streamed (fd < 0 when none). */
     int fd;
-    snap_sha256 *hash;
+    rpl_sha256 *hash;
     rpl_snap_file *cur;
 };
 
@@ -138,15 +140,8 @@ static int start_file(rpl_snapshot_writer *w, const char *rel, bool internal)
     for (size_t i = 0; i < w->nfiles; i++)
         if (strcmp(w->files[i].path, rel) == 0)
             return rpl_error_set(RPL_EUSAGE, "snapshot writer: '%s' was already written", rel);
-    if (w->nfiles == w->cap) {
-        size_t cap = w->cap ? 2 * w->cap : 16;
-        rpl_snap_file *grown = realloc(w->files, cap * sizeof(*grown));
-
-        if (!grown)
-            return rpl_error_oom();
-        w->files = grown;
-        w->cap = cap;
-    }
+    if ((rc = RPL_ARRAY_GROW(w->files, w->cap, w->nfiles + 1)) != 0)
+        return rc;
     if ((rc = make_parents(w, rel)) != 0 || (rc = tmp_path(&path, w, rel)) != 0)
         return rc;
     w->cur = &w->files[w->nfiles];
@@ -164,7 +159,7 @@ static int start_file(rpl_snapshot_writer *w, const char *rel, bool internal)
     }
     free(path);
     w->nfiles++; /* from here on abort removes it */
-    if ((rc = snap_sha256_new(&w->hash)) != 0)
+    if ((rc = rpl_sha256_new(&w->hash)) != 0)
         w->failed = true;
     return rc;
 }
@@ -184,7 +179,7 @@ int rpl_snapshot_writer_write(rpl_snapshot_writer *w, const void *data, size_t l
     if (w->failed)
         return rpl_error_set(RPL_EIO, "snapshot writer: an earlier write to '%s' failed",
                              w->cur->path);
-    if ((rc = snap_sha256_update(w->hash, data, len)) != 0) {
+    if ((rc = rpl_sha256_update(w->hash, data, len)) != 0) {
         w->failed = true;
         return rc;
     }
@@ -219,9 +214,9 @@ int rpl_snapshot_writer_close(rpl_snapshot_writer *w)
                            strerror(errno));
     w->fd = -1;
     if (rc == 0 && !w->failed)
-        rc = snap_sha256_final(w->hash, w->cur->sha256);
+        rc = rpl_sha256_final(w->hash, w->cur->sha256);
     else
-        snap_sha256_free(w->hash);
+        rpl_sha256_free(w->hash);
     w->hash = NULL;
     if (rc)
         w->failed = true;
@@ -358,7 +353,7 @@ void rpl_snapshot_writer_abort(rpl_snapshot_writer *w)
         return;
     if (w->fd >= 0)
         close(w->fd);
-    snap_sha256_free(w->hash);
+    rpl_sha256_free(w->hash);
     for (size_t i = 0; i < w->nfiles; i++)
         remove_quietly(w, w->files[i].path, false);
     if (w->wrote_dispatch)

@@ -5,15 +5,8 @@
 #include <time.h>
 
 #include "rocpd_reader_int.h"
+#include "rpl/clock.h"
 #include "rpl/error.h"
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 const char *rd_printable(char *buf, size_t size, const char *s)
 {
@@ -274,7 +267,7 @@ int rd_scan_joined(rd_reader *r, enum rd_table t, const char *const *columns, in
     /* One progress line at a time: the worker draws none. */
     rpl_progress *progress = what && !r->worker ? rd_progress_start(what, rows) : NULL;
     uint64_t done = 0;
-    double t0 = now_seconds();
+    double t0 = rpl_clock_mono_s();
     int rc = rd_prepare(r, t, columns, ncolumns, event_columns, nevent_columns, where, &row.st);
 
     while (rc == 0 && (rc = rd_step(r, row.st, t)) == 1) {
@@ -290,6 +283,6 @@ int rd_scan_joined(rd_reader *r, enum rd_table t, const char *const *columns, in
     sqlite3_finalize(row.st);
     rpl_progress_finish(progress);
     rpl_log_debug("'%s': read %llu rows of %s in %.3f s", r->label, (unsigned long long)done,
-                  r->table[t], now_seconds() - t0);
+                  r->table[t], rpl_clock_mono_s() - t0);
     return rc;
 }

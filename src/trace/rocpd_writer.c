@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "rocpd_writer_int.h"
+#include "rpl/clock.h"
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
 
@@ -278,14 +279,12 @@ static int fill_random(unsigned char *buf, size_t len)
 static int make_guid(char out[37])
 {
     unsigned char b[16];
-    struct timespec ts;
     uint64_t ms;
     int rc;
 
     if ((rc = fill_random(b + 6, 10)) != 0)
         return rc;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ms = (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+    ms = (uint64_t)rpl_clock_ns(CLOCK_REALTIME) / 1000000u;
     for (int i = 0; i < 6; i++)
         b[i] = (unsigned char)(ms >> (40 - 8 * i));
     b[6] = (unsigned char)(0x70 | (b[6] & 0x0f));

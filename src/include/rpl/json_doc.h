@@ -8,6 +8,7 @@
 #define RPL_JSON_DOC_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <cjson/cJSON.h>
 
 #include "rpl/strbuf.h"
@@ -34,5 +35,18 @@ void rpl_json_doc_set_number(rpl_json_doc *d, cJSON *o, const char *key, double 
 int rpl_json_doc_number_text(rpl_strbuf *sb, double v, bool known);
 /* `s`, or null for NULL. */
 void rpl_json_doc_string(rpl_json_doc *d, cJSON *o, const char *key, const char *s);
+
+/*
+ * Adders for documents that are also read as cJSON trees: numbers are
+ * cJSON numbers, keys are copied.  Each returns the new item or NULL.
+ */
+/* `v`, or null when it is not finite. */
+cJSON *rpl_json_doc_add_number(rpl_json_doc *d, cJSON *o, const char *key, double v);
+/* An integer (exact up to 2^53). */
+cJSON *rpl_json_doc_add_int64(rpl_json_doc *d, cJSON *o, const char *key, int64_t v);
+/* `s`, or null for NULL. */
+cJSON *rpl_json_doc_add_string(rpl_json_doc *d, cJSON *o, const char *key, const char *s);
+/* A new empty object at the end of the array `arr`. */
+cJSON *rpl_json_doc_push_object(rpl_json_doc *d, cJSON *arr);
 
 #endif

@@ -23,6 +23,7 @@
 #include "capture_cuda.h"
 #include "cupti_int.h"
 #include "rpl/capture_env.h"
+#include "rpl/clock.h"
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
 #include "rpl/log.h"
@@ -41,23 +42,15 @@ static struct {
     const char *plan;      /* ROCM_PERF_CUPTI_COUNTER_STOP: the counter run's sample plan */
 } g;
 
-static int64_t clock_ns(clockid_t id)
-{
-    struct timespec ts;
-
-    clock_gettime(id, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static int64_t boottime_ns(void)
 {
-    return clock_ns(CLOCK_BOOTTIME);
+    return rpl_clock_ns(CLOCK_BOOTTIME);
 }
 
 /* Now, on the clock of the recorded timestamps. */
 static int64_t trace_now_ns(void)
 {
-    return clock_ns(g.trace_clock);
+    return rpl_clock_ns(g.trace_clock);
 }
 
 /* CUPTI's clock: the same CLOCK_BOOTTIME as rocprofv3's timestamps. */
@@ -407,7 +400,7 @@ int InitializeInjection(void)
                         "cuptiActivityRegisterTimestampCallback")) {
         /* CUPTI keeps its CLOCK_REALTIME: move the process start onto it. */
         g.trace_clock = CLOCK_REALTIME;
-        g.start_ns += clock_ns(CLOCK_REALTIME) - boottime_ns();
+        g.start_ns += rpl_clock_ns(CLOCK_REALTIME) - boottime_ns();
     }
     cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
     /*

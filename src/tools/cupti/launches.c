@@ -31,6 +31,7 @@
 #include <cupti.h>
 
 #include "cupti_int.h"
+#include "rpl/clock.h"
 #include "rpl/log.h"
 
 typedef struct op {
@@ -59,10 +60,7 @@ static uint64_t first_ns, last_progress_ns; /* under cr_g.lock */
 
 static uint64_t now_ns(void)
 {
-    struct timespec ts;
-
-    clock_gettime(CLOCK_BOOTTIME, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    return (uint64_t)rpl_clock_ns(CLOCK_BOOTTIME);
 }
 
 static void set_shape(cr_kernel *k, const unsigned grid[3], const unsigned block[3], size_t smem)

@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "rpl/array.h"
 #include "rpl/trace.h"
 
 /* Which API a recorded call belongs to (CUPTI callback domains 1 and 2). */
@@ -152,10 +153,7 @@ typedef struct cr_state {
 } cr_state;
 
 /* Append one zeroed item to a CR_VEC; returns it, or NULL when out of memory. */
-#define CR_PUSH(vec)                                                                               \
-    ((__typeof__((vec).items))cr_vec_push((void **)&(vec).items, &(vec).cap, &(vec).count,         \
-                                          sizeof(*(vec).items)))
-void *cr_vec_push(void **items, size_t *cap, size_t *count, size_t size);
+#define CR_PUSH(vec) ((__typeof__((vec).items))RPL_ARRAY_PUSH((vec).items, (vec).count, (vec).cap))
 
 int cr_state_init(cr_state *st);
 void cr_state_release(cr_state *st);

@@ -38,24 +38,6 @@ const char *const cr_roofline_metrics[] = {
     NULL,
 };
 
-void *cr_vec_push(void **items, size_t *cap, size_t *count, size_t size)
-{
-    char *p;
-
-    if (*count == *cap) {
-        size_t ncap = *cap ? *cap * 2 : 256;
-        void *n = realloc(*items, ncap * size);
-        if (!n)
-            return NULL;
-        *items = n;
-        *cap = ncap;
-    }
-    p = (char *)*items + *count * size;
-    memset(p, 0, size);
-    (*count)++;
-    return p;
-}
-
 int cr_state_init(cr_state *st)
 {
     memset(st, 0, sizeof(*st));

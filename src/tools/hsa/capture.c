@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rpl/clock.h"
 #include "rpl/error.h"
 #include "rpl/hsa.h"
 #include "rpl/version.h"
@@ -49,18 +50,14 @@ typedef struct capture {
 
 int ch_signal_wait(hsa_signal_t signal, double timeout_s)
 {
-    struct timespec start, now;
+    double start = rpl_clock_mono_s();
     uint64_t hint = ch_g.timestamp_hz / 10; /* wake up every 100 ms to check the clock */
 
-    clock_gettime(CLOCK_MONOTONIC, &start);
     for (;;) {
         if (ch_g.core.hsa_signal_wait_scacquire_fn(signal, HSA_SIGNAL_CONDITION_LT, 1, hint,
                                                    HSA_WAIT_STATE_BLOCKED) < 1)
             return 0;
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        if (timeout_s > 0 &&
-            (double)(now.tv_sec - start.tv_sec) + (double)(now.tv_nsec - start.tv_nsec) * 1e-9 >
-                timeout_s)
+        if (timeout_s > 0 && rpl_clock_mono_s() - start > timeout_s)
             return rpl_error_set(RPL_ETIMEOUT, "no completion after %.0f s", timeout_s);
     }
 }

@@ -3,10 +3,10 @@
  * pinned host buffer with hsa_memory_copy, so a region of any size is
  * never held whole in host memory.
  */
-#include <openssl/evp.h>
 #include <string.h>
 
 #include "rpl/error.h"
+#include "rpl/sha256.h"
 #include "tool_int.h"
 
 /* Size of the pinned buffer every copy goes through. */
@@ -70,29 +70,29 @@ int ch_device_read(ch_bounce *b, void *dst, uint64_t addr, size_t size)
 int ch_image_write(rpl_snapshot_writer *w, ch_bounce *b, const char *path, uint64_t addr,
                    uint64_t size, unsigned char digest[32])
 {
-    EVP_MD_CTX *md = NULL;
+    rpl_sha256 *md = NULL;
     uint64_t off;
     size_t n;
     int rc;
 
-    if (digest && (!(md = EVP_MD_CTX_new()) || EVP_DigestInit_ex(md, EVP_sha256(), NULL) != 1)) {
-        EVP_MD_CTX_free(md);
-        return rpl_error_oom();
-    }
+    if (digest && (rc = rpl_sha256_new(&md)) != 0)
+        return rc;
     rc = rpl_snapshot_writer_open(w, path);
     for (off = 0; rc == 0 && off < size; off += n) {
         n = size - off < b->size ? (size_t)(size - off) : b->size;
         rc = copy_in(b, addr + off, n);
         if (rc == 0)
             rc = rpl_snapshot_writer_write(w, b->host, n);
-        if (rc == 0 && md && EVP_DigestUpdate(md, b->host, n) != 1)
-            rc = rpl_error_set(RPL_ERROR, "SHA-256 failed");
+        if (rc == 0 && md)
+            rc = rpl_sha256_update(md, b->host, n);
     }
     if (rc == 0)
         rc = rpl_snapshot_writer_close(w);
-    if (rc == 0 && md && EVP_DigestFinal_ex(md, digest, NULL) != 1)
-        rc = rpl_error_set(RPL_ERROR, "SHA-256 failed");
-    EVP_MD_CTX_free(md);
+    if (rc == 0 && md) {
+        rc = rpl_sha256_final_raw(md, digest);
+        md = NULL;
+    }
+    rpl_sha256_free(md);
     if (rc)
         rpl_error_prefix("%s (0x%llx, %llu bytes)", path, (unsigned long long)addr,
                          (unsigned long long)size);

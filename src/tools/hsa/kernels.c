@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "capture_pure.h"
+#include "rpl/array.h"
 #include "rpl/error.h"
 
 void ch_kernel_release(ch_kernel *k)
@@ -37,6 +38,7 @@ static size_t lower_bound(const ch_kernels *t, uint64_t ko)
 int ch_kernels_add(ch_kernels *t, ch_kernel *k)
 {
     size_t i = lower_bound(t, k->kernel_object);
+    int rc;
 
     if (i < t->count && t->items[i].kernel_object == k->kernel_object) {
         /* The address was reused by a later load: the new symbol wins. */
@@ -45,15 +47,8 @@ int ch_kernels_add(ch_kernels *t, ch_kernel *k)
         memset(k, 0, sizeof(*k));
         return 0;
     }
-    if (t->count == t->cap) {
-        size_t ncap = t->cap ? t->cap * 2 : 64;
-        ch_kernel *n = realloc(t->items, ncap * sizeof(*n));
-
-        if (!n)
-            return rpl_error_oom();
-        t->items = n;
-        t->cap = ncap;
-    }
+    if ((rc = RPL_ARRAY_GROW(t->items, t->cap, t->count + 1)) != 0)
+        return rc;
     memmove(&t->items[i + 1], &t->items[i], (t->count - i) * sizeof(*t->items));
     t->items[i] = *k;
     t->count++;
@@ -73,16 +68,8 @@ int ch_kernels_add_code(ch_kernels *t, uint64_t executable, uint64_t load_base, 
 {
     ch_code_object *c;
 
-    if (t->ncode == t->cap_code) {
-        size_t ncap = t->cap_code ? t->cap_code * 2 : 16;
-        ch_code_object *n = realloc(t->code, ncap * sizeof(*n));
-
-        if (!n)
-            return rpl_error_oom();
-        t->code = n;
-        t->cap_code = ncap;
-    }
-    c = &t->code[t->ncode++];
+    if (!(c = RPL_ARRAY_PUSH(t->code, t->ncode, t->cap_code)))
+        return RPL_ENOMEM;
     c->executable = executable;
     c->load_base = load_base;
     c->load_size = load_size;

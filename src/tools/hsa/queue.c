@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rpl/array.h"
 #include "rpl/error.h"
 #include "rpl/hsa.h"
 #include "tool_int.h"
@@ -62,16 +63,9 @@ static int remember(hsa_queue_t *queue, hsa_agent_t agent, ch_queue **out)
 
     if (!q)
         return rpl_error_oom();
-    if (ch_g.nqueues == ch_g.cap_queues) {
-        size_t ncap = ch_g.cap_queues ? ch_g.cap_queues * 2 : 8;
-        ch_queue **n = realloc(ch_g.queues, ncap * sizeof(*n));
-
-        if (!n) {
-            free(q);
-            return rpl_error_oom();
-        }
-        ch_g.queues = n;
-        ch_g.cap_queues = ncap;
+    if (RPL_ARRAY_GROW(ch_g.queues, ch_g.cap_queues, ch_g.nqueues + 1) != RPL_OK) {
+        free(q);
+        return RPL_ENOMEM;
     }
     q->queue = queue;
     q->agent = agent;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "capture_pure.h"
+#include "rpl/array.h"
 #include "rpl/error.h"
 
 static bool overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
@@ -30,24 +31,6 @@ const char *ch_kind_name(ch_kind k)
         return "vmm";
     }
     return "device";
-}
-
-static int grow(void **v, size_t *cap, size_t need, size_t elem)
-{
-    size_t ncap;
-    void *nv;
-
-    if (need <= *cap)
-        return 0;
-    ncap = *cap ? *cap * 2 : 16;
-    while (ncap < need)
-        ncap *= 2;
-    nv = realloc(*v, ncap * elem);
-    if (!nv)
-        return rpl_error_oom();
-    *v = nv;
-    *cap = ncap;
-    return 0;
 }
 
 /* Drop the allocations that overlap [base, base+size). */
@@ -88,7 +71,7 @@ int ch_regions_alloc(ch_regions *r, uint64_t base, uint64_t size, ch_kind kind)
         return 0;
     drop_allocs(r, base, size);
     drop_maps(r, base, size);
-    rc = grow((void **)&r->allocs, &r->cap_allocs, r->nallocs + 1, sizeof(*r->allocs));
+    rc = RPL_ARRAY_GROW(r->allocs, r->cap_allocs, r->nallocs + 1);
     if (rc)
         return rc;
     for (i = r->nallocs; i > 0 && r->allocs[i - 1].base > base; i--)
@@ -123,7 +106,7 @@ int ch_regions_map(ch_regions *r, uint64_t va, uint64_t size, uint64_t handle)
         return 0;
     drop_maps(r, va, size);
     drop_allocs(r, va, size);
-    rc = grow((void **)&r->maps, &r->cap_maps, r->nmaps + 1, sizeof(*r->maps));
+    rc = RPL_ARRAY_GROW(r->maps, r->cap_maps, r->nmaps + 1);
     if (rc)
         return rc;
     for (i = r->nmaps; i > 0 && r->maps[i - 1].va > va; i--)

@@ -110,10 +110,8 @@ static void test_record_sizes(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_threads_interned),
-        cmocka_unit_test(test_many_threads),
-        cmocka_unit_test(test_rollback_cuts_threads),
-        cmocka_unit_test(test_record_needs_a_thread),
+        cmocka_unit_test(test_threads_interned),      cmocka_unit_test(test_many_threads),
+        cmocka_unit_test(test_rollback_cuts_threads), cmocka_unit_test(test_record_needs_a_thread),
         cmocka_unit_test(test_record_sizes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

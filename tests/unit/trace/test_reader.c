@@ -671,8 +671,11 @@ static rpl_trace *four_regions(void)
     for (uint32_t i = 0; i < 4; i++) {
         char name[8], an[4][8], av[4][8];
         rpl_arg args[4];
-        rpl_region g = {
-            .id = 10 + i, .name = name, .thread = rpl_trace_thread(t, 1, 1), .start = i, .end = i + 1};
+        rpl_region g = {.id = 10 + i,
+                        .name = name,
+                        .thread = rpl_trace_thread(t, 1, 1),
+                        .start = i,
+                        .end = i + 1};
 
         snprintf(name, sizeof(name), "r%u", i);
         for (uint32_t k = 0; k < i; k++) {

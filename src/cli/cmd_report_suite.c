@@ -26,7 +26,7 @@ static const rpl_option suite_options[] = {
 static const rpl_command suite_command = {
     .name = "report --suite",
     .usage = "rocm-perf report --suite DIR [--alpha A] [--markdown F] [--junit F]\n"
-             "                        [--json F] [--html F [--baseline-dir BDIR]]",
+             "                 [--json F] [--html F [--baseline-dir BDIR]]",
     .description = "Read every gate result JSON below DIR (e.g. a ctest run's --json files),\n"
                    "apply Holm's step-down correction at family-wise level A (default 0.05)\n"
                    "across their runtime comparisons, and print the suite summary.  A runtime\n"

@@ -4,6 +4,8 @@
 
 #include <stdio.h>
 
+#include "parse_options.h"
+
 typedef struct rpl_cli_cmd {
     const char *name;
     int (*run)(int argc, char **argv); /* argv[0] is the subcommand name */
@@ -37,9 +39,6 @@ char **rpl_cli_argv(void);
  */
 int rpl_cli_fail(int status);
 
-/* Print "rocm-perf: <message>" for a usage error and return exit code 2. */
-int rpl_cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
 /*
  * An output file named by option `opt` can be written later: its folder
  * exists and it is not itself a folder.  Else a usage error (exit 2), so
@@ -48,17 +47,10 @@ int rpl_cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2
 int rpl_cli_check_output(const char *opt, const char *path);
 
 /*
- * Handle the options every subcommand takes: -v/--verbose, -q/--quiet.
- * Returns 1 when `opt` was one of them (and applied it), else 0.
+ * The profiler of program runs from ROCM_PERF_BACKEND and the CUPTI kernel
+ * timing from ROCM_PERF_KERNEL_TIMING, when set.  0, or exit code 2 for a
+ * bad value (message printed).
  */
-int rpl_cli_common_option(int opt);
-
-/* getopt_long entries and short-option letters for the common options. */
-#define RPL_CLI_COMMON_LONGOPTS                                                                    \
-    {"verbose", no_argument, NULL, 'v'}, {"quiet", no_argument, NULL, 'q'},                        \
-    {                                                                                              \
-        "help", no_argument, NULL, 'h'                                                             \
-    }
-#define RPL_CLI_COMMON_SHORTOPTS "vqh"
+int rpl_cli_profiler_env(int *backend, int *kernel_timing);
 
 #endif

@@ -4,7 +4,6 @@
  * measured, 2 bad usage or input, 3 environment, 77 no GPU.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -19,32 +18,6 @@
 #include "rpl/profile_backend.h"
 #include "rpl/strbuf.h"
 
-enum {
-    OPT_SPACE = 256,
-    OPT_CMD,
-    OPT_BUILD,
-    OPT_ARCH,
-    OPT_BLOCK,
-    OPT_BUDGET,
-    OPT_SEED,
-    OPT_MIN_R2,
-    OPT_TOP_K,
-    OPT_REPS,
-    OPT_CONFIRM_REPS,
-    OPT_WARMUP,
-    OPT_TIMEOUT,
-    OPT_JOBS,
-    OPT_DEVICES,
-    OPT_BUILD_JOBS,
-    OPT_LAUNCHER,
-    OPT_BACKEND,
-    OPT_CACHE,
-    OPT_NO_CACHE,
-    OPT_WORK_DIR,
-    OPT_JSON,
-    OPT_PLOT
-};
-
 typedef struct tune_args {
     rpl_tune_opts o;
     const char *json, *plot;
@@ -53,93 +26,14 @@ typedef struct tune_args {
     char **devices;
 } tune_args;
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: rocm-perf autotune --space FILE --cmd-template T [--build-template T]\n"
-            "                          [--kernel REGEX] [--arch A] [--block EXPR]\n"
-            "                          [--budget 30%%|0.3|N] [--seed S] [--min-r2 R] [--top-k K]\n"
-            "                          [--repetitions N] [--confirm-repetitions N] [--warmup W]\n"
-            "                          [--timeout SEC] [--jobs N] [--devices LIST]\n"
-            "                          [--build-jobs N] [--launcher CMD]\n"
-            "                          [--backend auto|rocprofv3|cupti]\n"
-            "                          [--cache FILE | --no-cache] [--work-dir DIR]\n"
-            "                          [--json FILE] [--plot FILE]\n"
-            "\n"
-            "Search the parameter space in FILE (docs/schemas/autotune-space.schema.json) for\n"
-            "the fastest configuration while measuring a fraction of it: build every config,\n"
-            "prune those whose kernel spills or cannot launch, measure a space-filling seed\n"
-            "sample, fit ln(runtime) on the standardised parameters and static features\n"
-            "(linear, quadratic, and pairwise terms when they cross-validate better), measure\n"
-            "what the model predicts best, then confirm the best configs with more samples:\n"
-            "the winner must beat the runner-up by the gate's bootstrap rule, else both are\n"
-            "reported as a tie.  R^2 below --min-r2 prints a low R^2 warning, samples the\n"
-            "space instead of following the model, and confirms twice as many configs.\n"
-            "\n"
-            "Templates are split into words first (' and \" quote, \\ escapes; no variables,\n"
-            "globs, pipes or redirections: nothing runs through a shell), then {NAME} is\n"
-            "replaced by the parameter's value inside each word; {OUT} is the program the\n"
-            "build writes (one per distinct build, in the work folder); {{ and }} are braces.\n"
-            "\n"
-            "  --cmd-template T     the command measured, e.g. \"{OUT} --n 4096\"\n"
-            "  --build-template T   builds a config, e.g. \"hipcc -O3 -DBM={BM} -o {OUT} k.hip\"\n"
-            "  --kernel REGEX       the kernel measured and inspected (default: the only one)\n"
-            "  --arch A, --block EXPR   static features: target in the built code, and the\n"
-            "                       threads per block as an expression of the parameters\n"
-            "                       (default: the kernel's maximum)\n"
-            "  --budget B           measurements at most: a fraction (30%%, 0.3) of the space\n"
-            "                       (rounded down) or a count (60); default 30%%.  Configs,\n"
-            "                       confirm and unstable re-measures all count; the confirm\n"
-            "                       phase shrinks to fit\n"
-            "  --seed S             sampling and cross-validation seed (default %u)\n"
-            "  --min-r2 R           below it the model is not trusted (default %.2f)\n"
-            "  --top-k K            configs confirmed (default %u; doubled at low R^2)\n"
-            "  --repetitions N      kernel samples per measurement (default %u); a CV above\n"
-            "                       %.2f is measured once more, then marked unstable\n"
-            "  --confirm-repetitions N   samples of each confirmed config (default 2 x N)\n"
-            "  --warmup W           dispatches dropped per run (default 1)\n"
-            "  --timeout SEC        limit per build and per run; past it the config is\n"
-            "                       recorded as failed (default: none)\n"
-            "  --jobs N             configs measured at once, each process seeing one GPU\n"
-            "                       (CUDA_/HIP_/ROCR_VISIBLE_DEVICES set per slot)\n"
-            "  --devices LIST       the GPUs of the slots, e.g. 2,3 (default 0..N-1)\n"
-            "  --build-jobs N       builds at once (default: the CPUs)\n"
-            "  --launcher CMD       prefix of every measurement, e.g. \"srun -N1 -n1 --gpus=1\"\n"
-            "  --backend B          profiler (default: ROCM_PERF_BACKEND, else the GPU found)\n"
-            "  --cache FILE         SQLite cache of measurements (default\n"
-            "                       $XDG_CACHE_HOME or ~/.cache: rocm-perf/autotune.db);\n"
-            "                       a config is never profiled twice; --no-cache ignores it\n"
-            "  --work-dir DIR       keep the builds in DIR (default: a temporary folder)\n"
-            "  --json FILE          result (docs/schemas/autotune-result.schema.json)\n"
-            "  --plot FILE          SVG of predicted against measured runtime\n"
-            "\n"
-            "Exit codes: 0 a best config was found, 1 no config could be measured, 2 bad\n"
-            "usage or input, 3 environment, 77 no GPU.\n",
-            RPL_TUNE_DEFAULT_SEED, RPL_TUNE_DEFAULT_MIN_R2, RPL_TUNE_DEFAULT_TOP_K,
-            RPL_TUNE_DEFAULT_REPETITIONS, RPL_TUNE_CV_UNSTABLE);
-}
-
-static int parse_uint(const char *opt, const char *arg, unsigned long lo, unsigned long hi,
-                      unsigned long *out)
-{
-    char *end;
-    unsigned long v;
-
-    errno = 0;
-    v = strtoul(arg, &end, 10);
-    if (errno || end == arg || *end || arg[0] == '-' || v < lo || v > hi)
-        return rpl_cli_usage_error("%s takes a whole number from %lu to %lu, not '%s'", opt, lo, hi,
-                                   arg);
-    *out = v;
-    return 0;
-}
-
 /* "30%" and "0.3" are fractions of the space, "60" a count. */
-static int parse_budget(rpl_tune_opts *o, const char *arg)
+static int parse_budget(void *value, const rpl_option *opt, const char *arg)
 {
+    rpl_tune_opts *o = value;
     char *end;
     double v;
 
+    (void)opt;
     errno = 0;
     v = strtod(arg, &end);
     if (end != arg && !errno && *end == '%' && end[1] == '\0' && v > 0 && v <= 100) {
@@ -160,26 +54,16 @@ static int parse_budget(rpl_tune_opts *o, const char *arg)
                                arg);
 }
 
-static int parse_real(const char *opt, const char *arg, double lo, double hi, double *out)
+/* "2,3" into a NULL-terminated list. */
+static int parse_devices(void *value, const rpl_option *opt, const char *arg)
 {
-    char *end;
-    double v;
-
-    errno = 0;
-    v = strtod(arg, &end);
-    if (errno || end == arg || *end || !(v >= lo && v <= hi))
-        return rpl_cli_usage_error("%s takes a number from %g to %g, not '%s'", opt, lo, hi, arg);
-    *out = v;
-    return 0;
-}
-
-/* "2,3" into a NULL-terminated list; *n its length. */
-static int parse_devices(tune_args *a, const char *arg, unsigned *n)
-{
+    char ***devices = value;
     size_t len = strlen(arg), k = 0;
     char *copy = strdup(arg), *save = NULL;
 
-    if (!copy || !(a->devices = calloc(len + 2, sizeof(*a->devices)))) {
+    (void)opt;
+    rpl_argv_free(*devices);
+    if (!copy || !(*devices = calloc(len + 2, sizeof(**devices)))) {
         free(copy);
         return rpl_cli_fail(rpl_error_oom());
     }
@@ -190,7 +74,7 @@ static int parse_devices(tune_args *a, const char *arg, unsigned *n)
                                        "commas, not '%s'",
                                        arg);
         }
-        if (!(a->devices[k++] = strdup(tok))) {
+        if (!((*devices)[k++] = strdup(tok))) {
             free(copy);
             return rpl_cli_fail(rpl_error_oom());
         }
@@ -199,32 +83,115 @@ static int parse_devices(tune_args *a, const char *arg, unsigned *n)
     if (k == 0 || k > RPL_TUNE_MAX_JOBS)
         return rpl_cli_usage_error("--devices lists 1 to %d GPUs, not '%s'", RPL_TUNE_MAX_JOBS,
                                    arg);
-    *n = (unsigned)k;
     return 0;
 }
 
+static int parse_backend(void *value, const rpl_option *opt, const char *arg)
+{
+    rpl_backend b;
+
+    (void)opt;
+    if (rpl_backend_parse(&b, arg) != RPL_OK)
+        return rpl_cli_fail(RPL_EUSAGE);
+    *(int *)value = (int)b;
+    return 0;
+}
+
+#define F(m) RPL_FIELD(tune_args, m)
+
+static const rpl_option tune_options[] = {
+    OPT_STRING(0, "space", F(o.space_path), "FILE",
+               "the parameter space (docs/schemas/autotune-space.schema.json)"),
+    OPT_STRING(0, "cmd-template", F(o.cmd_template), "T",
+               "the command measured, e.g. \"{OUT} --n 4096\""),
+    OPT_STRING(0, "build-template", F(o.build_template), "T",
+               "builds a config, e.g. \"hipcc -O3 -DBM={BM} -o {OUT} k.hip\""),
+    OPT_STRING('k', "kernel", F(o.kernel_regex), "REGEX",
+               "the kernel measured and inspected (default: the only one)"),
+    OPT_STRING(0, "arch", F(o.arch), "A", "static features: target in the built code"),
+    OPT_STRING(0, "block", F(o.block_expr), "EXPR",
+               "static features: the threads per block as an expression of the parameters "
+               "(default: the kernel's maximum)"),
+    OPT_CALLBACK(0, "budget", F(o), parse_budget, "B",
+                 "measurements at most: a fraction (30%, 0.3) of the space (rounded down) or a "
+                 "count (60); default 30%.  Configs, confirm and unstable re-measures all count; "
+                 "the confirm phase shrinks to fit"),
+    OPT_UINT(0, "seed", F(o.seed), 0, 4294967295.0, "S",
+             "sampling and cross-validation seed (default {})"),
+    OPT_NUMBER(0, "min-r2", F(o.min_r2), 0, 1, "R",
+               "below it the model is not trusted (default {})"),
+    OPT_UINT(0, "top-k", F(o.top_k), 1, 100, "K",
+             "configs confirmed (default {}; doubled at low R^2)"),
+    OPT_UINT(0, "repetitions", F(o.repetitions), 2, 100000, "N",
+             "kernel samples per measurement (default {}); a CV above 0.10 is measured once "
+             "more, then marked unstable"),
+    OPT_UINT(0, "confirm-repetitions", F(o.confirm_repetitions), 2, 100000, "N",
+             "samples of each confirmed config (default 2 x N)"),
+    OPT_UINT(0, "warmup", F(o.warmup), 0, 100000, "W", "dispatches dropped per run (default {})"),
+    OPT_DURATION(0, "timeout", F(o.timeout_ms), 0.001, 86400, "SEC",
+                 "limit per build and per run; past it the config is recorded as failed "
+                 "(default: none)"),
+    OPT_UINT_SEEN(0, "jobs", F(o.jobs), RPL_SEEN(tune_args, jobs_given), 1, RPL_TUNE_MAX_JOBS, "N",
+                  "configs measured at once, each process seeing one GPU (CUDA_/HIP_/ROCR_VISIBLE_"
+                  "DEVICES set per slot)"),
+    OPT_CALLBACK(0, "devices", F(devices), parse_devices, "LIST",
+                 "the GPUs of the slots, e.g. 2,3 (default 0..N-1)"),
+    OPT_UINT(0, "build-jobs", F(o.build_jobs), 1, 64, "N", "builds at once (default: the CPUs)"),
+    OPT_STRING(0, "launcher", F(o.launcher), "CMD",
+               "prefix of every measurement, e.g. \"srun -N1 -n1 --gpus=1\""),
+    OPT_CALLBACK(0, "backend", F(o.backend), parse_backend, "B",
+                 "profiler: auto, rocprofv3 or cupti (default: ROCM_PERF_BACKEND, else the GPU "
+                 "found)"),
+    OPT_STRING(0, "cache", F(o.cache_path), "FILE",
+               "SQLite cache of measurements (default $XDG_CACHE_HOME or ~/.cache: "
+               "rocm-perf/autotune.db); a config is never profiled twice"),
+    OPT_BOOL(0, "no-cache", F(no_cache), "ignore the cache"),
+    OPT_STRING(0, "work-dir", F(o.work_dir), "DIR",
+               "keep the builds in DIR (default: a temporary folder)"),
+    OPT_STRING(0, "json", F(json), "FILE", "result (docs/schemas/autotune-result.schema.json)"),
+    OPT_STRING(0, "plot", F(plot), "FILE", "SVG of predicted against measured runtime"),
+    OPT_END(),
+};
+
+static const rpl_command tune_command = {
+    .name = "autotune",
+    .usage = "rocm-perf autotune --space FILE --cmd-template T [--build-template T]\n"
+             "                   [--kernel REGEX] [--arch A] [--block EXPR]\n"
+             "                   [--budget 30%|0.3|N] [--seed S] [--min-r2 R] [--top-k K]\n"
+             "                   [--repetitions N] [--confirm-repetitions N] [--warmup W]\n"
+             "                   [--timeout SEC] [--jobs N] [--devices LIST]\n"
+             "                   [--build-jobs N] [--launcher CMD]\n"
+             "                   [--backend auto|rocprofv3|cupti]\n"
+             "                   [--cache FILE | --no-cache] [--work-dir DIR]\n"
+             "                   [--json FILE] [--plot FILE]",
+    .description =
+        "Search the parameter space in FILE (docs/schemas/autotune-space.schema.json) for\n"
+        "the fastest configuration while measuring a fraction of it: build every config,\n"
+        "prune those whose kernel spills or cannot launch, measure a space-filling seed\n"
+        "sample, fit ln(runtime) on the standardised parameters and static features\n"
+        "(linear, quadratic, and pairwise terms when they cross-validate better), measure\n"
+        "what the model predicts best, then confirm the best configs with more samples:\n"
+        "the winner must beat the runner-up by the gate's bootstrap rule, else both are\n"
+        "reported as a tie.  R^2 below --min-r2 prints a low R^2 warning, samples the\n"
+        "space instead of following the model, and confirms twice as many configs.\n"
+        "\n"
+        "Templates are split into words first (' and \" quote, \\ escapes; no variables,\n"
+        "globs, pipes or redirections: nothing runs through a shell), then {NAME} is\n"
+        "replaced by the parameter's value inside each word; {OUT} is the program the\n"
+        "build writes (one per distinct build, in the work folder); {{ and }} are braces.",
+    .options = tune_options,
+    .exit_codes = "0 a best config was found, 1 no config could be measured, 2 bad\n"
+                  "usage or input, 3 environment, 77 no GPU.",
+};
+
 static int env_defaults(tune_args *a)
 {
-    const char *backend = getenv("ROCM_PERF_BACKEND"), *timing = getenv("ROCM_PERF_KERNEL_TIMING");
     const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
     rpl_strbuf sb = RPL_STRBUF_INIT;
+    int rc = rpl_cli_profiler_env(&a->o.backend, &a->o.kernel_timing);
 
-    if (backend && backend[0]) {
-        rpl_backend b;
-        if (rpl_backend_parse(&b, backend) != RPL_OK)
-            return rpl_cli_usage_error("ROCM_PERF_BACKEND is '%s'; it takes auto, rocprofv3 or "
-                                       "cupti",
-                                       backend);
-        a->o.backend = (int)b;
-    }
-    if (timing && timing[0]) {
-        rpl_kernel_timing t;
-        if (rpl_kernel_timing_parse(&t, timing) != RPL_OK)
-            return rpl_cli_usage_error("ROCM_PERF_KERNEL_TIMING is '%s'; it takes concurrent or "
-                                       "serial",
-                                       timing);
-        a->o.kernel_timing = (int)t;
-    }
+    if (rc != 0)
+        return rc;
     if (xdg && xdg[0])
         rpl_strbuf_printf(&sb, "%s/rocm-perf/autotune.db", xdg);
     else if (home && home[0])
@@ -235,158 +202,25 @@ static int env_defaults(tune_args *a)
     return 0;
 }
 
+/* 0 parsed, -2 after --help, else the exit code. */
 static int parse_args(tune_args *a, int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"space", required_argument, NULL, OPT_SPACE},
-        {"cmd-template", required_argument, NULL, OPT_CMD},
-        {"build-template", required_argument, NULL, OPT_BUILD},
-        {"kernel", required_argument, NULL, 'k'},
-        {"arch", required_argument, NULL, OPT_ARCH},
-        {"block", required_argument, NULL, OPT_BLOCK},
-        {"budget", required_argument, NULL, OPT_BUDGET},
-        {"seed", required_argument, NULL, OPT_SEED},
-        {"min-r2", required_argument, NULL, OPT_MIN_R2},
-        {"top-k", required_argument, NULL, OPT_TOP_K},
-        {"repetitions", required_argument, NULL, OPT_REPS},
-        {"confirm-repetitions", required_argument, NULL, OPT_CONFIRM_REPS},
-        {"warmup", required_argument, NULL, OPT_WARMUP},
-        {"timeout", required_argument, NULL, OPT_TIMEOUT},
-        {"jobs", required_argument, NULL, OPT_JOBS},
-        {"devices", required_argument, NULL, OPT_DEVICES},
-        {"build-jobs", required_argument, NULL, OPT_BUILD_JOBS},
-        {"launcher", required_argument, NULL, OPT_LAUNCHER},
-        {"backend", required_argument, NULL, OPT_BACKEND},
-        {"cache", required_argument, NULL, OPT_CACHE},
-        {"no-cache", no_argument, NULL, OPT_NO_CACHE},
-        {"work-dir", required_argument, NULL, OPT_WORK_DIR},
-        {"json", required_argument, NULL, OPT_JSON},
-        {"plot", required_argument, NULL, OPT_PLOT},
-        RPL_CLI_COMMON_LONGOPTS,
-        {NULL, 0, NULL, 0},
-    };
-    unsigned long v = 0;
     unsigned ndev = 0;
-    double d;
-    int opt, rc;
+    int rc;
 
     if ((rc = env_defaults(a)) != 0)
         return rc;
-    optind = 1;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, "k:" RPL_CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
-        if (rpl_cli_common_option(opt))
-            continue;
-        switch (opt) {
-        case 'h':
-            usage(stdout);
-            return -2;
-        case OPT_SPACE:
-            a->o.space_path = optarg;
-            break;
-        case OPT_CMD:
-            a->o.cmd_template = optarg;
-            break;
-        case OPT_BUILD:
-            a->o.build_template = optarg;
-            break;
-        case 'k':
-            a->o.kernel_regex = optarg;
-            break;
-        case OPT_ARCH:
-            a->o.arch = optarg;
-            break;
-        case OPT_BLOCK:
-            a->o.block_expr = optarg;
-            break;
-        case OPT_BUDGET:
-            if (parse_budget(&a->o, optarg))
-                return RPL_EXIT_INPUT;
-            break;
-        case OPT_SEED:
-            if (parse_uint("--seed", optarg, 0, 4294967295ul, &v))
-                return RPL_EXIT_INPUT;
-            a->o.seed = v;
-            break;
-        case OPT_MIN_R2:
-            if (parse_real("--min-r2", optarg, 0, 1, &a->o.min_r2))
-                return RPL_EXIT_INPUT;
-            break;
-        case OPT_TOP_K:
-            if (parse_uint("--top-k", optarg, 1, 100, &v))
-                return RPL_EXIT_INPUT;
-            a->o.top_k = (unsigned)v;
-            break;
-        case OPT_REPS:
-        case OPT_CONFIRM_REPS:
-            if (parse_uint(opt == OPT_REPS ? "--repetitions" : "--confirm-repetitions", optarg, 2,
-                           100000, &v))
-                return RPL_EXIT_INPUT;
-            *(opt == OPT_REPS ? &a->o.repetitions : &a->o.confirm_repetitions) = (unsigned)v;
-            break;
-        case OPT_WARMUP:
-            if (parse_uint("--warmup", optarg, 0, 100000, &v))
-                return RPL_EXIT_INPUT;
-            a->o.warmup = (unsigned)v;
-            break;
-        case OPT_TIMEOUT:
-            if (parse_real("--timeout", optarg, 0.001, 86400, &d))
-                return RPL_EXIT_INPUT;
-            a->o.timeout_ms = (int)ceil(d * 1000);
-            break;
-        case OPT_JOBS:
-            if (parse_uint("--jobs", optarg, 1, RPL_TUNE_MAX_JOBS, &v))
-                return RPL_EXIT_INPUT;
-            a->o.jobs = (unsigned)v;
-            a->jobs_given = true;
-            break;
-        case OPT_DEVICES:
-            if ((rc = parse_devices(a, optarg, &ndev)) != 0)
-                return rc;
-            break;
-        case OPT_BUILD_JOBS:
-            if (parse_uint("--build-jobs", optarg, 1, 64, &v))
-                return RPL_EXIT_INPUT;
-            a->o.build_jobs = (unsigned)v;
-            break;
-        case OPT_LAUNCHER:
-            a->o.launcher = optarg;
-            break;
-        case OPT_BACKEND: {
-            rpl_backend b;
-            if (rpl_backend_parse(&b, optarg) != RPL_OK)
-                return rpl_cli_fail(RPL_EUSAGE);
-            a->o.backend = (int)b;
-            break;
-        }
-        case OPT_CACHE:
-            a->o.cache_path = optarg;
-            break;
-        case OPT_NO_CACHE:
-            a->no_cache = true;
-            break;
-        case OPT_WORK_DIR:
-            a->o.work_dir = optarg;
-            break;
-        case OPT_JSON:
-            a->json = optarg;
-            break;
-        case OPT_PLOT:
-            a->plot = optarg;
-            break;
-        default:
-            return rpl_cli_usage_error("autotune: unknown option or missing value '%s'; see "
-                                       "'rocm-perf autotune --help'",
-                                       argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        return rpl_cli_usage_error("autotune: unexpected argument '%s'", argv[optind]);
+    if ((rc = rpl_parse_options(&tune_command, a, &argc, &argv)) >= 0)
+        return rc == 0 ? -2 : rc;
+    if (argc > 0)
+        return rpl_cli_usage_error("autotune: unexpected argument '%s'", argv[0]);
     if (!a->o.space_path || !a->o.cmd_template)
         return rpl_cli_usage_error("autotune needs --space FILE and --cmd-template T");
     if ((a->json && (rc = rpl_cli_check_output("--json", a->json)) != 0) ||
         (a->plot && (rc = rpl_cli_check_output("--plot", a->plot)) != 0))
         return rc;
+    while (a->devices && a->devices[ndev])
+        ndev++;
     if (ndev) {
         if (a->jobs_given && a->o.jobs != ndev)
             return rpl_cli_usage_error("--jobs %u but --devices lists %u GPUs", a->o.jobs, ndev);

@@ -4,7 +4,6 @@
  * an intended move, look at its history's change points, print one, compare
  * two.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,45 +14,108 @@
 #include "rpl/gate_measure.h"
 #include "rpl/trend.h"
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: rocm-perf baseline update --test NAME --baseline-dir DIR [--arch A]\n"
-            "                                 [--tolerance T] [--warmup W] [--kernel REGEX]\n"
-            "                                 [--repetitions N]\n"
-            "                                 (--static FILE... [--block N] | --trace DB... |\n"
-            "                                  -- APP ARGS...)\n"
-            "       rocm-perf baseline accept --test NAME --baseline-dir DIR --reason TEXT\n"
-            "                                 [the options and input of update]\n"
-            "       rocm-perf baseline trend --test NAME --baseline-dir DIR [--arch A]\n"
-            "                                [--kernel REGEX] [--json] [--permutations P]\n"
-            "                                [--alpha A] [--seed S]\n"
-            "       rocm-perf baseline show FILE\n"
-            "       rocm-perf baseline diff A B\n"
-            "\n"
-            "update  measure the input as 'rocm-perf gate' does and write its section\n"
-            "        (static or runtime) of DIR/<arch>/<test>.json, keeping the other; the\n"
-            "        runtime history gains this run's median (the last 10 are kept).\n"
-            "        Prints what changed.  The file is read, changed and written under\n"
-            "        a lock on its directory; another update waits for it up to\n"
-            "        ROCM_PERF_LOCK_TIMEOUT seconds (default 60), then exits 3.\n"
-            "        Each update adds an entry to the file's history: date, the commit of\n"
-            "        the repository holding DIR, device, driver and GPU clock state, each\n"
-            "        kernel's median (the last 1000 are kept).\n"
-            "accept  an update that moves the baseline on purpose: the history entry\n"
-            "        carries --reason, and each kernel's history_ns restarts at the new\n"
-            "        median; trend and the HTML report show it\n"
-            "trend   per kernel the history with its change points (E-Divisive on the\n"
-            "        log medians, permutation test: P 199, alpha 0.01, segments of at\n"
-            "        least 5 entries), where each began (entry, commit range), and a\n"
-            "        slow drift; --json prints docs/schemas/trend.schema.json.  --arch\n"
-            "        is needed when DIR holds the test for several architectures\n"
-            "show    print a baseline file readably\n"
-            "diff    print the differences between two baseline files (exit 0 either way)\n"
-            "\n"
-            "Exit codes: 0 ok, 2 bad usage or a corrupt baseline (left untouched),\n"
-            "3 environment, 77 no GPU (APP input).\n");
-}
+#define BASELINE_USAGE                                                                             \
+    "rocm-perf baseline update --test NAME --baseline-dir DIR [--arch A]\n"                        \
+    "                          [--tolerance T] [--warmup W] [--kernel REGEX]\n"                    \
+    "                          [--repetitions N]\n"                                                \
+    "                          (--static FILE... [--block N] | --trace DB... |\n"                  \
+    "                           -- APP ARGS...)\n"                                                 \
+    "rocm-perf baseline accept --test NAME --baseline-dir DIR --reason TEXT\n"                     \
+    "                          [the options and input of update]\n"                                \
+    "rocm-perf baseline trend --test NAME --baseline-dir DIR [--arch A]\n"                         \
+    "                         [--kernel REGEX] [--json] [--permutations P]\n"                      \
+    "                         [--alpha A] [--seed S]\n"                                            \
+    "rocm-perf baseline show FILE\n"                                                               \
+    "rocm-perf baseline diff A B"
+
+#define BASELINE_DESCRIPTION                                                                       \
+    "update  measure the input as 'rocm-perf gate' does and write its section\n"                   \
+    "        (static or runtime) of DIR/<arch>/<test>.json, keeping the other; the\n"              \
+    "        runtime history gains this run's median (the last 10 are kept).\n"                    \
+    "        Prints what changed.  The file is read, changed and written under\n"                  \
+    "        a lock on its directory; another update waits for it up to\n"                         \
+    "        ROCM_PERF_LOCK_TIMEOUT seconds (default 60), then exits 3.\n"                         \
+    "        Each update adds an entry to the file's history: date, the commit of\n"               \
+    "        the repository holding DIR, device, driver and GPU clock state, each\n"               \
+    "        kernel's median (the last 1000 are kept).\n"                                          \
+    "accept  an update that moves the baseline on purpose: the history entry\n"                    \
+    "        carries --reason, and each kernel's history_ns restarts at the new\n"                 \
+    "        median; trend and the HTML report show it\n"                                          \
+    "trend   per kernel the history with its change points (E-Divisive on the\n"                   \
+    "        log medians, permutation test: P 199, alpha 0.01, segments of at\n"                   \
+    "        least 5 entries), where each began (entry, commit range), and a\n"                    \
+    "        slow drift; --json prints docs/schemas/trend.schema.json.  --arch\n"                  \
+    "        is needed when DIR holds the test for several architectures\n"                        \
+    "show    print a baseline file readably\n"                                                     \
+    "diff    print the differences between two baseline files (exit 0 either way)"
+
+#define BASELINE_EXIT_CODES                                                                        \
+    "0 ok, 2 bad usage or a corrupt baseline (left untouched),\n"                                  \
+    "3 environment, 77 no GPU (APP input)."
+
+typedef struct trend_args {
+    const char *test, *dir, *arch;
+    bool json;
+    rpl_trend_opts o;
+} trend_args;
+
+#define T(m) RPL_FIELD(trend_args, m)
+
+static const rpl_option trend_options[] = {
+    OPT_STRING(0, "test", T(test), "NAME", "the kernel test"),
+    OPT_STRING(0, "baseline-dir", T(dir), "DIR", "the baselines, DIR/<arch>/<test>.json"),
+    OPT_STRING(0, "arch", T(arch), "A", "the architecture, when DIR holds several"),
+    OPT_STRING('k', "kernel", T(o.kernel_regex), "REGEX", "only these kernels"),
+    OPT_BOOL(0, "json", T(json), "print docs/schemas/trend.schema.json"),
+    OPT_UINT(0, "permutations", T(o.cp.permutations), 19, 100000, "P",
+             "permutations of the change-point test (default 199)"),
+    OPT_NUMBER_OPEN(0, "alpha", T(o.cp.alpha), 0, 0.5, "A",
+                    "significance of a change point (default 0.01)"),
+    OPT_UINT(0, "seed", T(o.cp.seed), 0, 0, "S", "permutation seed"),
+    OPT_END(),
+};
+
+static const rpl_option update_options[] = {
+    OPT_INCLUDE(gate_measure_options),
+    OPT_INCLUDE(gate_accept_options),
+    OPT_END(),
+};
+
+/* `baseline --help`: every subcommand's options. */
+static const rpl_option baseline_options[] = {
+    OPT_GROUP("update and accept:"),
+    OPT_INCLUDE(update_options),
+    OPT_GROUP("trend:"),
+    OPT_INCLUDE(trend_options),
+    OPT_END(),
+};
+
+static const rpl_command baseline_command = {
+    .name = "baseline",
+    .usage = BASELINE_USAGE,
+    .description = BASELINE_DESCRIPTION,
+    .options = baseline_options,
+    .exit_codes = BASELINE_EXIT_CODES,
+};
+
+static const rpl_command update_command = {
+    .name = "baseline update",
+    .usage = BASELINE_USAGE,
+    .description = BASELINE_DESCRIPTION,
+    .options = update_options,
+    .exit_codes = BASELINE_EXIT_CODES,
+    .flags = RPL_PARSE_STOP_AT_ARG | RPL_PARSE_KEEP_DASHDASH,
+    .foreign = gate_only_options,
+    .foreign_name = "gate",
+};
+
+static const rpl_command trend_command = {
+    .name = "baseline trend",
+    .usage = BASELINE_USAGE,
+    .description = BASELINE_DESCRIPTION,
+    .options = trend_options,
+    .exit_codes = BASELINE_EXIT_CODES,
+};
 
 static int update(int argc, char **argv, bool accepting)
 {
@@ -61,7 +123,7 @@ static int update(int argc, char **argv, bool accepting)
     rpl_gate_measurement m = {0};
     rpl_strbuf report = RPL_STRBUF_INIT;
     char *path = NULL;
-    int rc = gate_args_parse(&a, argc, argv, true, usage);
+    int rc = gate_args_parse(&a, &update_command, argc, argv);
 
     if (rc < 0 && accepting && !a.run.reason)
         rc = rpl_cli_usage_error("baseline accept needs --reason TEXT (why the baseline moves)");
@@ -88,75 +150,17 @@ static int update(int argc, char **argv, bool accepting)
 
 static int trend(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"test", required_argument, NULL, 't'},
-        {"baseline-dir", required_argument, NULL, 'd'},
-        {"arch", required_argument, NULL, 'a'},
-        {"kernel", required_argument, NULL, 'k'},
-        {"json", no_argument, NULL, 'j'},
-        {"permutations", required_argument, NULL, 'P'},
-        {"alpha", required_argument, NULL, 'A'},
-        {"seed", required_argument, NULL, 'S'},
-        RPL_CLI_COMMON_LONGOPTS,
-        {NULL, 0, NULL, 0},
-    };
-    const char *test = NULL, *dir = NULL, *arch = NULL;
-    bool json = false;
-    rpl_trend_opts o = {0};
+    trend_args t = {0};
     rpl_strbuf text = RPL_STRBUF_INIT;
-    char *end;
-    int opt, rc;
+    int rc;
 
-    rpl_cp_opts_init(&o.cp);
-    optind = 1;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, "k:" RPL_CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
-        if (rpl_cli_common_option(opt))
-            continue;
-        switch (opt) {
-        case 'h':
-            usage(stdout);
-            return RPL_EXIT_OK;
-        case 't':
-            test = optarg;
-            break;
-        case 'd':
-            dir = optarg;
-            break;
-        case 'a':
-            arch = optarg;
-            break;
-        case 'k':
-            o.kernel_regex = optarg;
-            break;
-        case 'j':
-            json = true;
-            break;
-        case 'P':
-            o.cp.permutations = (unsigned)strtoul(optarg, &end, 10);
-            if (*end || optarg[0] == '-' || o.cp.permutations < 19 || o.cp.permutations > 100000)
-                return rpl_cli_usage_error("--permutations takes 19 to 100000, not '%s'", optarg);
-            break;
-        case 'A':
-            o.cp.alpha = strtod(optarg, &end);
-            if (*end || !(o.cp.alpha > 0 && o.cp.alpha < 0.5))
-                return rpl_cli_usage_error("--alpha takes a value between 0 and 0.5, not '%s'",
-                                           optarg);
-            break;
-        case 'S':
-            o.cp.seed = strtoul(optarg, &end, 10);
-            if (*end || optarg[0] == '-' || !optarg[0])
-                return rpl_cli_usage_error("--seed takes a whole number, not '%s'", optarg);
-            break;
-        default:
-            return rpl_cli_usage_error("baseline trend: unknown option or missing value '%s'",
-                                       argv[optind - 1]);
-        }
-    }
-    if (!test || !dir || optind < argc)
+    rpl_cp_opts_init(&t.o.cp);
+    if ((rc = rpl_parse_options(&trend_command, &t, &argc, &argv)) >= 0)
+        return rc;
+    if (!t.test || !t.dir || argc > 0)
         return rpl_cli_usage_error("usage: rocm-perf baseline trend --test NAME --baseline-dir "
                                    "DIR [--arch A] [--kernel REGEX] [--json]");
-    rc = rpl_baseline_trend(&text, dir, arch, test, json, &o);
+    rc = rpl_baseline_trend(&text, t.dir, t.arch, t.test, t.json, &t.o);
     if (rc == RPL_OK)
         fputs(rpl_strbuf_cstr(&text), stdout);
     rpl_strbuf_release(&text);
@@ -199,12 +203,12 @@ static int diff(const char *fa, const char *fb)
 int cmd_baseline(int argc, char **argv)
 {
     if (argc < 2) {
-        usage(stderr);
+        rpl_parse_options_usage(&baseline_command, NULL, stderr);
         return rpl_cli_usage_error("baseline needs a subcommand: update, accept, trend, show or "
                                    "diff");
     }
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-        usage(stdout);
+        rpl_parse_options_usage(&baseline_command, NULL, stdout);
         return RPL_EXIT_OK;
     }
     if (strcmp(argv[1], "update") == 0)

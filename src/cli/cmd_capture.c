@@ -3,8 +3,6 @@
  * ASLR off, and keep one kernel dispatch as a replay snapshot (the library
  * work is in src/replay/capture.c).
  */
-#include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,82 +11,58 @@
 #include "rpl/error.h"
 #include "rpl/log.h"
 
-enum { OPT_KERNEL = 256, OPT_DISPATCH, OPT_BACKEND };
-
-static void usage(FILE *out)
+static int parse_backend(void *value, const rpl_option *opt, const char *arg)
 {
-    fprintf(out,
-            "usage: rocm-perf capture [--kernel REGEX] [--dispatch N] [--backend auto|cuda|hsa]\n"
-            "                         --out DIR [-v|-q] -- APP [ARGS...]\n"
-            "\n"
-            "Run APP with ASLR off and the capture library injected (librpl_cupti.so through\n"
-            "CUDA_INJECTION64_PATH, librpl_hsa.so through HSA_TOOLS_LIB), keep the N-th kernel\n"
-            "dispatch whose name matches REGEX as a snapshot in DIR (launch, kernel arguments,\n"
-            "code object, every device range before and after the dispatch), let APP run to its\n"
-            "end, then check the snapshot and say where it is.  Replay it with 'rocm-perf\n"
-            "replay full-vm DIR'.\n"
-            "\n"
-            "  --kernel REGEX   POSIX extended regex tried on the demangled, then the mangled\n"
-            "                   kernel name (default: every kernel)\n"
-            "  --dispatch N     the N-th matching dispatch, counted from 0 (default 0)\n"
-            "  --backend B      cuda, hsa, or auto (default): inject every capture library\n"
-            "                   this rocm-perf has\n"
-            "  -o, --out DIR    the snapshot directory; it must not exist\n"
-            "\n"
-            "Exit codes: 0 snapshot written, 2 bad usage, DIR exists, APP cannot be run, or APP\n"
-            "ended without a snapshot (no matching dispatch, fewer than N+1, or APP failed\n"
-            "first), 3 no capture library.\n");
+    (void)opt;
+    return rpl_capture_backend_parse(value, arg) != 0 ? rpl_cli_fail(RPL_EUSAGE) : 0;
 }
 
+#define F(m) RPL_FIELD(rpl_capture_opts, m)
+
+static const rpl_option capture_options[] = {
+    OPT_STRING(0, "kernel", F(kernel_regex), "REGEX",
+               "POSIX extended regex tried on the demangled, then the mangled kernel name "
+               "(default: every kernel)"),
+    OPT_UINT(0, "dispatch", F(dispatch), 0, 0, "N",
+             "the N-th matching dispatch, counted from 0 (default 0)"),
+    OPT_CALLBACK(0, "backend", F(backend), parse_backend, "B",
+                 "cuda, hsa, or auto (default): inject every capture library this rocm-perf has"),
+    OPT_STRING('o', "out", F(out_dir), "DIR", "the snapshot directory; it must not exist"),
+    OPT_END(),
+};
+
+static const rpl_command capture_command = {
+    .name = "capture",
+    .usage = "rocm-perf capture [--kernel REGEX] [--dispatch N] [--backend auto|cuda|hsa]\n"
+             "                  --out DIR [-v|-q] -- APP [ARGS...]",
+    .description =
+        "Run APP with ASLR off and the capture library injected (librpl_cupti.so through\n"
+        "CUDA_INJECTION64_PATH, librpl_hsa.so through HSA_TOOLS_LIB), keep the N-th kernel\n"
+        "dispatch whose name matches REGEX as a snapshot in DIR (launch, kernel arguments,\n"
+        "code object, every device range before and after the dispatch), let APP run to its\n"
+        "end, then check the snapshot and say where it is.  Replay it with 'rocm-perf\n"
+        "replay full-vm DIR'.",
+    .options = capture_options,
+    .exit_codes = "0 snapshot written, 2 bad usage, DIR exists, APP cannot be run, or APP\n"
+                  "ended without a snapshot (no matching dispatch, fewer than N+1, or APP failed\n"
+                  "first), 3 no capture library.",
+    /* Options end at the first other word, so APP's own options stay APP's. */
+    .flags = RPL_PARSE_STOP_AT_ARG,
+};
+
+/* 0 parsed, -1 after --help, else the exit code. */
 static int parse_args(rpl_capture_opts *o, int argc, char **argv)
 {
-    static const struct option longopts[] = {{"kernel", required_argument, NULL, OPT_KERNEL},
-                                             {"dispatch", required_argument, NULL, OPT_DISPATCH},
-                                             {"backend", required_argument, NULL, OPT_BACKEND},
-                                             {"out", required_argument, NULL, 'o'},
-                                             RPL_CLI_COMMON_LONGOPTS,
-                                             {NULL, 0, NULL, 0}};
-    char *end;
-    int opt;
+    int rc = rpl_parse_options(&capture_command, o, &argc, &argv);
 
-    optind = 1;
-    opterr = 0;
-    /* '+': options end at the first non-option, so APP's own options stay APP's. */
-    while ((opt = getopt_long(argc, argv, "+o:" RPL_CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
-        if (rpl_cli_common_option(opt))
-            continue;
-        switch (opt) {
-        case 'h':
-            usage(stdout);
-            return -1;
-        case OPT_KERNEL:
-            o->kernel_regex = optarg;
-            break;
-        case OPT_DISPATCH:
-            errno = 0;
-            o->dispatch = strtoull(optarg, &end, 10);
-            if (errno || end == optarg || *end || optarg[0] == '-')
-                return rpl_cli_usage_error("--dispatch wants a whole number, not '%s'", optarg);
-            break;
-        case OPT_BACKEND:
-            if (rpl_capture_backend_parse(&o->backend, optarg) != 0)
-                return rpl_cli_fail(RPL_EUSAGE);
-            break;
-        case 'o':
-            o->out_dir = optarg;
-            break;
-        default:
-            return rpl_cli_usage_error("option '%s' is unknown or lacks its value; see "
-                                       "'rocm-perf capture --help'",
-                                       argv[optind - 1]);
-        }
-    }
+    if (rc >= 0)
+        return rc == 0 ? -1 : rc;
     if (!o->out_dir)
         return rpl_cli_usage_error("capture needs --out DIR; see 'rocm-perf capture --help'");
-    if (optind >= argc)
+    if (argc == 0)
         return rpl_cli_usage_error("capture needs a program to run after '--'; see 'rocm-perf "
                                    "capture --help'");
-    o->app_argv = (const char *const *)(argv + optind);
+    o->app_argv = (const char *const *)argv;
     return 0;
 }
 

@@ -2,8 +2,7 @@
  * rocm-perf inspect: registers, LDS/shared memory, scratch and theoretical
  * occupancy of every kernel in compiled GPU code, with no GPU needed.
  */
-#include <errno.h>
-#include <getopt.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,56 +27,12 @@ typedef struct inspect_opts {
     const char *out;
 } inspect_opts;
 
-enum { OPT_ARCH = 256, OPT_BLOCK, OPT_JSON, OPT_SMEM };
-
-static void usage(FILE *out)
+static int add_archs(void *value, const rpl_option *opt, const char *arg)
 {
-    fprintf(
-        out,
-        "usage: rocm-perf inspect FILE... [--arch A]... [--block N] [--smem BYTES]\n"
-        "                         [--json] [-o FILE] [-v|-q]\n"
-        "\n"
-        "Read compiled GPU code (AMDGPU code objects, clang offload bundles such as\n"
-        ".hipfb files, HIP executables and libraries, NVIDIA cubins, fatbins and CUDA\n"
-        "executables) and print one row per kernel and architecture: VGPRs (NVIDIA:\n"
-        "registers), AGPRs, SGPRs, LDS (shared memory), scratch (stack frame), spills,\n"
-        "wave size, workgroup size and theoretical occupancy with its limiting factor.\n"
-        "AMD occupancy is waves per SIMD as the LLVM version that built the code computes\n"
-        "it; NVIDIA occupancy is blocks per SM as cuda_occupancy.h computes it.\n"
-        "\n"
-        "  --arch A          only kernels built for A (gfx90a, gfx942, sm_90 ...;\n"
-        "                    repeatable or comma-separated)\n"
-        "  --block N         workgroup / block size for occupancy (default: the kernel's\n"
-        "                    maximum, i.e. its launch bound or 1024)\n"
-        "  --smem BYTES      dynamic LDS / shared memory per block (default 0)\n"
-        "  --json            print JSON (docs/schemas/inspect.schema.json) instead of the table\n"
-        "  -o, --out FILE    write the output to FILE (atomically) instead of stdout\n"
-        "  -v, --verbose     more detail: where each kernel was found, skipped entries\n"
-        "  -q, --quiet       errors only\n"
-        "  -h, --help        this help\n"
-        "\n"
-        "Exit codes: 0 ok, 2 bad usage, unreadable or malformed input, or no kernel\n"
-        "selected, 3 output could not be written or a needed library is missing.\n");
-}
-
-static int parse_uint(const char *arg, const char *opt, unsigned lo, unsigned hi, unsigned *out)
-{
-    char *end;
-    unsigned long v;
-
-    errno = 0;
-    v = strtoul(arg, &end, 10);
-    if (errno || end == arg || *end || arg[0] == '-' || v < lo || v > hi)
-        return rpl_cli_usage_error("%s wants a whole number from %u to %u, not '%s'", opt, lo, hi,
-                                   arg);
-    *out = (unsigned)v;
-    return 0;
-}
-
-static int add_archs(inspect_opts *o, const char *arg)
-{
+    inspect_opts *o = value;
     const char *p = arg;
 
+    (void)opt;
     while (*p) {
         size_t len = strcspn(p, ",");
         char name[64];
@@ -101,59 +56,54 @@ static int add_archs(inspect_opts *o, const char *arg)
     return 0;
 }
 
+#define F(m) RPL_FIELD(inspect_opts, m)
+
+static const rpl_option inspect_options[] = {
+    OPT_CALLBACK(0, "arch", RPL_WHOLE_STRUCT, add_archs, "A",
+                 "only kernels built for A (gfx90a, gfx942, sm_90 ...; repeatable or "
+                 "comma-separated)"),
+    OPT_UINT(0, "block", F(block), 1, 1024, "N",
+             "workgroup / block size for occupancy (default: the kernel's maximum, i.e. its "
+             "launch bound or 1024)"),
+    OPT_SIZE(0, "smem", F(dyn_smem), 0, 1u << 24, "BYTES",
+             "dynamic LDS / shared memory per block (default 0)"),
+    OPT_BOOL(0, "json", F(json),
+             "print JSON (docs/schemas/inspect.schema.json) instead of the table"),
+    OPT_STRING('o', "out", F(out), "FILE",
+               "write the output to FILE (atomically) instead of stdout"),
+    OPT_END(),
+};
+
+static const rpl_command inspect_command = {
+    .name = "inspect",
+    .usage = "rocm-perf inspect FILE... [--arch A]... [--block N] [--smem BYTES]\n"
+             "                  [--json] [-o FILE] [-v|-q]",
+    .description =
+        "Read compiled GPU code (AMDGPU code objects, clang offload bundles such as\n"
+        ".hipfb files, HIP executables and libraries, NVIDIA cubins, fatbins and CUDA\n"
+        "executables) and print one row per kernel and architecture: VGPRs (NVIDIA:\n"
+        "registers), AGPRs, SGPRs, LDS (shared memory), scratch (stack frame), spills,\n"
+        "wave size, workgroup size and theoretical occupancy with its limiting factor.\n"
+        "AMD occupancy is waves per SIMD as the LLVM version that built the code computes\n"
+        "it; NVIDIA occupancy is blocks per SM as cuda_occupancy.h computes it.  With -v,\n"
+        "where each kernel was found and the entries skipped.",
+    .options = inspect_options,
+    .exit_codes = "0 ok, 2 bad usage, unreadable or malformed input, or no kernel\n"
+                  "selected, 3 output could not be written or a needed library is missing.",
+};
+
+/* 0 parsed, -1 after --help, else the exit code. */
 static int parse_args(inspect_opts *o, int argc, char **argv)
 {
-    static const struct option longopts[] = {{"arch", required_argument, NULL, OPT_ARCH},
-                                             {"block", required_argument, NULL, OPT_BLOCK},
-                                             {"smem", required_argument, NULL, OPT_SMEM},
-                                             {"json", no_argument, NULL, OPT_JSON},
-                                             {"out", required_argument, NULL, 'o'},
-                                             RPL_CLI_COMMON_LONGOPTS,
-                                             {NULL, 0, NULL, 0}};
-    int opt, rc;
+    int rc = rpl_parse_options(&inspect_command, o, &argc, &argv);
 
-    optind = 1;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, "o:" RPL_CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
-        if (rpl_cli_common_option(opt))
-            continue;
-        switch (opt) {
-        case 'h':
-            usage(stdout);
-            return -1;
-        case OPT_ARCH:
-            if ((rc = add_archs(o, optarg)) != 0)
-                return rc;
-            break;
-        case OPT_BLOCK:
-            if ((rc = parse_uint(optarg, "--block", 1, 1024, &o->block)) != 0)
-                return rc;
-            break;
-        case OPT_SMEM:
-            if ((rc = parse_uint(optarg, "--smem", 0, 1u << 24, &o->dyn_smem)) != 0)
-                return rc;
-            break;
-        case OPT_JSON:
-            o->json = true;
-            break;
-        case 'o':
-            o->out = optarg;
-            break;
-        default:
-            if (optopt)
-                return rpl_cli_usage_error("option '-%c' is unknown or lacks its value; see "
-                                           "'rocm-perf inspect --help'",
-                                           optopt);
-            return rpl_cli_usage_error("option '%s' is unknown or lacks its value; see "
-                                       "'rocm-perf inspect --help'",
-                                       argv[optind - 1]);
-        }
-    }
-    if (optind >= argc)
+    if (rc >= 0)
+        return rc == 0 ? -1 : rc;
+    if (argc == 0)
         return rpl_cli_usage_error("inspect needs at least one FILE; see 'rocm-perf inspect "
                                    "--help'");
-    o->files = argv + optind;
-    o->nfiles = (size_t)(argc - optind);
+    o->files = argv;
+    o->nfiles = (size_t)argc;
     return 0;
 }
 

@@ -4,7 +4,6 @@
  * A debugging aid over src/optimize/source; it changes nothing.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,138 +37,90 @@ typedef struct kernels_opts {
     rpl_codeobj_set *symbols;
 } kernels_opts;
 
-enum {
-    OPT_LANG = 256,
-    OPT_ARCH,
-    OPT_WAVE,
-    OPT_JSON,
-    OPT_NO_VENDOR,
-    OPT_BUILD,
-    OPT_COMPILE_DB,
-    OPT_CODE_OBJECT
-};
-
-static void usage(FILE *out)
+static int parse_lang(void *value, const rpl_option *opt, const char *arg)
 {
-    fprintf(out,
-            "usage: rocm-perf kernels SOURCE [--lang hip|cuda] [--arch A] [-I DIR]...\n"
-            "                         [-D NAME[=VALUE]]... [--build \"CMD\"]\n"
-            "                         [--compile-commands FILE] [--code-object FILE]\n"
-            "                         [--wave 32|64]\n"
-            "                         [--no-vendor-headers] [--json] [-o FILE] [-v|-q]\n"
-            "\n"
-            "Parse a HIP or CUDA source with libclang, as the optimizer does, and print its\n"
-            "__global__ kernels: qualified name, device symbol, signature, extent, launch\n"
-            "bounds, and each loop with its nesting, unroll pragma, trip count and the\n"
-            "verdict of the unroll guardrails (no unrolling across barriers, atomics,\n"
-            "dynamic shared memory, break/return/goto or calls whose body is not visible).\n"
-            "\n"
-            "  --lang L             hip or cuda (default: .cu/.cuh are CUDA, the rest HIP)\n"
-            "  --arch A             gfx942, sm_90, ... (default: the build's, else this\n"
-            "                       machine's GPU, else gfx90a for HIP and the newest NVIDIA\n"
-            "                       architecture libclang knows for CUDA)\n"
-            "  -I DIR, -D NAME[=V]  include directories and macros, as for the compiler\n"
-            "  --build \"CMD\"        the real compile command (nvcc, hipcc or clang words; no\n"
-            "                       shell): its -I, -isystem, -D, -U, -include, -std and\n"
-            "                       architecture words are used\n"
-            "  --compile-commands FILE\n"
-            "                       take SOURCE's compile command from a compilation\n"
-            "                       database (compile_commands.json of CMake or Bear)\n"
-            "  --code-object FILE   a code object, cubin or program built from SOURCE: list\n"
-            "                       the instantiations of each template kernel it holds\n"
-            "  --wave N             wavefront size for the unroll factor (default: the arch's)\n"
-            "  --no-vendor-headers  parse with rocm-perf's CUDA prelude instead of the ROCm or\n"
-            "                       CUDA headers\n"
-            "  --json               print JSON (docs/schemas/kernels.schema.json)\n"
-            "  -o, --out FILE       write the output to FILE (atomically) instead of stdout\n"
-            "  -v, --verbose / -q, --quiet / -h, --help\n"
-            "\n"
-            "libclang is loaded at run time: ROCM_PERF_LIBCLANG=/path/to/libclang.so picks the\n"
-            "library, ROCM_PERF_CLANG_RESOURCE_DIR its resource directory.\n"
-            "Exit codes: 0 ok, 2 bad usage or unreadable source, 3 libclang not found.\n");
+    (void)opt;
+    if (strcmp(arg, "hip") == 0)
+        *(rpl_ks_lang *)value = RPL_KS_LANG_HIP;
+    else if (strcmp(arg, "cuda") == 0)
+        *(rpl_ks_lang *)value = RPL_KS_LANG_CUDA;
+    else
+        return rpl_cli_usage_error("--lang wants hip or cuda, not '%s'", arg);
+    return 0;
 }
 
+static int parse_wave(void *value, const rpl_option *opt, const char *arg)
+{
+    (void)opt;
+    if (strcmp(arg, "32") != 0 && strcmp(arg, "64") != 0)
+        return rpl_cli_usage_error("--wave wants 32 or 64, not '%s'", arg);
+    *(unsigned *)value = (unsigned)atoi(arg);
+    return 0;
+}
+
+#define F(m) RPL_FIELD(kernels_opts, m)
+
+static const rpl_option kernels_options[] = {
+    OPT_CALLBACK(0, "lang", F(ks.lang), parse_lang, "L",
+                 "hip or cuda (default: .cu/.cuh are CUDA, the rest HIP)"),
+    OPT_STRING(0, "arch", F(ks.arch), "A",
+               "gfx942, sm_90, ... (default: the build's, else this machine's GPU, else gfx90a "
+               "for HIP and the newest NVIDIA architecture libclang knows for CUDA)"),
+    OPT_STRING_LIST('I', NULL, F(includes), offsetof(kernels_opts, n_includes), "DIR",
+                    "include directory, as for the compiler"),
+    OPT_STRING_LIST('D', NULL, F(defines), offsetof(kernels_opts, n_defines), "NAME[=V]",
+                    "macro, as for the compiler"),
+    OPT_STRING(0, "build", F(build), "\"CMD\"",
+               "the real compile command (nvcc, hipcc or clang words; no shell): its -I, "
+               "-isystem, -D, -U, -include, -std and architecture words are used"),
+    OPT_STRING(0, "compile-commands", F(compile_commands), "FILE",
+               "take SOURCE's compile command from a compilation database (compile_commands.json "
+               "of CMake or Bear)"),
+    OPT_STRING(0, "code-object", F(code_object), "FILE",
+               "a code object, cubin or program built from SOURCE: list the instantiations of "
+               "each template kernel it holds"),
+    OPT_CALLBACK(0, "wave", F(wave), parse_wave, "N",
+                 "wavefront size for the unroll factor, 32 or 64 (default: the arch's)"),
+    OPT_BOOL(0, "no-vendor-headers", F(ks.no_vendor_headers),
+             "parse with rocm-perf's CUDA prelude instead of the ROCm or CUDA headers"),
+    OPT_BOOL(0, "json", F(json), "print JSON (docs/schemas/kernels.schema.json)"),
+    OPT_STRING('o', "out", F(out), "FILE",
+               "write the output to FILE (atomically) instead of stdout"),
+    OPT_END(),
+};
+
+static const rpl_command kernels_command = {
+    .name = "kernels",
+    .usage = "rocm-perf kernels SOURCE [--lang hip|cuda] [--arch A] [-I DIR]...\n"
+             "                  [-D NAME[=VALUE]]... [--build \"CMD\"]\n"
+             "                  [--compile-commands FILE] [--code-object FILE]\n"
+             "                  [--wave 32|64]\n"
+             "                  [--no-vendor-headers] [--json] [-o FILE] [-v|-q]",
+    .description =
+        "Parse a HIP or CUDA source with libclang, as the optimizer does, and print its\n"
+        "__global__ kernels: qualified name, device symbol, signature, extent, launch\n"
+        "bounds, and each loop with its nesting, unroll pragma, trip count and the\n"
+        "verdict of the unroll guardrails (no unrolling across barriers, atomics,\n"
+        "dynamic shared memory, break/return/goto or calls whose body is not visible).",
+    .options = kernels_options,
+    .notes = "libclang is loaded at run time: ROCM_PERF_LIBCLANG=/path/to/libclang.so picks the\n"
+             "library, ROCM_PERF_CLANG_RESOURCE_DIR its resource directory.",
+    .exit_codes = "0 ok, 2 bad usage or unreadable source, 3 libclang not found.",
+};
+
+/* 0 parsed, -1 after --help, else the exit code. */
 static int parse_args(kernels_opts *o, int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"lang", required_argument, NULL, OPT_LANG},
-        {"arch", required_argument, NULL, OPT_ARCH},
-        {"wave", required_argument, NULL, OPT_WAVE},
-        {"json", no_argument, NULL, OPT_JSON},
-        {"no-vendor-headers", no_argument, NULL, OPT_NO_VENDOR},
-        {"build", required_argument, NULL, OPT_BUILD},
-        {"compile-commands", required_argument, NULL, OPT_COMPILE_DB},
-        {"code-object", required_argument, NULL, OPT_CODE_OBJECT},
-        {"out", required_argument, NULL, 'o'},
-        RPL_CLI_COMMON_LONGOPTS,
-        {NULL, 0, NULL, 0}};
-    int opt;
+    int rc = rpl_parse_options(&kernels_command, o, &argc, &argv);
 
-    optind = 1;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, "I:D:o:" RPL_CLI_COMMON_SHORTOPTS, longopts, NULL)) !=
-           -1) {
-        if (rpl_cli_common_option(opt))
-            continue;
-        switch (opt) {
-        case 'h':
-            usage(stdout);
-            return -1;
-        case OPT_LANG:
-            if (strcmp(optarg, "hip") == 0)
-                o->ks.lang = RPL_KS_LANG_HIP;
-            else if (strcmp(optarg, "cuda") == 0)
-                o->ks.lang = RPL_KS_LANG_CUDA;
-            else
-                return rpl_cli_usage_error("--lang wants hip or cuda, not '%s'", optarg);
-            break;
-        case OPT_ARCH:
-            o->ks.arch = optarg;
-            break;
-        case OPT_WAVE:
-            if (strcmp(optarg, "32") != 0 && strcmp(optarg, "64") != 0)
-                return rpl_cli_usage_error("--wave wants 32 or 64, not '%s'", optarg);
-            o->wave = (unsigned)atoi(optarg);
-            break;
-        case OPT_JSON:
-            o->json = true;
-            break;
-        case OPT_NO_VENDOR:
-            o->ks.no_vendor_headers = true;
-            break;
-        case OPT_BUILD:
-            o->build = optarg;
-            break;
-        case OPT_COMPILE_DB:
-            o->compile_commands = optarg;
-            break;
-        case OPT_CODE_OBJECT:
-            o->code_object = optarg;
-            break;
-        case 'I':
-        case 'D':
-            if ((opt == 'I' ? o->n_includes : o->n_defines) == MAX_LIST)
-                return rpl_cli_usage_error("more than %d -%c options", MAX_LIST, opt);
-            if (opt == 'I')
-                o->includes[o->n_includes++] = optarg;
-            else
-                o->defines[o->n_defines++] = optarg;
-            break;
-        case 'o':
-            o->out = optarg;
-            break;
-        default:
-            return rpl_cli_usage_error("unknown or incomplete option '%s'; see 'rocm-perf kernels "
-                                       "--help'",
-                                       argv[optind - 1]);
-        }
-    }
-    if (optind != argc - 1)
+    if (rc >= 0)
+        return rc == 0 ? -1 : rc;
+    if (argc != 1)
         return rpl_cli_usage_error("kernels takes one SOURCE; see 'rocm-perf kernels --help'");
     if (o->build && o->compile_commands)
         return rpl_cli_usage_error("--build and --compile-commands both give the compile "
                                    "command: pass one");
-    o->source = argv[optind];
+    o->source = argv[0];
     o->ks.include_dirs = o->includes;
     o->ks.defines = o->defines;
     return 0;

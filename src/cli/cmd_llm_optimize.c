@@ -4,11 +4,9 @@
  * pipeline and the optimization branch are set up here; the loop is
  * rpl/llm_loop.h.
  */
-#include <errno.h>
-#include <getopt.h>
 #include <limits.h>
-#include <math.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +27,7 @@
 #include "rpl/session.h"
 
 typedef struct llmopt_opts {
-    rpl_optimize_cli cli; /* target, pipeline and git options shared with `optimize` */
+    rpl_optimize_cli cli; /* first: rpl_optimize_cli_options name its fields */
     const char *prompt_dir;
     const char *analysis_dir; /* --analysis: an `analyze --out` folder */
     unsigned max_iters, max_repairs;
@@ -38,194 +36,86 @@ typedef struct llmopt_opts {
     rpl_llm_config llm;
 } llmopt_opts;
 
-/* Below RPL_OPTCLI_TEST: the codes of optimize_cli.h start there. */
-enum {
-    OPT_PROVIDER = 256,
-    OPT_MODEL,
-    OPT_BASE_URL,
-    OPT_TEMPERATURE,
-    OPT_MAX_TOKENS,
-    OPT_API_KEY_FILE,
-    OPT_PROMPT_DIR,
-    OPT_MAX_ITERS,
-    OPT_MAX_REPAIRS,
-    OPT_BUDGET,
-    OPT_LLM_TIMEOUT,
-    OPT_ANALYSIS,
+_Static_assert(offsetof(llmopt_opts, cli) == 0, "the shared options' fields start the struct");
+
+static int parse_provider(void *value, const rpl_option *opt, const char *arg)
+{
+    (void)opt;
+    if (rpl_llm_provider_parse(value, arg) != 0)
+        return rpl_cli_usage_error("--provider wants openai or anthropic, not '%s'", arg);
+    return 0;
+}
+
+#define F(m) RPL_FIELD(llmopt_opts, m)
+
+static const rpl_option llm_options[] = {
+    OPT_GROUP("Model:"),
+    OPT_CALLBACK(0, "provider", F(llm.provider), parse_provider, "P",
+                 "openai (any OpenAI-compatible server) or anthropic"),
+    OPT_STRING(0, "model", F(llm.model), "M",
+               "the model (default gpt-4.1 for openai; required for anthropic)"),
+    OPT_STRING(0, "base-url", F(llm.base_url), "URL",
+               "the API's base URL (vLLM, llama.cpp, Ollama: .../v1)"),
+    OPT_NUMBER_SEEN(0, "temperature", F(llm.temperature),
+                    RPL_SEEN(llmopt_opts, llm.has_temperature), 0, 2, "T",
+                    "sent only when given (0-2)"),
+    OPT_UINT(0, "max-tokens", F(llm.max_tokens), 1, 100000, "N",
+             "sent only when given (anthropic: 8192 when not)"),
+    OPT_STRING(0, "api-key-file", F(llm.api_key_file), "F",
+               "the key's file; default OPENAI_API_KEY / ANTHROPIC_API_KEY"),
+    OPT_STRING(0, "prompt-dir", F(prompt_dir), "DIR",
+               "templates replacing templates/llm/*.md, file by file"),
+    OPT_DURATION(0, "llm-timeout", F(llm.timeout_s), 1, 86400, "S",
+                 "limit of one request, the reply included (default 600)"),
+    OPT_GROUP("Loop:"),
+    OPT_UINT(0, "max-iters", F(max_iters), 1, 100000, "N",
+             "proposals (default " RPL_STRINGIFY(RPL_LLM_LOOP_DEFAULT_MAX_ITERS) ")"),
+    OPT_UINT_SEEN(
+        0, "max-repairs", F(max_repairs), RPL_SEEN(llmopt_opts, has_max_repairs), 0, 100000, "N",
+        "repair turns per proposal (default " RPL_STRINGIFY(RPL_LLM_LOOP_DEFAULT_MAX_REPAIRS) ")"),
+    OPT_UINT(0, "budget-tokens", F(budget_tokens), 1, 1e15, "N",
+             "stop cleanly once N tokens (input + output) are used"),
+    OPT_STRING(0, "analysis", F(analysis_dir), "DIR",
+               "roofline, bottleneck and ATT facts of the target from 'rocm-perf analyze --out "
+               "DIR' (a counter-mode profile) instead of the counter pass over the replay"),
+    OPT_INCLUDE(rpl_optimize_cli_options),
+    OPT_END(),
 };
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: rocm-perf llm-optimize SOURCE \"APP ARGS\" [options]\n"
-            "       rocm-perf llm-optimize --test NAME --build-dir DIR [options]\n"
-            "\n"
-            "Ask a language model for a faster version of the dominant kernel, put every\n"
-            "answer through the candidate pipeline (build, signature, static checks, replay\n"
-            "comparison, the program's own check, interleaved timing, whole-application\n"
-            "time) and feed the exact reason of each rejection back. Accepted changes are\n"
-            "committed, one after the other, to a branch rocm-perf/opt/<kernel>/<time>; the\n"
-            "checkout is not touched. When another kernel becomes dominant the loop\n"
-            "retargets (not with --kernel).\n"
-            "\n"
-            "Model:\n"
-            "  --provider P           openai (any OpenAI-compatible server) or anthropic\n"
-            "  --model M              the model (default gpt-4.1 for openai; required for\n"
-            "                         anthropic)\n"
-            "  --base-url URL         the API's base URL (vLLM, llama.cpp, Ollama: .../v1)\n"
-            "  --temperature T        sent only when given (0-2)\n"
-            "  --max-tokens N         sent only when given (anthropic: 8192 when not)\n"
-            "  --api-key-file F       the key's file; default OPENAI_API_KEY / ANTHROPIC_API_KEY\n"
-            "  --prompt-dir DIR       templates replacing templates/llm/*.md, file by file\n"
-            "  --llm-timeout S        limit of one request, the reply included (default 600)\n"
-            "Loop:\n"
-            "  --max-iters N          proposals (default %d)\n"
-            "  --max-repairs N        repair turns per proposal (default %d)\n"
-            "  --budget-tokens N      stop cleanly once N tokens (input + output) are used\n"
-            "  --analysis DIR         roofline, bottleneck and ATT facts of the target from\n"
-            "                         'rocm-perf analyze --out DIR' (a counter-mode profile)\n"
-            "                         instead of the counter pass over the replay\n"
-            "\n",
-            RPL_LLM_LOOP_DEFAULT_MAX_ITERS, RPL_LLM_LOOP_DEFAULT_MAX_REPAIRS);
-    rpl_optimize_cli_usage(out);
-    fputs("  -v, --verbose / -q, --quiet / -h, --help\n"
-          "\n"
-          "Exit codes: 0 the run ended (accepted or not: the last lines say), 2 bad usage or\n"
-          "input (an unknown prompt placeholder, a request the model's API rejects, a dirty\n"
-          "source, a missing or malformed --analysis file), 3 environment (no API key, the\n"
-          "model unreachable, no compiler or libclang), 130 interrupted (nothing is left\n"
-          "behind).\n",
-          out);
-}
-
-static int parse_uint(const char *opt, const char *text, unsigned min, unsigned *out)
-{
-    char *end;
-    unsigned long v;
-
-    errno = 0;
-    v = strtoul(text, &end, 10);
-    if (errno || end == text || *end || text[0] == '-' || v < min || v > 100000)
-        return rpl_cli_usage_error("%s wants a whole number from %u, not '%s'", opt, min, text);
-    *out = (unsigned)v;
-    return 0;
-}
-
-static int parse_double(const char *opt, const char *text, double lo, double hi, double *out)
-{
-    char *end;
-    double v;
-
-    errno = 0;
-    v = strtod(text, &end);
-    if (errno || end == text || *end || !(v >= lo && v <= hi))
-        return rpl_cli_usage_error("%s wants a number from %g to %g, not '%s'", opt, lo, hi, text);
-    *out = v;
-    return 0;
-}
-
-/* One option of this command: 0 applied, an exit code for a bad value, -1 not ours. */
-static int own_option(llmopt_opts *o, int opt, const char *arg, bool *has_model)
-{
-    unsigned u;
-    double d;
-    int rc = 0;
-
-    switch (opt) {
-    case OPT_PROVIDER:
-        if (rpl_llm_provider_parse(&o->llm.provider, arg) != 0)
-            return rpl_cli_usage_error("--provider wants openai or anthropic, not '%s'", arg);
-        return 0;
-    case OPT_MODEL:
-        o->llm.model = arg;
-        *has_model = true;
-        return 0;
-    case OPT_BASE_URL:
-        o->llm.base_url = arg;
-        return 0;
-    case OPT_TEMPERATURE:
-        o->llm.has_temperature = true;
-        return parse_double("--temperature", arg, 0, 2, &o->llm.temperature);
-    case OPT_MAX_TOKENS:
-        if ((rc = parse_uint("--max-tokens", arg, 1, &u)) == 0)
-            o->llm.max_tokens = u;
-        return rc;
-    case OPT_API_KEY_FILE:
-        o->llm.api_key_file = arg;
-        return 0;
-    case OPT_PROMPT_DIR:
-        o->prompt_dir = arg;
-        return 0;
-    case OPT_ANALYSIS:
-        o->analysis_dir = arg;
-        return 0;
-    case OPT_MAX_ITERS:
-        return parse_uint("--max-iters", arg, 1, &o->max_iters);
-    case OPT_MAX_REPAIRS:
-        o->has_max_repairs = true;
-        return parse_uint("--max-repairs", arg, 0, &o->max_repairs);
-    case OPT_LLM_TIMEOUT:
-        if ((rc = parse_double("--llm-timeout", arg, 1, 86400, &o->llm.timeout_s)) == 0 &&
-            o->llm.timeout_s < RPL_LLM_DEFAULT_CONNECT_TIMEOUT_S)
-            o->llm.connect_timeout_s = o->llm.timeout_s; /* the client wants connect <= total */
-        return rc;
-    case OPT_BUDGET:
-        if ((rc = parse_double("--budget-tokens", arg, 1, 1e15, &d)) == 0)
-            o->budget_tokens = (int64_t)d;
-        return rc;
-    default:
-        return -1;
-    }
-}
+static const rpl_command llm_command = {
+    .name = "llm-optimize",
+    .usage = "rocm-perf llm-optimize SOURCE \"APP ARGS\" [options]\n"
+             "rocm-perf llm-optimize --test NAME --build-dir DIR [options]",
+    .description =
+        "Ask a language model for a faster version of the dominant kernel, put every\n"
+        "answer through the candidate pipeline (build, signature, static checks, replay\n"
+        "comparison, the program's own check, interleaved timing, whole-application\n"
+        "time) and feed the exact reason of each rejection back. Accepted changes are\n"
+        "committed, one after the other, to a branch rocm-perf/opt/<kernel>/<time>; the\n"
+        "checkout is not touched. When another kernel becomes dominant the loop\n"
+        "retargets (not with --kernel).",
+    .options = llm_options,
+    .exit_codes =
+        "0 the run ended (accepted or not: the last lines say), 2 bad usage or\n"
+        "input (an unknown prompt placeholder, a request the model's API rejects, a dirty\n"
+        "source, a missing or malformed --analysis file), 3 environment (no API key, the\n"
+        "model unreachable, no compiler or libclang), 130 interrupted (nothing is left\n"
+        "behind).",
+};
 
 /* 1: --help printed; 0: parsed; else an exit code (the message printed). */
 static int parse_args(llmopt_opts *o, int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"provider", required_argument, NULL, OPT_PROVIDER},
-        {"model", required_argument, NULL, OPT_MODEL},
-        {"base-url", required_argument, NULL, OPT_BASE_URL},
-        {"temperature", required_argument, NULL, OPT_TEMPERATURE},
-        {"max-tokens", required_argument, NULL, OPT_MAX_TOKENS},
-        {"api-key-file", required_argument, NULL, OPT_API_KEY_FILE},
-        {"prompt-dir", required_argument, NULL, OPT_PROMPT_DIR},
-        {"max-iters", required_argument, NULL, OPT_MAX_ITERS},
-        {"max-repairs", required_argument, NULL, OPT_MAX_REPAIRS},
-        {"budget-tokens", required_argument, NULL, OPT_BUDGET},
-        {"llm-timeout", required_argument, NULL, OPT_LLM_TIMEOUT},
-        {"analysis", required_argument, NULL, OPT_ANALYSIS},
-        RPL_OPTIMIZE_CLI_LONGOPTS,
-        RPL_CLI_COMMON_LONGOPTS,
-        {NULL, 0, NULL, 0}};
-    bool has_model = false;
-    int opt, rc;
+    int rc;
 
     rpl_optimize_cli_init(&o->cli);
-    optind = 1;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, RPL_OPTIMIZE_CLI_SHORTOPTS RPL_CLI_COMMON_SHORTOPTS,
-                              longopts, NULL)) != -1) {
-        if (rpl_cli_common_option(opt))
-            continue;
-        if (opt == 'h') {
-            usage(stdout);
-            return 1;
-        }
-        if ((rc = own_option(o, opt, optarg, &has_model)) == 0)
-            continue;
-        if (rc > 0)
-            return rc;
-        if ((rc = rpl_optimize_cli_option(&o->cli, opt, optarg)) != 1) {
-            if (rc == 0)
-                return rpl_cli_usage_error("option '%s' is unknown or lacks its value; see "
-                                           "'rocm-perf llm-optimize --help'",
-                                           argv[optind - 1]);
-            return rc;
-        }
-    }
-    if ((rc = rpl_optimize_cli_finish(&o->cli, "llm-optimize", argc - optind, argv + optind)))
+    if ((rc = rpl_parse_options(&llm_command, o, &argc, &argv)) >= 0)
+        return rc == 0 ? 1 : rc;
+    if (o->llm.timeout_s && o->llm.timeout_s < RPL_LLM_DEFAULT_CONNECT_TIMEOUT_S)
+        o->llm.connect_timeout_s = o->llm.timeout_s; /* the client wants connect <= total */
+    if ((rc = rpl_optimize_cli_finish(&o->cli, "llm-optimize", argc, argv)))
         return rc;
-    if (!has_model) {
+    if (!o->llm.model) {
         if (o->llm.provider != RPL_LLM_OPENAI)
             return rpl_cli_usage_error("--model is required with --provider %s",
                                        rpl_llm_provider_name(o->llm.provider));

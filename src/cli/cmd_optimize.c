@@ -5,7 +5,7 @@
  * through the candidate pipeline (src/optimize/pipeline), and commit what
  * is accepted on rocm-perf/opt/<kernel>/<UTC> branches.
  */
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,87 +21,59 @@
 
 #define DEFAULT_MAX_KERNELS 3
 
-enum { OPT_CANDIDATE = 256, OPT_MAX_KERNELS };
-
 typedef struct optimize_args {
-    rpl_optimize_cli cli;
+    rpl_optimize_cli cli; /* first: rpl_optimize_cli_options name its fields */
     const char *candidate;
     char *candidate_text; /* read before the original is built */
     size_t candidate_len;
     unsigned max_kernels;
 } optimize_args;
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: rocm-perf optimize SOURCE \"APP ARGS\" [options]\n"
-            "       rocm-perf optimize --test NAME --build-dir DIR [options]\n"
-            "\n"
-            "Build the original in a scratch tree, profile it, rank its kernels by\n"
-            "critical-path impact 1/(1-f), and for the best ones propose loop unrolling\n"
-            "(factors 2-8, wave-aware; never across __syncthreads, atomics or dynamic shared\n"
-            "memory).  Each proposal, or the kernel of --candidate FILE, is built, checked\n"
-            "(same kernel symbol; no spills, no occupancy drop), replayed on a snapshot of the\n"
-            "original with poisoned outputs and compared region by region, run through the\n"
-            "program's own check on fresh seeds, measured against the original in\n"
-            "alternating rounds, and kept only when its speedup's confidence bound beats\n"
-            "--min-gain and the whole program does not get slower.  Accepted changes become\n"
-            "commits on rocm-perf/opt/<kernel>/<UTC> branches; the checkout is never touched.\n"
-            "\n"
-            "  --candidate FILE       the whole source with a changed kernel (by hand or by\n"
-            "                         another tool) instead of the unroll proposals\n"
-            "  --max-kernels N        ranked kernels to try (default %d)\n"
-            "\n",
-            DEFAULT_MAX_KERNELS);
-    rpl_optimize_cli_usage(out);
-    fputs("  -v, --verbose / -q, --quiet / -h, --help\n"
-          "\n"
-          "Exit codes: 0 the run finished (see the reports; with --candidate: accepted),\n"
-          "1 --candidate rejected, 2 bad usage or input (a dirty source, an original that does\n"
-          "not build), 3 a tool is missing (compiler, libclang, profiler), 77 no GPU.\n",
-          out);
-}
+_Static_assert(offsetof(optimize_args, cli) == 0, "the shared options' fields start the struct");
+
+#define F(m) RPL_FIELD(optimize_args, m)
+
+static const rpl_option optimize_options[] = {
+    OPT_FILENAME(0, "candidate", F(candidate), "FILE",
+                 "the whole source with a changed kernel (by hand or by another tool) instead "
+                 "of the unroll proposals"),
+    OPT_UINT(0, "max-kernels", F(max_kernels), 1, 100, "N", "ranked kernels to try (default {})"),
+    OPT_INCLUDE(rpl_optimize_cli_options),
+    OPT_END(),
+};
+
+static const rpl_command optimize_command = {
+    .name = "optimize",
+    .usage = "rocm-perf optimize SOURCE \"APP ARGS\" [options]\n"
+             "rocm-perf optimize --test NAME --build-dir DIR [options]",
+    .description =
+        "Build the original in a scratch tree, profile it, rank its kernels by\n"
+        "critical-path impact 1/(1-f), and for the best ones propose loop unrolling\n"
+        "(factors 2-8, wave-aware; never across __syncthreads, atomics or dynamic shared\n"
+        "memory).  Each proposal, or the kernel of --candidate FILE, is built, checked\n"
+        "(same kernel symbol; no spills, no occupancy drop), replayed on a snapshot of the\n"
+        "original with poisoned outputs and compared region by region, run through the\n"
+        "program's own check on fresh seeds, measured against the original in\n"
+        "alternating rounds, and kept only when its speedup's confidence bound beats\n"
+        "--min-gain and the whole program does not get slower.  Accepted changes become\n"
+        "commits on rocm-perf/opt/<kernel>/<UTC> branches; the checkout is never touched.",
+    .options = optimize_options,
+    .exit_codes = "0 the run finished (see the reports; with --candidate:\n"
+                  "accepted), 1 --candidate rejected, 2 bad usage or input (a dirty source, an\n"
+                  "original that does not build), 3 a tool is missing (compiler, libclang,\n"
+                  "profiler), 77 no GPU.",
+};
 
 /* 1: --help printed; 0: parsed; else an exit code. */
 static int parse(optimize_args *a, int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"candidate", required_argument, NULL, OPT_CANDIDATE},
-        {"max-kernels", required_argument, NULL, OPT_MAX_KERNELS},
-        RPL_OPTIMIZE_CLI_LONGOPTS,
-        RPL_CLI_COMMON_LONGOPTS,
-        {NULL, 0, NULL, 0}};
-    int opt, rc;
+    int rc;
 
     rpl_optimize_cli_init(&a->cli);
     a->max_kernels = DEFAULT_MAX_KERNELS;
-    optind = 1;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, RPL_OPTIMIZE_CLI_SHORTOPTS RPL_CLI_COMMON_SHORTOPTS,
-                              longopts, NULL)) != -1) {
-        if (rpl_cli_common_option(opt))
-            continue;
-        if (opt == 'h') {
-            usage(stdout);
-            return 1;
-        }
-        if (opt == OPT_CANDIDATE) {
-            a->candidate = optarg;
-        } else if (opt == OPT_MAX_KERNELS) {
-            char *end;
-            unsigned long v = strtoul(optarg, &end, 10);
-            if (end == optarg || *end || v < 1 || v > 100)
-                return rpl_cli_usage_error("--max-kernels wants 1 to 100, not '%s'", optarg);
-            a->max_kernels = (unsigned)v;
-        } else if ((rc = rpl_optimize_cli_option(&a->cli, opt, optarg)) != 1) {
-            if (rc == 0)
-                return rpl_cli_usage_error("option '%s' is unknown or lacks its value; see "
-                                           "'rocm-perf optimize --help'",
-                                           argv[optind - 1]);
-            return rc;
-        }
-    }
-    return rpl_optimize_cli_finish(&a->cli, "optimize", argc - optind, argv + optind);
+    if ((rc = rpl_parse_options(&optimize_command, a, &argc, &argv)) >= 0)
+        return rc == 0 ? 1 : rc;
+    return rpl_optimize_cli_finish(&a->cli, "optimize", argc, argv);
 }
 
 /* The one kernel whose definition the candidate changes, parsed as the pipeline parses. */

@@ -4,7 +4,7 @@
  * DIR/profile.db and analyse it exactly as `rocm-perf analyze --out DIR`.
  */
 #include <errno.h>
-#include <getopt.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -30,203 +30,101 @@ typedef struct profile_args {
     size_t ntraces;
 } profile_args;
 
-enum {
-    OPT_BACKEND = 256,
-    OPT_COUNTERS,
-    OPT_ARCH,
-    OPT_ATT,
-    OPT_NO_ROCPROF,
-    OPT_TRACE,
-    OPT_KERNEL_TIMING,
-    OPT_JSON,
-    OPT_COUNTER_SKIP,
-    OPT_COUNTER_DISPATCHES
-};
-
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: rocm-perf profile [--backend auto|rocprofv3|cupti]\n"
-            "                         [--counters roofline|none|LIST] [--arch GFX] [--att]\n"
-            "                         [--counter-dispatches N|all] [--counter-skip K]\n"
-            "                         [--kernel-timing concurrent|serial]\n"
-            "                         [--out DIR] [--kernel REGEX] [--json] [-v|-q]\n"
-            "                         -- PROGRAM [ARGS...]\n"
-            "       rocm-perf profile PROGRAM [ARGS...] [--json] [--quiet] [...]\n"
-            "       rocm-perf profile --no-rocprof --trace DB|DIR|CSV [--trace ...]\n"
-            "                         [--out DIR] [--kernel REGEX]\n"
-            "       rocm-perf profile PROGRAM [ARGS...] --no-rocprof\n"
-            "\n"
-            "Run PROGRAM under a profiler, merge its counter passes, and analyse the result as\n"
-            "'rocm-perf analyze --out DIR' does.  DIR keeps the profiler's own output\n"
-            "(DIR/rocprofv3 or DIR/cupti, replaced on each run), the merged trace\n"
-            "DIR/profile.db and the analysis files (DIR/profile.json, ...).\n"
-            "\n"
-            "  --backend NAME       rocprofv3 (AMD), cupti (NVIDIA) or auto (default: the\n"
-            "                       GPU found; neither is exit 77)\n"
-            "  --counters SPEC      roofline (FLOP and HBM-byte counters; the default where\n"
-            "                       the architecture has a set), none, or counter names\n"
-            "                       separated by commas; rocprofv3 runs PROGRAM once per pass;\n"
-            "                       with counters PROGRAM runs once more without, for the times\n"
-            "  --counter-dispatches N|all  counters on the first N dispatches of each kernel\n"
-            "                       (default %d), or on all; the others are not replayed\n"
-            "  --counter-skip K     leave out the first K dispatches of each kernel (warm-up)\n"
-            "                       before the measured ones (default 0)\n"
-            "  --arch GFX           architecture whose counter set to use (default: the\n"
-            "                       first AMD GPU of the KFD topology)\n"
-            "  --att                rocprofv3 thread trace (files left in DIR/rocprofv3)\n"
-            "  --kernel-timing MODE cupti trace-only runs: concurrent (default; CUPTI\n"
-            "                       instruments kernels, several percent slower when made\n"
-            "                       of many short blocks) or serial (as ncu measures them,\n"
-            "                       but no two kernels overlap)\n"
-            "  -o, --out DIR        output folder (default ./" DEFAULT_OUT ")\n"
-            "  -k, --kernel REGEX   counters and thread trace only for matching kernels, and\n"
-            "                       only they are summarised\n"
-            "  --json               print profile.json on stdout instead of the table\n"
-            "  --no-rocprof         with --trace: run nothing, analyse the inputs; with a\n"
-            "                       program: run it without a profiler (wall-clock only)\n"
-            "  --trace PATH         with --no-rocprof: a rocpd database, a profiler output\n"
-            "                       folder (pass_N/ merged) or a rocprofv3 *kernel_trace.csv\n"
-            "  -v, --verbose        more detail on stderr (repeatable)\n"
-            "  -q, --quiet          errors only\n"
-            "  -h, --help           this help\n"
-            "\n"
-            "Without '--', rocm-perf's long options may also follow PROGRAM at the end of\n"
-            "the line (rocm-perf profile ./kernel --json) when PROGRAM's own arguments\n"
-            "before them hold no option; short options after PROGRAM are PROGRAM's.\n"
-            "\n"
-            "Exit codes: 0 ok, 2 bad usage or input, 3 profiler missing, /dev/kfd not\n"
-            "accessible, the program failed or wrote nothing, 77 no GPU.\n",
-            RPL_COUNTER_DISPATCHES_DEFAULT);
-}
-
-static const struct option longopts[] = {
-    {"backend", required_argument, NULL, OPT_BACKEND},
-    {"counters", required_argument, NULL, OPT_COUNTERS},
-    {"arch", required_argument, NULL, OPT_ARCH},
-    {"att", no_argument, NULL, OPT_ATT},
-    {"out", required_argument, NULL, 'o'},
-    {"kernel", required_argument, NULL, 'k'},
-    {"no-rocprof", no_argument, NULL, OPT_NO_ROCPROF},
-    {"trace", required_argument, NULL, OPT_TRACE},
-    {"kernel-timing", required_argument, NULL, OPT_KERNEL_TIMING},
-    {"json", no_argument, NULL, OPT_JSON},
-    {"counter-skip", required_argument, NULL, OPT_COUNTER_SKIP},
-    {"counter-dispatches", required_argument, NULL, OPT_COUNTER_DISPATCHES},
-    RPL_CLI_COMMON_LONGOPTS,
-    {NULL, 0, NULL, 0},
-};
-
 /* A count for --counter-skip (0 allowed) or --counter-dispatches (1 or more, or "all"). */
-static int parse_count(uint32_t *out, const char *arg, const char *opt, bool all_ok)
+static int parse_count(void *value, const rpl_option *opt, const char *arg)
 {
+    bool all_ok = strcmp(opt->long_name, "counter-dispatches") == 0;
     char *end;
     unsigned long long v;
 
     if (all_ok && strcmp(arg, "all") == 0) {
-        *out = RPL_COUNTER_DISPATCHES_ALL;
+        *(uint32_t *)value = RPL_COUNTER_DISPATCHES_ALL;
         return 0;
     }
     errno = 0;
     v = strtoull(arg, &end, 10);
     if (!arg[0] || *end || arg[0] == '-' || errno || v >= UINT32_MAX || (all_ok && v == 0))
-        return rpl_error_set(RPL_EUSAGE, "%s: '%s' is not %s", opt, arg,
-                             all_ok ? "a count of 1 or more, nor 'all'" : "a count");
-    *out = (uint32_t)v;
+        return rpl_cli_usage_error("--%s: '%s' is not %s", opt->long_name, arg,
+                                   all_ok ? "a count of 1 or more, nor 'all'" : "a count");
+    *(uint32_t *)value = (uint32_t)v;
     return 0;
 }
 
-/*
- * getopt_long over argv[1..argc).  Returns -1 when every option was good,
- * else the exit code to leave with.
- */
-static int parse_options(profile_args *a, int argc, char **argv, const char *shortopts)
+static int parse_backend(void *value, const rpl_option *opt, const char *arg)
 {
-    int opt;
-
-    optind = 1;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-        if (rpl_cli_common_option(opt))
-            continue;
-        switch (opt) {
-        case 'h':
-            usage(stdout);
-            return RPL_EXIT_OK;
-        case OPT_BACKEND:
-            if (rpl_backend_parse(&a->opts.backend, optarg))
-                return rpl_cli_fail(RPL_EUSAGE);
-            break;
-        case OPT_COUNTERS:
-            a->opts.counters = optarg;
-            break;
-        case OPT_ARCH:
-            a->opts.arch = optarg;
-            break;
-        case OPT_ATT:
-            a->opts.att = true;
-            break;
-        case 'o':
-            a->opts.out_dir = optarg;
-            break;
-        case 'k':
-            a->opts.kernel_regex = optarg;
-            break;
-        case OPT_NO_ROCPROF:
-            a->no_rocprof = true;
-            break;
-        case OPT_TRACE:
-            a->traces[a->ntraces++] = optarg;
-            break;
-        case OPT_KERNEL_TIMING:
-            if (rpl_kernel_timing_parse(&a->opts.kernel_timing, optarg))
-                return rpl_cli_fail(RPL_EUSAGE);
-            break;
-        case OPT_JSON:
-            a->json = true;
-            break;
-        case OPT_COUNTER_SKIP:
-            if (parse_count(&a->opts.counter_skip, optarg, "--counter-skip", false))
-                return rpl_cli_fail(RPL_EUSAGE);
-            break;
-        case OPT_COUNTER_DISPATCHES:
-            if (parse_count(&a->opts.counter_dispatches, optarg, "--counter-dispatches", true))
-                return rpl_cli_fail(RPL_EUSAGE);
-            break;
-        default:
-            return rpl_cli_usage_error("profile: unknown option or missing value '%s'; see "
-                                       "'rocm-perf profile --help'",
-                                       argv[optind - 1]);
-        }
-    }
-    return -1;
+    (void)opt;
+    return rpl_backend_parse(value, arg) ? rpl_cli_fail(RPL_EUSAGE) : 0;
 }
 
-/*
- * Index of the first argument that is no option nor an option's value: what
- * getopt's "+" would stop at.  (Not "+" itself: glibc keeps that ordering for
- * later getopt calls that set optind to 1, as cmd_analyze does.)
- */
-static int first_operand(int argc, char **argv)
+static int parse_kernel_timing(void *value, const rpl_option *opt, const char *arg)
 {
-    int i = 1;
-
-    while (i < argc && argv[i][0] == '-' && argv[i][1]) {
-        const char *arg = argv[i++];
-        if (strcmp(arg, "--") == 0)
-            return i - 1;
-        if (arg[1] != '-') { /* short options; -o and -k take a value */
-            const char *v = arg + 1 + strcspn(arg + 1, "ok");
-            if (*v && !v[1])
-                i++;
-            continue;
-        }
-        for (const struct option *o = longopts; o->name; o++)
-            if (strcmp(arg + 2, o->name) == 0 && o->has_arg == required_argument)
-                i++;
-    }
-    return i < argc ? i : argc;
+    (void)opt;
+    return rpl_kernel_timing_parse(value, arg) ? rpl_cli_fail(RPL_EUSAGE) : 0;
 }
+
+#define F(m) RPL_FIELD(profile_args, m)
+
+static const rpl_option profile_options[] = {
+    OPT_CALLBACK(0, "backend", F(opts.backend), parse_backend, "NAME",
+                 "rocprofv3 (AMD), cupti (NVIDIA) or auto (default: the GPU found; neither is "
+                 "exit 77)"),
+    OPT_STRING(0, "counters", F(opts.counters), "SPEC",
+               "roofline (FLOP and HBM-byte counters; the default where the architecture has a "
+               "set), none, or counter names separated by commas; rocprofv3 runs PROGRAM once "
+               "per pass; with counters PROGRAM runs once more without, for the times"),
+    OPT_CALLBACK(0, "counter-dispatches", F(opts.counter_dispatches), parse_count, "N|all",
+                 "counters on the first N dispatches of each kernel (default " RPL_STRINGIFY(
+                     RPL_COUNTER_DISPATCHES_DEFAULT) "), or on all; the others are not replayed"),
+    OPT_CALLBACK(0, "counter-skip", F(opts.counter_skip), parse_count, "K",
+                 "leave out the first K dispatches of each kernel (warm-up) before the measured "
+                 "ones (default 0)"),
+    OPT_STRING(0, "arch", F(opts.arch), "GFX",
+               "architecture whose counter set to use (default: the first AMD GPU of the KFD "
+               "topology)"),
+    OPT_BOOL(0, "att", F(opts.att), "rocprofv3 thread trace (files left in DIR/rocprofv3)"),
+    OPT_CALLBACK(0, "kernel-timing", F(opts.kernel_timing), parse_kernel_timing, "MODE",
+                 "cupti trace-only runs: concurrent (default; CUPTI instruments kernels, several "
+                 "percent slower when made of many short blocks) or serial (as ncu measures "
+                 "them, but no two kernels overlap)"),
+    OPT_STRING('o', "out", F(opts.out_dir), "DIR", "output folder (default ./" DEFAULT_OUT ")"),
+    OPT_STRING('k', "kernel", F(opts.kernel_regex), "REGEX",
+               "counters and thread trace only for matching kernels, and only they are "
+               "summarised"),
+    OPT_BOOL(0, "json", F(json), "print profile.json on stdout instead of the table"),
+    OPT_BOOL(0, "no-rocprof", F(no_rocprof),
+             "with --trace: run nothing, analyse the inputs; with a program: run it without a "
+             "profiler (wall-clock only)"),
+    OPT_STRING_LIST(0, "trace", F(traces), offsetof(profile_args, ntraces), "PATH",
+                    "with --no-rocprof: a rocpd database, a profiler output folder (pass_N/ "
+                    "merged) or a rocprofv3 *kernel_trace.csv"),
+    OPT_END(),
+};
+
+static const rpl_command profile_command = {
+    .name = "profile",
+    .usage = "rocm-perf profile [--backend auto|rocprofv3|cupti]\n"
+             "                  [--counters roofline|none|LIST] [--arch GFX] [--att]\n"
+             "                  [--counter-dispatches N|all] [--counter-skip K]\n"
+             "                  [--kernel-timing concurrent|serial]\n"
+             "                  [--out DIR] [--kernel REGEX] [--json] [-v|-q]\n"
+             "                  -- PROGRAM [ARGS...]\n"
+             "rocm-perf profile PROGRAM [ARGS...] [--json] [--quiet] [...]\n"
+             "rocm-perf profile --no-rocprof --trace DB|DIR|CSV [--trace ...]\n"
+             "                  [--out DIR] [--kernel REGEX]\n"
+             "rocm-perf profile PROGRAM [ARGS...] --no-rocprof",
+    .description =
+        "Run PROGRAM under a profiler, merge its counter passes, and analyse the result as\n"
+        "'rocm-perf analyze --out DIR' does.  DIR keeps the profiler's own output\n"
+        "(DIR/rocprofv3 or DIR/cupti, replaced on each run), the merged trace\n"
+        "DIR/profile.db and the analysis files (DIR/profile.json, ...).",
+    .options = profile_options,
+    .notes = "Without '--', rocm-perf's long options may also follow PROGRAM at the end of\n"
+             "the line (rocm-perf profile ./kernel --json) when PROGRAM's own arguments\n"
+             "before them hold no option; short options after PROGRAM are PROGRAM's.",
+    .exit_codes = "0 ok, 2 bad usage or input, 3 profiler missing, /dev/kfd not\n"
+                  "accessible, the program failed or wrote nothing, 77 no GPU.",
+    .flags = RPL_PARSE_STOP_AT_ARG | RPL_PARSE_KEEP_DASHDASH,
+};
 
 /* `arg` is one of our long options ("--json", "--out=D"). */
 static bool is_our_long_option(const char *arg)
@@ -234,9 +132,9 @@ static bool is_our_long_option(const char *arg)
     if (strncmp(arg, "--", 2) != 0 || !arg[2])
         return false;
     arg += 2;
-    for (const struct option *o = longopts; o->name; o++) {
-        size_t n = strlen(o->name);
-        if (strncmp(arg, o->name, n) == 0 && (arg[n] == '\0' || arg[n] == '='))
+    for (const rpl_option *o = profile_options; o->type != RPL_OPT_END; o++) {
+        size_t n = strlen(o->long_name);
+        if (strncmp(arg, o->long_name, n) == 0 && (arg[n] == '\0' || arg[n] == '='))
             return true;
     }
     return false;
@@ -248,74 +146,53 @@ static bool is_our_long_option(const char *arg)
  * PROGRAM's own arguments before them hold no option (else it is not clear
  * whose they are).  A short option is PROGRAM's until one of our long
  * options has begun the trailing run; from there on (`--json -o D`) all is
- * ours.  `prog` is PROGRAM's index; *prog_end receives the end of PROGRAM's
+ * ours.  args[0] is PROGRAM; *nprog receives the count of PROGRAM and its
  * arguments.
  */
-static int parse_trailing(profile_args *a, int argc, char **argv, int prog, int *prog_end)
+static int parse_trailing(profile_args *a, int argc, char **args, int *nprog)
 {
-    int first = prog + 1, rc;
-    char **sub;
+    int first = 1, rc, nsub;
+    char **sub, **left;
 
-    while (first < argc && !is_our_long_option(argv[first]))
+    while (first < argc && !is_our_long_option(args[first]))
         first++;
-    *prog_end = first;
+    *nprog = first;
     if (first == argc)
         return -1;
-    for (int i = prog + 1; i < first; i++)
-        if (argv[i][0] == '-')
+    for (int i = 1; i < first; i++)
+        if (args[i][0] == '-')
             return rpl_cli_usage_error(
                 "profile: '%s' after the program could be the program's own option; put "
                 "rocm-perf's options before the program, and the program after '--'",
-                argv[first]);
-    /* getopt wants argv[0] first; parse argv[first..argc) alone. */
+                args[first]);
+    /* The parser wants a command name first; parse args[first..argc) alone. */
     if (!(sub = calloc((size_t)(argc - first + 2), sizeof(*sub))))
         return rpl_cli_fail(rpl_error_oom());
-    sub[0] = argv[0];
-    memcpy(sub + 1, argv + first, (size_t)(argc - first) * sizeof(*sub));
-    rc = parse_options(a, argc - first + 1, sub, "o:k:" RPL_CLI_COMMON_SHORTOPTS);
-    if (rc < 0 && optind < argc - first + 1)
+    sub[0] = "profile";
+    memcpy(sub + 1, args + first, (size_t)(argc - first) * sizeof(*sub));
+    nsub = argc - first + 1;
+    left = sub;
+    rc = rpl_parse_options(&profile_command, a, &nsub, &left);
+    if (rc < 0 && nsub > 0)
         rc = rpl_cli_usage_error(
             "profile: '%s' follows rocm-perf's options after the program; put rocm-perf's "
             "options before the program, and the program after '--'",
-            sub[optind]);
-    /* A value the options kept (optarg) points into argv, not into sub. */
+            left[0]);
+    /* The values the options kept point into argv, not into sub. */
     free(sub);
     return rc;
 }
 
-/* Returns -1 when parsed, else the exit code to leave with. */
-static int parse_args(profile_args *a, int argc, char **argv)
+/* What follows the options: a program, its arguments, or nothing. */
+static int check_program(profile_args *a, int argc, char **argv)
 {
-    int rc, dashes = 1, prog, prog_end = argc;
-
-    /* Options end at "--"; PROGRAM and its own options follow and are not parsed here. */
-    while (dashes < argc && strcmp(argv[dashes], "--") != 0)
-        dashes++;
-    a->opts.out_dir = DEFAULT_OUT;
-    a->opts.probe_root = "";
-    a->traces = calloc((size_t)argc, sizeof(*a->traces));
-    if (!a->traces)
-        return rpl_cli_fail(rpl_error_oom());
-    prog = first_operand(dashes, argv);
-    if ((rc = parse_options(a, prog, argv, "o:k:" RPL_CLI_COMMON_SHORTOPTS)) >= 0)
-        return rc;
-    if (dashes < argc && prog < dashes)
-        return rpl_cli_usage_error("profile: unexpected argument '%s' before '--'", argv[prog]);
-    if (dashes < argc) {
-        prog = dashes + 1;
-    } else {
-        if (prog < argc && (rc = parse_trailing(a, argc, argv, prog, &prog_end)) >= 0)
-            return rc;
-    }
-    /* PROGRAM's arguments end where our trailing options begin. */
-    argv[prog_end] = NULL;
-    if (a->no_rocprof && prog < argc) {
+    if (a->no_rocprof && argc > 0) {
         if (a->ntraces)
             return rpl_cli_usage_error("--no-rocprof: give --trace inputs or a program, not both");
         if (a->json)
             return rpl_cli_usage_error("--json: a program run with --no-rocprof has no kernel "
                                        "times to print");
-        a->opts.app_argv = (const char *const *)argv + prog;
+        a->opts.app_argv = (const char *const *)argv;
         return -1;
     }
     if (a->no_rocprof) {
@@ -325,12 +202,38 @@ static int parse_args(profile_args *a, int argc, char **argv)
     }
     if (a->ntraces)
         return rpl_cli_usage_error("--trace is read only with --no-rocprof");
-    if (prog >= argc) {
-        usage(stderr);
+    if (argc == 0) {
+        rpl_parse_options_usage(&profile_command, a, stderr);
         return rpl_cli_usage_error("profile needs a program to run: rocm-perf profile -- PROGRAM");
     }
-    a->opts.app_argv = (const char *const *)argv + prog;
+    a->opts.app_argv = (const char *const *)argv;
     return -1;
+}
+
+/* Returns -1 when parsed, else the exit code to leave with. */
+static int parse_args(profile_args *a, int argc, char **argv)
+{
+    int rc, nprog;
+
+    a->opts.out_dir = DEFAULT_OUT;
+    a->opts.probe_root = "";
+    if ((rc = rpl_parse_options(&profile_command, a, &argc, &argv)) >= 0)
+        return rc;
+    if (argc > 0 && strcmp(argv[0], "--") == 0) {
+        argv++;
+        argc--;
+    } else if (argc > 0) {
+        for (int i = 1; i < argc; i++)
+            if (strcmp(argv[i], "--") == 0)
+                return rpl_cli_usage_error("profile: unexpected argument '%s' before '--'",
+                                           argv[0]);
+        if ((rc = parse_trailing(a, argc, argv, &nprog)) >= 0)
+            return rc;
+        /* PROGRAM's arguments end where our trailing options begin. */
+        argv[nprog] = NULL;
+        argc = nprog;
+    }
+    return check_program(a, argc, argv);
 }
 
 /*

@@ -2,9 +2,6 @@
  * rocm-perf replay: reserve-check and full-vm on a snapshot written by
  * `rocm-perf capture` (the library work is in src/replay/).
  */
-#include <errno.h>
-#include <getopt.h>
-#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,180 +15,109 @@
 typedef struct replay_args {
     const char *snapshot;
     rpl_replay_opts opts;
-    bool have_rtol, have_atol;
+    bool have_rtol, have_atol, have_check_runs;
     bool json;
 } replay_args;
 
-enum {
-    OPT_ITERATIONS = 256,
-    OPT_WARMUP,
-    OPT_NO_RECOPY,
-    OPT_CODE_OBJECT,
-    OPT_CHECK,
-    OPT_CHECK_RUNS,
-    OPT_POISON,
-    OPT_RTOL,
-    OPT_ATOL,
-    OPT_NO_DEVICE_PRISTINE,
-    OPT_JSON
+#define REPLAY_USAGE                                                                               \
+    "rocm-perf replay reserve-check SNAP\n"                                                        \
+    "rocm-perf replay full-vm SNAP [--iterations N] [--warmup N] [--no-recopy]\n"                  \
+    "                     [--code-object FILE] [--check] [--check-runs K]\n"                       \
+    "                     [--poison] [--rtol X --atol Y] [--no-device-pristine]\n"                 \
+    "                     [--json] [-v|-q]"
+
+#define REPLAY_DESCRIPTION                                                                         \
+    "Replay a dispatch captured by 'rocm-perf capture' in this process, at the captured\n"         \
+    "device addresses (nothing is relocated), with ASLR off (rocm-perf re-executes\n"              \
+    "itself that way).\n"                                                                          \
+    "\n"                                                                                           \
+    "reserve-check   reserve every captured range at its address and free it again.\n"             \
+    "                Exit 0: all exact; 1: a reservation failed; 2: relocation (a range\n"         \
+    "                came back elsewhere; the line says \"relocation:\"; any other exit-2\n"       \
+    "                line is a bad snapshot or bad usage).\n"                                      \
+    "full-vm         reserve, map and restore the memory, load the code object, launch\n"          \
+    "                with the captured parameters and geometry, time every launch on\n"            \
+    "                the device; every file's SHA-256 and the code object are checked\n"           \
+    "                before the GPU is touched."
+
+#define REPLAY_EXIT_CODES                                                                          \
+    "(full-vm) 0 ran (and the check passed), 1 the check failed (wrong or\n"                       \
+    "nondeterministic result) or the kernel failed on the device (a fault), 2 bad\n"               \
+    "usage, bad snapshot or unfit code object, 3 the driver library is missing or\n"               \
+    "the ranges could not be reserved at their addresses, 77 no suitable GPU."
+
+#define F(m) RPL_FIELD(replay_args, m)
+
+static const rpl_option full_vm_options[] = {
+    OPT_UINT(0, "iterations", F(opts.iterations), 1, 1000000, "N", "timed launches (default {})"),
+    OPT_UINT(0, "warmup", F(opts.warmup), 0, 1000000, "N",
+             "untimed launches before them (default {})"),
+    OPT_NEGBOOL(0, "no-recopy", F(opts.recopy), "restore the memory once, not before every launch"),
+    OPT_STRING(0, "code-object", F(opts.code_object), "FILE",
+               "launch this candidate instead of the captured code object; same architecture, "
+               "kernel symbol and parameter layout"),
+    OPT_BOOL(0, "check", F(opts.check),
+             "compare every region after the first timed launch with the captured "
+             "post-dispatch image (integers bitwise, floating point within a tolerance) and "
+             "name the first difference"),
+    OPT_UINT_SEEN(0, "check-runs", F(opts.check_runs), RPL_SEEN(replay_args, have_check_runs), 1,
+                  1000, "K", "compare K launches and require identical bytes (implies --check)"),
+    OPT_BOOL(0, "poison", F(opts.poison),
+             "fill written regions before the compared launches (implies --check)"),
+    OPT_NUMBER_SEEN(0, "rtol", F(opts.tolerance.rtol), RPL_SEEN(replay_args, have_rtol), 0, 1e6,
+                    "X",
+                    "with --atol Y: floating-point tolerance |got-want| <= Y + X*|want| for every "
+                    "region (default per type: f16 1e-3/1e-5, bf16 1.6e-2/1e-5, f32 1e-5/1e-6, f64 "
+                    "1e-10/1e-12)"),
+    OPT_NUMBER_SEEN(0, "atol", F(opts.tolerance.atol), RPL_SEEN(replay_args, have_atol), 0, 1e6,
+                    "Y", "the absolute part of that tolerance"),
+    OPT_NEGBOOL(0, "no-device-pristine", F(opts.device_pristine),
+                "restore from host memory even when a device copy fits"),
+    OPT_BOOL(0, "json", F(json), "print JSON (docs/schemas/replay-result.schema.json)"),
+    OPT_END(),
 };
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: rocm-perf replay reserve-check SNAP\n"
-            "       rocm-perf replay full-vm SNAP [--iterations N] [--warmup N] [--no-recopy]\n"
-            "                            [--code-object FILE] [--check] [--check-runs K]\n"
-            "                            [--poison] [--rtol X --atol Y] [--no-device-pristine]\n"
-            "                            [--json] [-v|-q]\n"
-            "\n"
-            "Replay a dispatch captured by 'rocm-perf capture' in this process, at the captured\n"
-            "device addresses (nothing is relocated), with ASLR off (rocm-perf re-executes\n"
-            "itself that way).\n"
-            "\n"
-            "reserve-check   reserve every captured range at its address and free it again.\n"
-            "                Exit 0: all exact; 1: a reservation failed; 2: relocation (a range\n"
-            "                came back elsewhere; the line says \"relocation:\"; any other exit-2\n"
-            "                line is a bad snapshot or bad usage).\n"
-            "full-vm         reserve, map and restore the memory, load the code object, launch\n"
-            "                with the captured parameters and geometry, time every launch on\n"
-            "                the device; every file's SHA-256 and the code object are checked\n"
-            "                before the GPU is touched.\n"
-            "  --iterations N          timed launches (default 1)\n"
-            "  --warmup N              untimed launches before them (default 0)\n"
-            "  --no-recopy             restore the memory once, not before every launch\n"
-            "  --code-object FILE      launch this candidate instead of the captured code object;\n"
-            "                          same architecture, kernel symbol and parameter layout\n"
-            "  --check                 compare every region after the first timed launch with the\n"
-            "                          captured post-dispatch image (integers bitwise, floating\n"
-            "                          point within a tolerance) and name the first difference\n"
-            "  --check-runs K          compare K launches and require identical bytes (implies\n"
-            "                          --check)\n"
-            "  --poison                fill written regions before the compared launches (implies\n"
-            "                          --check)\n"
-            "  --rtol X --atol Y       floating-point tolerance |got-want| <= Y + X*|want| for\n"
-            "                          every region (default per type: f16 1e-3/1e-5, bf16\n"
-            "                          1.6e-2/1e-5, f32 1e-5/1e-6, f64 1e-10/1e-12)\n"
-            "  --no-device-pristine    restore from host memory even when a device copy fits\n"
-            "  --json                  print JSON (docs/schemas/replay-result.schema.json)\n"
-            "\n"
-            "Exit codes of full-vm: 0 ran (and the check passed), 1 the check failed (wrong or\n"
-            "nondeterministic result) or the kernel failed on the device (a fault), 2 bad\n"
-            "usage, bad snapshot or unfit code object, 3 the driver library is missing or the\n"
-            "ranges could not be reserved at their addresses, 77 no suitable GPU.\n");
-}
+static const rpl_option no_options[] = {OPT_END()};
 
-static int parse_uint(const char *arg, const char *opt, unsigned lo, unsigned hi, unsigned *out)
-{
-    char *end;
-    unsigned long v;
+static const rpl_command full_vm_command = {
+    .name = "replay full-vm",
+    .usage = REPLAY_USAGE,
+    .description = REPLAY_DESCRIPTION,
+    .options = full_vm_options,
+    .exit_codes = REPLAY_EXIT_CODES,
+};
 
-    errno = 0;
-    v = strtoul(arg, &end, 10);
-    if (errno || end == arg || *end || arg[0] == '-' || v < lo || v > hi)
-        return rpl_cli_usage_error("%s wants a whole number from %u to %u, not '%s'", opt, lo, hi,
-                                   arg);
-    *out = (unsigned)v;
-    return 0;
-}
+static const rpl_command reserve_check_command = {
+    .name = "replay reserve-check",
+    .usage = REPLAY_USAGE,
+    .description = REPLAY_DESCRIPTION,
+    .options = no_options,
+    .exit_codes = REPLAY_EXIT_CODES,
+    .foreign = full_vm_options,
+    .foreign_name = "replay full-vm",
+};
 
-static int parse_tol(const char *arg, const char *opt, double *out)
-{
-    char *end;
-
-    errno = 0;
-    *out = strtod(arg, &end);
-    if (errno || end == arg || *end || !isfinite(*out) || *out < 0)
-        return rpl_cli_usage_error("%s wants a number of at least 0, not '%s'", opt, arg);
-    return 0;
-}
-
-static int parse_option(replay_args *a, int opt, const char *arg)
-{
-    rpl_replay_opts *o = &a->opts;
-
-    switch (opt) {
-    case OPT_ITERATIONS:
-        return parse_uint(arg, "--iterations", 1, 1000000, &o->iterations);
-    case OPT_WARMUP:
-        return parse_uint(arg, "--warmup", 0, 1000000, &o->warmup);
-    case OPT_NO_RECOPY:
-        o->recopy = false;
-        return 0;
-    case OPT_CODE_OBJECT:
-        o->code_object = arg;
-        return 0;
-    case OPT_CHECK:
-        o->check = true;
-        return 0;
-    case OPT_CHECK_RUNS:
-        o->check = true;
-        return parse_uint(arg, "--check-runs", 1, 1000, &o->check_runs);
-    case OPT_POISON:
-        o->check = o->poison = true;
-        return 0;
-    case OPT_RTOL:
-        a->have_rtol = true;
-        return parse_tol(arg, "--rtol", &o->tolerance.rtol);
-    case OPT_ATOL:
-        a->have_atol = true;
-        return parse_tol(arg, "--atol", &o->tolerance.atol);
-    case OPT_NO_DEVICE_PRISTINE:
-        o->device_pristine = false;
-        return 0;
-    case OPT_JSON:
-        a->json = true;
-        return 0;
-    }
-    return rpl_cli_usage_error("unknown option");
-}
-
-/* argv[0] is the action; returns 1 for --help (already printed), else an exit code. */
+/* argv[0] is the action; returns -1 for --help (already printed), 0 parsed, else an exit code. */
 static int parse_args(replay_args *a, bool full_vm, int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"iterations", required_argument, NULL, OPT_ITERATIONS},
-        {"warmup", required_argument, NULL, OPT_WARMUP},
-        {"no-recopy", no_argument, NULL, OPT_NO_RECOPY},
-        {"code-object", required_argument, NULL, OPT_CODE_OBJECT},
-        {"check", no_argument, NULL, OPT_CHECK},
-        {"check-runs", required_argument, NULL, OPT_CHECK_RUNS},
-        {"poison", no_argument, NULL, OPT_POISON},
-        {"rtol", required_argument, NULL, OPT_RTOL},
-        {"atol", required_argument, NULL, OPT_ATOL},
-        {"no-device-pristine", no_argument, NULL, OPT_NO_DEVICE_PRISTINE},
-        {"json", no_argument, NULL, OPT_JSON},
-        RPL_CLI_COMMON_LONGOPTS,
-        {NULL, 0, NULL, 0}};
-    int opt, rc;
+    const char *action = argv[0];
+    int rc;
 
     rpl_replay_opts_init(&a->opts);
-    optind = 1;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, RPL_CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
-        if (rpl_cli_common_option(opt))
-            continue;
-        if (opt == 'h') {
-            usage(stdout);
-            return -1;
-        }
-        if (opt == '?' || (!full_vm && opt >= OPT_ITERATIONS))
-            return rpl_cli_usage_error("option '%s' is unknown%s or lacks its value; see "
-                                       "'rocm-perf replay --help'",
-                                       argv[optind - 1], full_vm ? "" : " to reserve-check");
-        if ((rc = parse_option(a, opt, optarg)) != 0)
-            return rc;
-    }
+    rc = rpl_parse_options(full_vm ? &full_vm_command : &reserve_check_command, a, &argc, &argv);
+    if (rc >= 0)
+        return rc == 0 ? -1 : rc;
     if (a->have_rtol != a->have_atol)
         return rpl_cli_usage_error("--rtol and --atol go together");
     a->opts.have_tolerance = a->have_rtol;
-    if (optind >= argc)
+    a->opts.check = a->opts.check || a->opts.poison || a->have_check_runs;
+    if (argc == 0)
         return rpl_cli_usage_error("replay %s needs a snapshot directory; see 'rocm-perf replay "
                                    "--help'",
-                                   argv[0]);
-    if (optind + 1 < argc)
-        return rpl_cli_usage_error("unexpected argument '%s'", argv[optind + 1]);
-    a->snapshot = argv[optind];
+                                   action);
+    if (argc > 1)
+        return rpl_cli_usage_error("unexpected argument '%s'", argv[1]);
+    a->snapshot = argv[0];
     return 0;
 }
 
@@ -290,7 +216,9 @@ int cmd_replay(int argc, char **argv)
         return rpl_cli_usage_error("replay needs an action: reserve-check or full-vm; see "
                                    "'rocm-perf replay --help'");
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-        usage(stdout);
+        replay_args defaults = {0};
+        rpl_replay_opts_init(&defaults.opts);
+        rpl_parse_options_usage(&full_vm_command, &defaults, stdout);
         return RPL_EXIT_OK;
     }
     if (strcmp(argv[1], "reserve-check") == 0)

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 
+#include "parse_options.h"
 #include "rpl/gate_run.h"
 
 typedef struct gate_args {
@@ -12,15 +13,15 @@ typedef struct gate_args {
     const char **traces;
 } gate_args;
 
-/*
- * Parse the gate options (update: only those `baseline update` takes).
- * Returns -1 when parsed, else the exit code to leave with (0 after --help).
- */
-int gate_args_parse(gate_args *a, int argc, char **argv, bool update, void (*usage)(FILE *));
-void gate_args_release(gate_args *a);
+/* The options of a measurement (gate and baseline update), of gate alone, of baseline accept. */
+extern const rpl_option gate_measure_options[], gate_only_options[], gate_accept_options[];
 
-/* "3%", "3 %" (with percent_ok) or "0.03", strictly between lo and hi; else a usage error. */
-int gate_parse_fraction(const char *opt, const char *arg, double lo, double hi, bool percent_ok,
-                        double *out);
+/*
+ * Parse the options of `cmd` (gate's, or baseline update's) and the input
+ * after them.  Returns -1 when parsed, else the exit code to leave with (0
+ * after --help).
+ */
+int gate_args_parse(gate_args *a, const rpl_command *cmd, int argc, char **argv);
+void gate_args_release(gate_args *a);
 
 #endif

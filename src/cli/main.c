@@ -1,6 +1,5 @@
 /* rocm-perf: entry point and subcommand dispatch. */
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +11,7 @@
 #include "cli.h"
 #include "rpl/error.h"
 #include "rpl/log.h"
+#include "rpl/profile_backend.h"
 #include "rpl/version.h"
 
 static const rpl_cli_cmd commands[] = {
@@ -52,18 +52,6 @@ int rpl_cli_fail(int status)
     return rpl_exit_code(status);
 }
 
-int rpl_cli_usage_error(const char *fmt, ...)
-{
-    va_list ap;
-
-    fputs("rocm-perf: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    return RPL_EXIT_INPUT;
-}
-
 int rpl_cli_check_output(const char *opt, const char *path)
 {
     const char *slash = strrchr(path, '/');
@@ -87,18 +75,25 @@ int rpl_cli_check_output(const char *opt, const char *path)
     return ok ? 0 : RPL_EXIT_INPUT;
 }
 
-int rpl_cli_common_option(int opt)
+int rpl_cli_profiler_env(int *backend, int *kernel_timing)
 {
-    rpl_log_level level = rpl_log_get_level();
+    const char *b = getenv("ROCM_PERF_BACKEND"), *t = getenv("ROCM_PERF_KERNEL_TIMING");
+    rpl_backend be;
+    rpl_kernel_timing kt;
 
-    if (opt == 'v') {
-        if (level < RPL_LOG_TRACE)
-            rpl_log_set_level((rpl_log_level)(level + 1));
-        return 1;
+    if (b && b[0]) {
+        if (rpl_backend_parse(&be, b) != RPL_OK)
+            return rpl_cli_usage_error("ROCM_PERF_BACKEND is '%s'; it takes auto, rocprofv3 or "
+                                       "cupti",
+                                       b);
+        *backend = (int)be;
     }
-    if (opt == 'q') {
-        rpl_log_set_level(RPL_LOG_ERROR);
-        return 1;
+    if (t && t[0]) {
+        if (rpl_kernel_timing_parse(&kt, t) != RPL_OK)
+            return rpl_cli_usage_error("ROCM_PERF_KERNEL_TIMING is '%s'; it takes concurrent or "
+                                       "serial",
+                                       t);
+        *kernel_timing = (int)kt;
     }
     return 0;
 }
@@ -219,9 +214,9 @@ int main(int argc, char **argv)
             return RPL_EXIT_OK;
         }
         if (strcmp(argv[i], "-v") == 0 || strcmp(argv[i], "--verbose") == 0)
-            rpl_cli_common_option('v');
+            rpl_cli_log_option('v');
         else if (strcmp(argv[i], "-q") == 0 || strcmp(argv[i], "--quiet") == 0)
-            rpl_cli_common_option('q');
+            rpl_cli_log_option('q');
         else
             return rpl_cli_usage_error("unknown option '%s'; see 'rocm-perf --help'", argv[i]);
     }

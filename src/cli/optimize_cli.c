@@ -1,6 +1,4 @@
 /* Options shared by `optimize` and `llm-optimize` (optimize_cli.h). */
-#include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -19,147 +17,104 @@ void rpl_optimize_cli_init(rpl_optimize_cli *o)
     o->pipe.progress = rpl_optimize_cli_progress;
 }
 
-static int number(const char *arg, const char *opt, double lo, double hi, double *out)
+/* -I DIR and -D NAME[=V]: compiler words, in their order. */
+static int add_cflag(void *value, const rpl_option *opt, const char *arg)
 {
-    char *end;
+    rpl_optimize_cli *o = value;
 
-    errno = 0;
-    *out = strtod(arg, &end);
-    if (errno || end == arg || *end || !isfinite(*out) || *out < lo || *out > hi)
-        return rpl_cli_usage_error("%s wants a number from %g to %g, not '%s'", opt, lo, hi, arg);
+    if (o->ncflags + 2 > RPL_OPTIMIZE_CLI_MAX_FLAGS)
+        return rpl_cli_usage_error("too many -I/-D options");
+    o->cflags[o->ncflags++] = opt->short_name == 'I' ? "-I" : "-D";
+    o->cflags[o->ncflags++] = arg;
     return 0;
 }
 
-static int whole(const char *arg, const char *opt, unsigned lo, unsigned hi, unsigned *out)
+static int add_verify_run(void *value, const rpl_option *opt, const char *arg)
 {
-    double v;
-    int rc = number(arg, opt, lo, hi, &v);
+    rpl_optimize_cli *o = value;
 
-    if (rc == 0 && v != floor(v))
-        return rpl_cli_usage_error("%s wants a whole number, not '%s'", opt, arg);
-    *out = (unsigned)v;
-    return rc;
+    (void)opt;
+    if (!arg[0] || strspn(arg, " \t") == strlen(arg))
+        return rpl_cli_usage_error("--verify-run wants the program's arguments, not ''");
+    if (o->nverify_runs == RPL_OPTIMIZE_CLI_MAX_VERIFY_RUNS)
+        return rpl_cli_usage_error("at most %d --verify-run options",
+                                   RPL_OPTIMIZE_CLI_MAX_VERIFY_RUNS);
+    o->verify_runs[o->nverify_runs++] = arg;
+    o->pipe.verify_runs = o->verify_runs;
+    return 0;
 }
 
-static int seconds_ms(const char *arg, const char *opt, int *out)
-{
-    double v;
-    int rc = number(arg, opt, 1, 86400, &v);
+#define F(m) RPL_FIELD(rpl_optimize_cli, m)
 
-    *out = (int)(v * 1000);
-    return rc;
-}
-
-int rpl_optimize_cli_option(rpl_optimize_cli *o, int opt, const char *arg)
-{
-    unsigned u = 0;
-    double d = 0;
-    int rc = 0;
-
-    switch (opt) {
-    case RPL_OPTCLI_TEST:
-        o->test = arg;
-        break;
-    case RPL_OPTCLI_BUILD_DIR:
-        o->build_dir = arg;
-        break;
-    case RPL_OPTCLI_KERNEL:
-        o->kernel = arg;
-        break;
-    case RPL_OPTCLI_MIN_GAIN:
-        rc = number(arg, "--min-gain", 0, 10, &o->pipe.min_gain);
-        break;
-    case RPL_OPTCLI_ARTIFACTS:
-        o->pipe.artifacts = arg;
-        break;
-    case RPL_OPTCLI_AUTO_APPROVE:
-        o->auto_approve = true;
-        break;
-    case RPL_OPTCLI_ALLOW_DIRTY:
-        o->allow_dirty = o->pipe.allow_dirty = true;
-        break;
-    case RPL_OPTCLI_PUSH:
-        o->push = arg;
-        break;
-    case RPL_OPTCLI_CHECK_ARGS:
-        o->check_args = true;
-        break;
-    case RPL_OPTCLI_ROUNDS:
-        rc = whole(arg, "--rounds", 2, 10000, &o->pipe.rounds);
-        break;
-    case RPL_OPTCLI_ITERATIONS:
-        rc = whole(arg, "--iterations", 1, 100000, &o->pipe.iterations);
-        break;
-    case RPL_OPTCLI_SEEDS:
-        rc = whole(arg, "--seeds", 0, 1000, &o->pipe.seeds);
-        break;
-    case RPL_OPTCLI_SEED_FLAG:
-        o->seed_flag = arg;
-        break;
-    case RPL_OPTCLI_APP_TOLERANCE:
-        rc = number(arg, "--app-tolerance", 0, 10, &o->pipe.app_tolerance);
-        break;
-    case RPL_OPTCLI_APP_ROUNDS:
-        rc = whole(arg, "--app-rounds", 2, 1000, &o->pipe.app_rounds);
-        break;
-    case RPL_OPTCLI_NO_APP:
-        o->pipe.skip_app = true;
-        break;
-    case RPL_OPTCLI_SHAPES:
-        rc = whole(arg, "--shapes", 1, 8, &o->pipe.shapes);
-        break;
-    case RPL_OPTCLI_VERIFY_RUN:
-        if (!arg[0] || strspn(arg, " \t") == strlen(arg))
-            return rpl_cli_usage_error("--verify-run wants the program's arguments, not ''");
-        if (o->nverify_runs == RPL_OPTIMIZE_CLI_MAX_VERIFY_RUNS)
-            return rpl_cli_usage_error("at most %d --verify-run options",
-                                       RPL_OPTIMIZE_CLI_MAX_VERIFY_RUNS);
-        o->verify_runs[o->nverify_runs++] = arg;
-        o->pipe.verify_runs = o->verify_runs;
-        break;
-    case RPL_OPTCLI_NO_COUNTERS:
-        o->pipe.no_counters = true;
-        break;
-    case RPL_OPTCLI_TIMEOUT:
-        rc = seconds_ms(arg, "--timeout", &o->pipe.run_timeout_ms);
-        break;
-    case RPL_OPTCLI_BUILD_TIMEOUT:
-        rc = seconds_ms(arg, "--build-timeout", &o->pipe.build_timeout_ms);
-        break;
-    case RPL_OPTCLI_ARCH:
-        o->pipe.arch = arg;
-        break;
-    case RPL_OPTCLI_RTOL:
-    case RPL_OPTCLI_ATOL:
-        rc = number(arg, opt == RPL_OPTCLI_RTOL ? "--rtol" : "--atol", 0, 1e6, &d);
-        *(opt == RPL_OPTCLI_RTOL ? &o->have_rtol : &o->have_atol) = true;
-        *(opt == RPL_OPTCLI_RTOL ? &o->pipe.rtol : &o->pipe.atol) = d;
-        break;
-    case RPL_OPTCLI_SEED:
-        rc = whole(arg, "--seed", 1, 4000000000u, &u);
-        o->pipe.seed = u;
-        break;
-    case RPL_OPTCLI_BUILD:
-        o->build_cmd = arg;
-        break;
-    case RPL_OPTCLI_RUN:
-        o->run_cmd = arg;
-        break;
-    case RPL_OPTCLI_COMPILE_DB:
-        o->compile_commands = arg;
-        break;
-    case 'I':
-    case 'D':
-        if (o->ncflags + 2 > RPL_OPTIMIZE_CLI_MAX_FLAGS)
-            return rpl_cli_usage_error("too many -I/-D options");
-        o->cflags[o->ncflags++] = opt == 'I' ? "-I" : "-D";
-        o->cflags[o->ncflags++] = arg;
-        break;
-    default:
-        return 0;
-    }
-    return rc ? rc : 1;
-}
+const rpl_option rpl_optimize_cli_options[] = {
+    OPT_GROUP("Target (one of):\n"
+              "  SOURCE \"APP ARGS\"       a standalone kernel program built with hipcc/nvcc\n"
+              "                          -O3; APP names the built program, ARGS are its\n"
+              "                          arguments"),
+    OPT_STRING(0, "build", F(build_cmd), "\"CMD\"",
+               "how to build it instead: {src} the kernel source, {out} the program, {arch} the "
+               "GPU architecture, {dir} the scratch tree (\"nvcc -O3 -arch={arch} -o {out} {src} "
+               "main.cu -lcublas\"; quotes group words, no shell)"),
+    OPT_STRING(0, "run", F(run_cmd), "\"CMD\"",
+               "how to run it, instead of \"APP ARGS\" (\"{out} -n 4096\")"),
+    OPT_STRING(0, "compile-commands", F(compile_commands), "FILE",
+               "SOURCE's flags from compile_commands.json (CMake, Bear)"),
+    OPT_STRING(0, "test", F(test), "NAME",
+               "with --build-dir DIR: a perf test of rocm_perf_add_kernel_test "
+               "(DIR/rocm-perf/NAME/target.json)"),
+    OPT_STRING(0, "build-dir", F(build_dir), "DIR", "the build tree of --test"),
+    OPT_GROUP("Pipeline:"),
+    OPT_STRING(0, "kernel", F(kernel), "NAME",
+               "the kernel (default: ranked by critical-path impact)"),
+    OPT_NUMBER(0, "min-gain", F(pipe.min_gain), 0, 10, "X",
+               "the speedup's lower CI bound must beat 1+X (default {})"),
+    OPT_UINT(0, "rounds", F(pipe.rounds), 2, 10000, "N", "ABAB measurement rounds (default {})"),
+    OPT_UINT(0, "iterations", F(pipe.iterations), 1, 100000, "N",
+             "timed launches per replay and round (default {})"),
+    OPT_UINT(0, "seeds", F(pipe.seeds), 0, 1000, "N",
+             "fresh seeds for the program's own check (default {})"),
+    OPT_STRING(0, "seed-flag", F(seed_flag), "FLAG",
+               "how the program takes a seed (seed form: none; tests: target.json's, usually "
+               "--seed)"),
+    OPT_NUMBER(0, "app-tolerance", F(pipe.app_tolerance), 0, 10, "X",
+               "rejected only when the whole-app critical path is confirmed more than X slower "
+               "(CI lower bound; default {})"),
+    OPT_UINT(0, "app-rounds", F(pipe.app_rounds), 2, 1000, "N",
+             "whole-app profiles of original and candidate, ABAB (default {} each)"),
+    OPT_BOOL(0, "no-app", F(pipe.skip_app), "no whole-application profile (no ranking either)"),
+    OPT_UINT(0, "shapes", F(pipe.shapes), 1, 8, "K",
+             "replay-check candidates on the first K distinct dispatches of the kernel (scalar "
+             "arguments or geometry differ; default {}, where the program makes them)"),
+    OPT_CALLBACK(0, "verify-run", RPL_WHOLE_STRUCT, add_verify_run, "\"ARGS\"",
+                 "run the program's own check with ARGS too (other sizes; repeatable)"),
+    OPT_BOOL(0, "no-counters", F(pipe.no_counters),
+             "no counter pass over the replay (no roofline facts, no physical floor)"),
+    OPT_NUMBER_SEEN(0, "rtol", F(pipe.rtol), RPL_SEEN(rpl_optimize_cli, have_rtol), 0, 1e6, "X",
+                    "replay comparison tolerance, with --atol (default: per data type)"),
+    OPT_NUMBER_SEEN(0, "atol", F(pipe.atol), RPL_SEEN(rpl_optimize_cli, have_atol), 0, 1e6, "X",
+                    "absolute tolerance, with --rtol"),
+    OPT_STRING(0, "arch", F(pipe.arch), "ARCH",
+               "the device code object's target (default: the snapshot's)"),
+    OPT_CALLBACK('I', NULL, RPL_WHOLE_STRUCT, add_cflag, "DIR", "compiler include directory"),
+    OPT_CALLBACK('D', NULL, RPL_WHOLE_STRUCT, add_cflag, "NAME[=V]", "compiler macro"),
+    OPT_DURATION(0, "timeout", F(pipe.run_timeout_ms), 1, 86400, "S",
+                 "limit of each run (default {})"),
+    OPT_DURATION(0, "build-timeout", F(pipe.build_timeout_ms), 1, 86400, "S",
+                 "limit of each build (default {})"),
+    OPT_UINT(0, "seed", F(pipe.seed), 1, 4000000000.0, "N",
+             "seed of the bootstrap and the fresh test seeds"),
+    OPT_GROUP("Results:"),
+    OPT_STRING(0, "artifacts", F(pipe.artifacts), "DIR",
+               "reports, candidates, logs and the snapshot (default: BUILD_DIR or "
+               "./rocm-perf-optimize/<target>-<UTC>)"),
+    OPT_BOOL(0, "auto-approve", F(auto_approve),
+             "commit accepted changes without asking (CI); without it a terminal is asked, and "
+             "no terminal means a dry run"),
+    OPT_BOOL(0, "allow-dirty", F(allow_dirty), "optimise a kernel file with uncommitted changes"),
+    OPT_STRING(0, "push", F(push), "REMOTE", "push the branches made (a remote's name or URL)"),
+    OPT_BOOL(0, "check-args", F(check_args), "parse the command line only, then exit 0"),
+    OPT_END(),
+};
 
 /* Refuse a bad --build or --run before anything runs (also with --check-args). */
 static int check_command(const char *text, const char *option, unsigned needs)
@@ -191,6 +146,7 @@ int rpl_optimize_cli_finish(rpl_optimize_cli *o, const char *cmd, int nargs, cha
     if (o->have_rtol != o->have_atol)
         return rpl_cli_usage_error("--rtol and --atol go together");
     o->pipe.have_tolerance = o->have_rtol;
+    o->pipe.allow_dirty = o->allow_dirty;
     if (o->test && !is_test_name(o->test))
         return rpl_cli_usage_error("--test '%.200s' is not a test name (letters, digits and _ . + "
                                    "-, not starting with . + or -)",
@@ -299,59 +255,6 @@ int rpl_optimize_cli_target(rpl_pipe_target **out, rpl_optimize_cli *o)
     }
     *out = t;
     return 0;
-}
-
-void rpl_optimize_cli_usage(FILE *out)
-{
-    fputs("Target (one of):\n"
-          "  SOURCE \"APP ARGS\"      a standalone kernel program built with hipcc/nvcc -O3;\n"
-          "                         APP names the built program, ARGS are its arguments\n"
-          "    --build \"CMD\"        how to build it instead: {src} the kernel source, {out}\n"
-          "                         the program, {arch} the GPU architecture, {dir} the\n"
-          "                         scratch tree (\"nvcc -O3 -arch={arch} -o {out} {src}\n"
-          "                         main.cu -lcublas\"; quotes group words, no shell)\n"
-          "    --run \"CMD\"          how to run it, instead of \"APP ARGS\" (\"{out} -n 4096\")\n"
-          "    --compile-commands FILE\n"
-          "                         SOURCE's flags from compile_commands.json (CMake, Bear)\n"
-          "  --test NAME --build-dir DIR\n"
-          "                         a perf test of rocm_perf_add_kernel_test\n"
-          "                         (DIR/rocm-perf/NAME/target.json)\n"
-          "\n"
-          "Pipeline:\n"
-          "  --kernel NAME          the kernel (default: ranked by critical-path impact)\n"
-          "  --min-gain X           the speedup's lower CI bound must beat 1+X (default 0.02)\n"
-          "  --rounds N             ABAB measurement rounds (default 10)\n"
-          "  --iterations N         timed launches per replay and round (default 20)\n"
-          "  --seeds N              fresh seeds for the program's own check (default 2)\n"
-          "  --seed-flag FLAG       how the program takes a seed (seed form: none; tests:\n"
-          "                         target.json's, usually --seed)\n"
-          "  --app-tolerance X      rejected only when the whole-app critical path is\n"
-          "                         confirmed more than X slower (CI lower bound; default 0.03)\n"
-          "  --app-rounds N         whole-app profiles of original and candidate, ABAB\n"
-          "                         (default 5 each)\n"
-          "  --no-app               no whole-application profile (no ranking either)\n"
-          "  --shapes K             replay-check candidates on the first K distinct dispatches\n"
-          "                         of the kernel (scalar arguments or geometry differ;\n"
-          "                         default 3, where the program makes them)\n"
-          "  --verify-run \"ARGS\"    run the program's own check with ARGS too (other sizes;\n"
-          "                         repeatable)\n"
-          "  --no-counters          no counter pass over the replay (no roofline facts, no\n"
-          "                         physical floor)\n"
-          "  --rtol X --atol X      replay comparison tolerance (default: per data type)\n"
-          "  --arch ARCH            the device code object's target (default: the snapshot's)\n"
-          "  -I DIR, -D NAME[=V]    compiler include directories and macros\n"
-          "  --timeout S            limit of each run (default 120); --build-timeout S (300)\n"
-          "  --seed N               seed of the bootstrap and the fresh test seeds\n"
-          "\n"
-          "Results:\n"
-          "  --artifacts DIR        reports, candidates, logs and the snapshot (default:\n"
-          "                         BUILD_DIR or ./rocm-perf-optimize/<target>-<UTC>)\n"
-          "  --auto-approve         commit accepted changes without asking (CI); without it\n"
-          "                         a terminal is asked, and no terminal means a dry run\n"
-          "  --allow-dirty          optimise a kernel file with uncommitted changes\n"
-          "  --push REMOTE          push the branches made (a remote's name or URL)\n"
-          "  --check-args           parse the command line only, then exit 0\n",
-          out);
 }
 
 void rpl_optimize_cli_progress(void *ctx, const char *candidate, rpl_pipe_step step,

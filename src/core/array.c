@@ -30,7 +30,7 @@ int rpl_array_grow(void *itemsp, size_t *cap, size_t need, size_t size)
     return RPL_OK;
 }
 
-void *rpl_array_push(void *itemsp, size_t *count, size_t *cap, size_t size)
+void *rpl_array_insert(void *itemsp, size_t *count, size_t *cap, size_t size, size_t at)
 {
     char *items;
 
@@ -41,8 +41,14 @@ void *rpl_array_push(void *itemsp, size_t *count, size_t *cap, size_t size)
     if (rpl_array_grow(itemsp, cap, *count + 1, size) != RPL_OK)
         return NULL;
     memcpy(&items, itemsp, sizeof(items));
-    items += *count * size;
+    items += at * size;
+    memmove(items + size, items, (*count - at) * size);
     memset(items, 0, size);
     (*count)++;
     return items;
+}
+
+void *rpl_array_push(void *itemsp, size_t *count, size_t *cap, size_t size)
+{
+    return rpl_array_insert(itemsp, count, cap, size, *count);
 }

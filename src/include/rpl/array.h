@@ -32,4 +32,14 @@ void *rpl_array_push(void *itemsp, size_t *count, size_t *cap, size_t size);
 #define RPL_ARRAY_PUSH(items, count, cap)                                                          \
     rpl_array_push(&(items), &(count), &(cap), sizeof(*(items)))
 
+/*
+ * Room for one element at index `at` (at most *count): grows the array,
+ * moves the elements from `at` on up by one, zeroes element `at`, counts it
+ * and returns its address; NULL when out of memory (nothing changed).
+ */
+void *rpl_array_insert(void *itemsp, size_t *count, size_t *cap, size_t size, size_t at);
+
+#define RPL_ARRAY_INSERT(items, count, cap, at)                                                    \
+    rpl_array_insert(&(items), &(count), &(cap), sizeof(*(items)), (at))
+
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "capture.h"
+#include "rpl/array.h"
 #include "rpl/error.h"
 
 const char *cc_kind_name(cc_kind k)
@@ -47,17 +48,11 @@ static size_t first_ending_after(const cc_allocs *a, uint64_t ptr)
 
 static int insert_at(cc_allocs *a, size_t at, cc_alloc e)
 {
-    if (a->count == a->cap) {
-        size_t cap = a->cap ? a->cap * 2 : 64;
-        cc_alloc *items = realloc(a->items, cap * sizeof(*items));
-        if (!items)
-            return rpl_error_oom();
-        a->items = items;
-        a->cap = cap;
-    }
-    memmove(a->items + at + 1, a->items + at, (a->count - at) * sizeof(*a->items));
-    a->items[at] = e;
-    a->count++;
+    cc_alloc *slot = RPL_ARRAY_INSERT(a->items, a->count, a->cap, at);
+
+    if (!slot)
+        return RPL_ENOMEM;
+    *slot = e;
     return 0;
 }
 

@@ -38,7 +38,7 @@ static size_t lower_bound(const ch_kernels *t, uint64_t ko)
 int ch_kernels_add(ch_kernels *t, ch_kernel *k)
 {
     size_t i = lower_bound(t, k->kernel_object);
-    int rc;
+    ch_kernel *slot;
 
     if (i < t->count && t->items[i].kernel_object == k->kernel_object) {
         /* The address was reused by a later load: the new symbol wins. */
@@ -47,11 +47,9 @@ int ch_kernels_add(ch_kernels *t, ch_kernel *k)
         memset(k, 0, sizeof(*k));
         return 0;
     }
-    if ((rc = RPL_ARRAY_GROW(t->items, t->cap, t->count + 1)) != 0)
-        return rc;
-    memmove(&t->items[i + 1], &t->items[i], (t->count - i) * sizeof(*t->items));
-    t->items[i] = *k;
-    t->count++;
+    if (!(slot = RPL_ARRAY_INSERT(t->items, t->count, t->cap, i)))
+        return RPL_ENOMEM;
+    *slot = *k;
     memset(k, 0, sizeof(*k));
     return 0;
 }

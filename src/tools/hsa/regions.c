@@ -65,21 +65,17 @@ static bool bad_range(uint64_t base, uint64_t size)
 int ch_regions_alloc(ch_regions *r, uint64_t base, uint64_t size, ch_kind kind)
 {
     size_t i;
-    int rc;
+    ch_alloc *a;
 
     if (bad_range(base, size))
         return 0;
     drop_allocs(r, base, size);
     drop_maps(r, base, size);
-    rc = RPL_ARRAY_GROW(r->allocs, r->cap_allocs, r->nallocs + 1);
-    if (rc)
-        return rc;
     for (i = r->nallocs; i > 0 && r->allocs[i - 1].base > base; i--)
-        r->allocs[i] = r->allocs[i - 1];
-    r->allocs[i].base = base;
-    r->allocs[i].size = size;
-    r->allocs[i].kind = kind;
-    r->nallocs++;
+        ;
+    if (!(a = RPL_ARRAY_INSERT(r->allocs, r->nallocs, r->cap_allocs, i)))
+        return RPL_ENOMEM;
+    *a = (ch_alloc){.base = base, .size = size, .kind = kind};
     return 0;
 }
 
@@ -100,22 +96,17 @@ bool ch_regions_free(ch_regions *r, uint64_t base)
 int ch_regions_map(ch_regions *r, uint64_t va, uint64_t size, uint64_t handle)
 {
     size_t i;
-    int rc;
+    ch_mapping *m;
 
     if (bad_range(va, size))
         return 0;
     drop_maps(r, va, size);
     drop_allocs(r, va, size);
-    rc = RPL_ARRAY_GROW(r->maps, r->cap_maps, r->nmaps + 1);
-    if (rc)
-        return rc;
     for (i = r->nmaps; i > 0 && r->maps[i - 1].va > va; i--)
-        r->maps[i] = r->maps[i - 1];
-    r->maps[i].va = va;
-    r->maps[i].size = size;
-    r->maps[i].handle = handle;
-    r->maps[i].accessible = false;
-    r->nmaps++;
+        ;
+    if (!(m = RPL_ARRAY_INSERT(r->maps, r->nmaps, r->cap_maps, i)))
+        return RPL_ENOMEM;
+    *m = (ch_mapping){.va = va, .size = size, .handle = handle, .accessible = false};
     return 0;
 }
 

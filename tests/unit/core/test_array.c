@@ -1,4 +1,7 @@
-/* rpl/array.h: growth keeps the elements, push zeroes the new one, overflow is refused. */
+/*
+ * rpl/array.h: growth keeps the elements, push zeroes the new one, insert
+ * moves the later ones up, overflow is refused.
+ */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -71,6 +74,30 @@ static void push_hands_out_zeroed_elements(void **state)
     free(v);
 }
 
+static void insert_moves_later_elements_up(void **state)
+{
+    uint32_t *v = NULL, *p;
+    size_t n = 0, cap = 0;
+    /* Each value goes where it keeps v ascending: the end, the front, between. */
+    const uint32_t values[] = {10, 30, 5, 20, 40, 1, 25};
+    const uint32_t sorted[] = {1, 5, 10, 20, 25, 30, 40};
+
+    (void)state;
+    for (size_t k = 0; k < sizeof(values) / sizeof(values[0]); k++) {
+        size_t at = 0;
+
+        while (at < n && v[at] < values[k])
+            at++;
+        assert_non_null(p = RPL_ARRAY_INSERT(v, n, cap, at));
+        assert_ptr_equal(p, &v[at]);
+        assert_int_equal(*p, 0);
+        *p = values[k];
+        assert_int_equal(n, k + 1);
+    }
+    assert_memory_equal(v, sorted, sizeof(sorted));
+    free(v);
+}
+
 static void an_overflowing_size_is_refused(void **state)
 {
     pair *v = NULL;
@@ -84,6 +111,8 @@ static void an_overflowing_size_is_refused(void **state)
     n = SIZE_MAX;
     assert_null(RPL_ARRAY_PUSH(v, n, cap));
     assert_int_equal(rpl_error_last()->code, RPL_ENOMEM);
+    assert_null(RPL_ARRAY_INSERT(v, n, cap, 0));
+    assert_int_equal(n, SIZE_MAX);
     free(v);
 }
 
@@ -93,6 +122,7 @@ int main(void)
         cmocka_unit_test(grow_keeps_every_element),
         cmocka_unit_test(grow_to_what_is_there_changes_nothing),
         cmocka_unit_test(push_hands_out_zeroed_elements),
+        cmocka_unit_test(insert_moves_later_elements_up),
         cmocka_unit_test(an_overflowing_size_is_refused),
     };
 

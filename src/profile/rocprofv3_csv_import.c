@@ -38,6 +38,7 @@
 #include "rpl/array.h"
 #include "rpl/error.h"
 #include "rpl/log.h"
+#include "rpl/number.h"
 #include "rpl/profile_backend.h"
 
 #define NO_COL (-1)
@@ -130,45 +131,36 @@ static int bad_value(import_ctx *c, const header *h, int col, const char *value,
                          rpl_csv_line(c->csv), h->names[col], value, want);
 }
 
-static int parse_u64(const char *s, uint64_t *out)
+/* Column col as a whole number up to max (0 when the column is absent); `want` names the range. */
+static int get_uint(import_ctx *c, const header *h, char **f, size_t n, int col, uint64_t max,
+                    const char *want, uint64_t *out)
 {
-    char *end;
+    const char *s = field(f, n, col);
 
-    if (*s < '0' || *s > '9')
-        return -1;
-    errno = 0;
-    *out = strtoull(s, &end, 10);
-    return errno || *end ? -1 : 0;
+    *out = 0;
+    if (col == NO_COL)
+        return 0;
+    if (!rpl_parse_u64(s, out) || *out > max)
+        return bad_value(c, h, col, s, want);
+    return 0;
 }
 
 static int get_i64(import_ctx *c, const header *h, char **f, size_t n, int col, int64_t *out)
 {
-    const char *s = field(f, n, col);
     uint64_t v;
+    int rc = get_uint(c, h, f, n, col, INT64_MAX, "a non-negative integer", &v);
 
-    if (col == NO_COL) {
-        *out = 0;
-        return 0;
-    }
-    if (parse_u64(s, &v) || v > INT64_MAX)
-        return bad_value(c, h, col, s, "a non-negative integer");
     *out = (int64_t)v;
-    return 0;
+    return rc;
 }
 
 static int get_u32(import_ctx *c, const header *h, char **f, size_t n, int col, uint32_t *out)
 {
-    const char *s = field(f, n, col);
     uint64_t v;
+    int rc = get_uint(c, h, f, n, col, UINT32_MAX, "a 32-bit unsigned integer", &v);
 
-    if (col == NO_COL) {
-        *out = 0;
-        return 0;
-    }
-    if (parse_u64(s, &v) || v > UINT32_MAX)
-        return bad_value(c, h, col, s, "a 32-bit unsigned integer");
     *out = (uint32_t)v;
-    return 0;
+    return rc;
 }
 
 /* One dimension of a dispatch: its workgroup size (16-bit, as in the AQL packet) and grid. */
@@ -192,7 +184,7 @@ static int get_agent_id(import_ctx *c, const header *h, char **f, size_t n, int 
 
     if (strncmp(s, "Agent ", 6) == 0)
         s += 6;
-    if (parse_u64(s, &v) || v > INT64_MAX)
+    if (!rpl_parse_u64(s, &v) || v > INT64_MAX)
         return bad_value(c, h, col, field(f, n, col),
                          "an agent id ('Agent N' or N; --agent-index absolute)");
     *out = (int64_t)v;
@@ -324,8 +316,8 @@ static int import_agents(import_ctx *c)
             key[k] = '\0';
             if (cJSON_GetObjectItemCaseSensitive(a.extdata, key))
                 continue;
-            if (parse_u64(f[i], &v) == 0 ? !cJSON_AddNumberToObject(a.extdata, key, (double)v)
-                                         : !cJSON_AddStringToObject(a.extdata, key, f[i])) {
+            if (rpl_parse_u64(f[i], &v) ? !cJSON_AddNumberToObject(a.extdata, key, (double)v)
+                                        : !cJSON_AddStringToObject(a.extdata, key, f[i])) {
                 cJSON_Delete(a.extdata);
                 rc = rpl_error_oom();
                 goto out;

@@ -1,27 +1,19 @@
 /* What to capture, from the environment that `rocm-perf capture` sets. */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "capture.h"
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
+#include "rpl/number.h"
 
 static int parse_index(uint64_t *out, const char *s)
 {
-    char *end = NULL;
-    unsigned long long v;
-
     *out = 0;
     if (!s || !s[0])
         return 0;
-    if (s[0] < '0' || s[0] > '9')
+    if (!rpl_parse_u64(s, out))
         return rpl_error_set(RPL_EUSAGE, "dispatch index '%s' is not a whole number", s);
-    errno = 0;
-    v = strtoull(s, &end, 10);
-    if (errno || *end)
-        return rpl_error_set(RPL_EUSAGE, "dispatch index '%s' is not a whole number", s);
-    *out = v;
     return 0;
 }
 

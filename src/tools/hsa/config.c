@@ -1,26 +1,18 @@
 /* The capture's environment: directory, kernel pattern, dispatch index (capture_pure.h). */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "capture_pure.h"
 #include "rpl/error.h"
+#include "rpl/number.h"
 
 static int parse_index(uint64_t *out, const char *s)
 {
-    char *end;
-    unsigned long long v;
-
     *out = 0;
     if (!s || !*s)
         return 0;
-    if (*s < '0' || *s > '9')
+    if (!rpl_parse_u64(s, out))
         return rpl_error_set(RPL_EUSAGE, "ROCM_PERF_CAPTURE_DISPATCH '%s' is no dispatch index", s);
-    errno = 0;
-    v = strtoull(s, &end, 10);
-    if (errno || *end)
-        return rpl_error_set(RPL_EUSAGE, "ROCM_PERF_CAPTURE_DISPATCH '%s' is no dispatch index", s);
-    *out = v;
     return 0;
 }
 

@@ -130,23 +130,15 @@ static int group_features(tuner *t, group *g)
  */
 static void compiler_line(char *buf, size_t size, const char *text)
 {
-    const char *hit = strstr(text, "error:"), *start, *end;
-    size_t len;
+    const char *hit = strstr(text, "error:"), *start;
 
-    if (hit) {
-        for (start = hit; start > text && start[-1] != '\n'; start--)
-            ;
-        end = start + strcspn(start, "\n");
-    } else {
-        end = text + strlen(text);
-        while (end > text && (end[-1] == '\n' || end[-1] == ' ' || end[-1] == '\r'))
-            end--;
-        for (start = end; start > text && start[-1] != '\n'; start--)
-            ;
+    if (!hit) {
+        rpl_spawn_last_line(buf, size, text);
+        return;
     }
-    len = (size_t)(end - start) < size - 1 ? (size_t)(end - start) : size - 1;
-    memcpy(buf, start, len);
-    buf[len] = '\0';
+    for (start = hit; start > text && start[-1] != '\n'; start--)
+        ;
+    snprintf(buf, size, "%.*s", (int)strcspn(start, "\n"), start);
 }
 
 /* Config c's command, naming its built program. */

@@ -452,3 +452,21 @@ void rpl_spawn_result_release(rpl_spawn_result *res)
     free(res->err);
     memset(res, 0, sizeof(*res));
 }
+
+const char *rpl_spawn_last_line(char *buf, size_t size, const char *text)
+{
+    const char *end = text ? text + strlen(text) : NULL, *start;
+    size_t len;
+
+    buf[0] = '\0';
+    if (!end)
+        return buf;
+    while (end > text && (end[-1] == '\n' || end[-1] == '\r' || end[-1] == ' '))
+        end--;
+    for (start = end; start > text && start[-1] != '\n'; start--)
+        ;
+    len = (size_t)(end - start) < size - 1 ? (size_t)(end - start) : size - 1;
+    memcpy(buf, start, len);
+    buf[len] = '\0';
+    return buf;
+}

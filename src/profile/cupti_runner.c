@@ -101,7 +101,7 @@ static int run_recorder(rpl_profile_ctx *ctx, const char *lib, const recorder_ru
         rc = rpl_error_set(RPL_ERROR, "the program was killed by signal %d", res.term_signal);
     else if (res.exit_code != 0 && ctx->opts->quiet_app)
         rc = rpl_error_set(RPL_ERROR, "the program exited with status %d: %s", res.exit_code,
-                           rpl_profile_last_line(line, sizeof(line), res.err)[0] ? line
+                           rpl_spawn_last_line(line, sizeof(line), res.err)[0] ? line
                                                                                  : "(no message)");
     else if (res.exit_code != 0)
         rc = rpl_error_set(RPL_ERROR, "the program exited with status %d (outputs so far in '%s')",

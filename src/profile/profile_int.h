@@ -38,9 +38,6 @@ void rpl_profile_echo_stderr(const rpl_spawn_result *res);
 int rpl_profile_spawn(const rpl_profile_ctx *ctx, const char *const *argv,
                       const char *const *env_set, bool capture_stderr, rpl_spawn_result *res);
 
-/* The last non-empty line of `text` (at most size - 1 bytes) in buf; "" when none. */
-const char *rpl_profile_last_line(char *buf, size_t size, const char *text);
-
 /* `dir` holds a database or a CSV kernel trace somewhere below it. */
 bool rpl_profile_dir_has_output(const char *dir);
 

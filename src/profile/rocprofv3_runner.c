@@ -211,7 +211,7 @@ static int explain(const rpl_spawn_result *res, const rpl_profile_ctx *ctx, bool
         (!outputs && !rpl_probe_has_kfd(ctx)))
         return rpl_error_set(
             RPL_ENODEV, "no AMD GPU for rocprofv3 (%s)",
-            rpl_profile_last_line(line, sizeof(line), err)[0] ? line : "/dev/kfd not found");
+            rpl_spawn_last_line(line, sizeof(line), err)[0] ? line : "/dev/kfd not found");
     if ((app_status_in(err, &status) || outputs) && ctx->opts->quiet_app)
         return rpl_error_set(RPL_ERROR, "the program exited with status %d under rocprofv3: %s",
                              status, app_last_line(line, sizeof(line), err));
@@ -221,7 +221,7 @@ static int explain(const rpl_spawn_result *res, const rpl_profile_ctx *ctx, bool
                              "in '%s')",
                              status, ctx->run_dir);
     return rpl_error_set(RPL_EENV, "rocprofv3 failed with exit status %d: %s", status,
-                         rpl_profile_last_line(line, sizeof(line), err)[0] ? line : "(no message)");
+                         rpl_spawn_last_line(line, sizeof(line), err)[0] ? line : "(no message)");
 }
 
 /* A previous run's input files, so DIR never shows passes this run did not use. */

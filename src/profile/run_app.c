@@ -1,4 +1,4 @@
-/* What the runners share: running the program under a profiler, and its last line of output. */
+/* What the runners share: running the program under a profiler. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,22 +53,4 @@ int rpl_profile_spawn(const rpl_profile_ctx *ctx, const char *const *argv,
     free(full);
     free(env);
     return rc;
-}
-
-const char *rpl_profile_last_line(char *buf, size_t size, const char *text)
-{
-    const char *end = text ? text + strlen(text) : NULL, *start;
-    size_t len;
-
-    buf[0] = '\0';
-    if (!end)
-        return buf;
-    while (end > text && (end[-1] == '\n' || end[-1] == '\r' || end[-1] == ' '))
-        end--;
-    for (start = end; start > text && start[-1] != '\n'; start--)
-        ;
-    len = (size_t)(end - start) < size - 1 ? (size_t)(end - start) : size - 1;
-    memcpy(buf, start, len);
-    buf[len] = '\0';
-    return buf;
 }

@@ -59,4 +59,11 @@ int rpl_spawn_run(rpl_spawn_result *res, const rpl_spawn_opts *opts);
 /* Free the captured output and zero *res; NULL is fine. */
 void rpl_spawn_result_release(rpl_spawn_result *res);
 
+/*
+ * The last non-empty line of `text` (a child's captured output; trailing
+ * '\n', '\r' and ' ' dropped) in buf, cut to size - 1 bytes; "" when there
+ * is none or text is NULL.  Returns buf.
+ */
+const char *rpl_spawn_last_line(char *buf, size_t size, const char *text);
+
 #endif

@@ -1,4 +1,7 @@
-/* rpl_spawn_run: capture, exit status, environment, cwd, time limit, big output. */
+/*
+ * rpl_spawn_run: capture, exit status, environment, cwd, time limit, big
+ * output; rpl_spawn_last_line.
+ */
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -372,6 +375,19 @@ static void no_program_is_usage_error(void **state)
     rpl_spawn_result_release(&r);
 }
 
+static void last_line_is_the_last_non_empty_one(void **state)
+{
+    char buf[8];
+
+    (void)state;
+    assert_string_equal(rpl_spawn_last_line(buf, sizeof(buf), "one\ntwo\r\n \n\n"), "two");
+    assert_string_equal(rpl_spawn_last_line(buf, sizeof(buf), "only"), "only");
+    /* Cut to the buffer, from the line's start. */
+    assert_string_equal(rpl_spawn_last_line(buf, sizeof(buf), "x\nabcdefghij\n"), "abcdefg");
+    assert_string_equal(rpl_spawn_last_line(buf, sizeof(buf), "\n \r\n"), "");
+    assert_string_equal(rpl_spawn_last_line(buf, sizeof(buf), NULL), "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -395,6 +411,7 @@ int main(void)
         cmocka_unit_test(both_pipes_full_do_not_deadlock),
         cmocka_unit_test(child_gets_default_sigpipe),
         cmocka_unit_test(no_program_is_usage_error),
+        cmocka_unit_test(last_line_is_the_last_non_empty_one),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

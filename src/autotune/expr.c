@@ -219,21 +219,31 @@ static int parse_primary(parser *p)
     return syntax_error(p, "a number, a parameter or '('");
 }
 
-static int parse_unary(parser *p)
+/*
+ * A prefix operator `op` (node `kind`) applied to what `self` parses, else
+ * what `next` parses; `too_deep` is the error past MAX_DEPTH nested ones.
+ */
+static int parse_prefix(parser *p, const char *op, node_kind kind, const char *too_deep,
+                        int (*self)(parser *), int (*next)(parser *))
 {
     size_t where;
     int a;
 
     skip_space(p);
     where = p->pos;
-    if (accept(p, "-")) {
+    if (accept(p, op)) {
         if (++p->depth > MAX_DEPTH)
-            return syntax_error(p, "fewer nested signs");
-        a = parse_unary(p);
+            return syntax_error(p, too_deep);
+        a = self(p);
         p->depth--;
-        return a < 0 ? a : add_node(p, N_NEG, a, -1, where);
+        return a < 0 ? a : add_node(p, kind, a, -1, where);
     }
-    return parse_primary(p);
+    return next(p);
+}
+
+static int parse_unary(parser *p)
+{
+    return parse_prefix(p, "-", N_NEG, "fewer nested signs", parse_unary, parse_primary);
 }
 
 /* A binary operator of the grammar. */
@@ -301,19 +311,7 @@ static int parse_compare(parser *p)
 
 static int parse_not(parser *p)
 {
-    size_t where;
-    int a;
-
-    skip_space(p);
-    where = p->pos;
-    if (accept(p, "!")) {
-        if (++p->depth > MAX_DEPTH)
-            return syntax_error(p, "fewer nested '!'");
-        a = parse_not(p);
-        p->depth--;
-        return a < 0 ? a : add_node(p, N_NOT, a, -1, where);
-    }
-    return parse_compare(p);
+    return parse_prefix(p, "!", N_NOT, "fewer nested '!'", parse_not, parse_compare);
 }
 
 static int parse_and(parser *p)

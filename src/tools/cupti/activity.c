@@ -153,39 +153,35 @@ static int take_kernel(const CUpti_ActivityKernel10 *r)
     return 0;
 }
 
+/* Keep the memcpy or memset record c; 1 when it is lost (incomplete, out of memory). */
+static int take_copy(const cr_copy *c)
+{
+    cr_copy *slot;
+
+    if (incomplete(c->start, c->end) || !(slot = CR_PUSH(cr_g.copies)))
+        return 1;
+    *slot = *c;
+    return 0;
+}
+
+/* The cr_copy fields of a memcpy or memset record (two structs that name them alike). */
+#define COPY_FIELDS(r)                                                                             \
+    .start = (r)->start, .end = (r)->end, .bytes = (r)->bytes, .device = (r)->deviceId,            \
+    .context = (r)->contextId, .stream = (r)->streamId, .corr = (r)->correlationId
+
 static int take_memcpy(const CUpti_ActivityMemcpy6 *r)
 {
-    cr_copy *c;
+    cr_copy c = {COPY_FIELDS(r), .runtime_corr = r->runtimeCorrelationId,
+                 .dir = copy_dir(r->copyKind)};
 
-    if (incomplete(r->start, r->end) || !(c = CR_PUSH(cr_g.copies)))
-        return 1;
-    c->start = r->start;
-    c->end = r->end;
-    c->bytes = r->bytes;
-    c->device = r->deviceId;
-    c->context = r->contextId;
-    c->stream = r->streamId;
-    c->corr = r->correlationId;
-    c->runtime_corr = r->runtimeCorrelationId;
-    c->dir = copy_dir(r->copyKind);
-    return 0;
+    return take_copy(&c);
 }
 
 static int take_memset(const CUpti_ActivityMemset4 *r)
 {
-    cr_copy *c;
+    cr_copy c = {COPY_FIELDS(r), .dir = CR_COPY_MEMSET};
 
-    if (incomplete(r->start, r->end) || !(c = CR_PUSH(cr_g.copies)))
-        return 1;
-    c->start = r->start;
-    c->end = r->end;
-    c->bytes = r->bytes;
-    c->device = r->deviceId;
-    c->context = r->contextId;
-    c->stream = r->streamId;
-    c->corr = r->correlationId;
-    c->dir = CR_COPY_MEMSET;
-    return 0;
+    return take_copy(&c);
 }
 
 static int take_api(const CUpti_ActivityAPI *r)

@@ -9,7 +9,6 @@
  * call (GPU operations carrying the driver id are given the runtime id).
  * Driver calls made directly by the application stay regions of their own.
  */
-#include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +16,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "capture.h"
 #include "recorder.h"
 #include "rpl/error.h"
 #include "rpl/log.h"
@@ -160,30 +160,6 @@ static int64_t resolve_corr(const build_ctx *b, uint32_t corr)
     return corr;
 }
 
-/* Demangle with the C++ runtime of the application when it has one. */
-typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
-
-static char *demangle(const char *name)
-{
-    static demangle_fn fn;
-    static int looked;
-    int status = -1;
-    char *out;
-
-    if (!looked) {
-        *(void **)&fn = dlsym(RTLD_DEFAULT, "__cxa_demangle");
-        looked = 1;
-    }
-    if (!fn || strncmp(name, "_Z", 2) != 0)
-        return NULL;
-    out = fn(name, NULL, NULL, &status);
-    if (status != 0) {
-        free(out);
-        return NULL;
-    }
-    return out;
-}
-
 /* Strip CUPTI's version suffix: "cudaLaunchKernel_v7000" -> "cudaLaunchKernel". */
 static void api_base_name(char *dst, size_t cap, const char *name)
 {
@@ -297,7 +273,7 @@ static int symbol_index(build_ctx *b, const cr_kernel *k, uint32_t *index)
 
     if (map_get(&b->symbol_by_name, (uint64_t)(uintptr_t)k->name, index))
         return 0;
-    display = demangle(k->name);
+    display = cc_demangle(k->name);
     s.id = (int64_t)b->t->symbols.count + 1;
     s.name = k->name;
     s.display_name = display ? display : k->name;

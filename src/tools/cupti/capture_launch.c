@@ -50,6 +50,12 @@ static void read_config(cc_launch *l, const CUlaunchConfig *c)
     }
 }
 
+/* The cc_launch fields of cuLaunchKernel's and cuLaunchCooperativeKernel's parameters `p`. */
+#define KERNEL_LAUNCH(p)                                                                           \
+    .f = (p)->f, .stream = (p)->hStream, .grid = {(p)->gridDimX, (p)->gridDimY, (p)->gridDimZ},    \
+    .block = {(p)->blockDimX, (p)->blockDimY, (p)->blockDimZ}, .shared = (p)->sharedMemBytes,      \
+    .params = (p)->kernelParams
+
 bool cc_launch_read(cc_launch *l, CUpti_CallbackId cbid, const void *params)
 {
     memset(l, 0, sizeof(*l));
@@ -57,23 +63,13 @@ bool cc_launch_read(cc_launch *l, CUpti_CallbackId cbid, const void *params)
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz: {
         const cuLaunchKernel_params *p = params;
-        l->f = p->f;
-        set_dims(l, p->gridDimX, p->gridDimY, p->gridDimZ, p->blockDimX, p->blockDimY, p->blockDimZ,
-                 p->sharedMemBytes);
-        l->stream = p->hStream;
-        l->params = p->kernelParams;
-        l->extra = p->extra;
+        *l = (cc_launch){KERNEL_LAUNCH(p), .extra = p->extra};
         return true;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz: {
         const cuLaunchCooperativeKernel_params *p = params;
-        l->f = p->f;
-        set_dims(l, p->gridDimX, p->gridDimY, p->gridDimZ, p->blockDimX, p->blockDimY, p->blockDimZ,
-                 p->sharedMemBytes);
-        l->stream = p->hStream;
-        l->params = p->kernelParams;
-        l->cooperative = true;
+        *l = (cc_launch){KERNEL_LAUNCH(p), .cooperative = true};
         return true;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:

@@ -52,3 +52,19 @@ void *rpl_array_push(void *itemsp, size_t *count, size_t *cap, size_t size)
 {
     return rpl_array_insert(itemsp, count, cap, size, *count);
 }
+
+size_t rpl_lower_bound(const void *items, size_t n, size_t size, const void *key,
+                       bool (*below)(const void *element, const void *key))
+{
+    size_t lo = 0, hi = n;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+
+        if (below((const char *)items + mid * size, key))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}

@@ -11,6 +11,7 @@
 #ifndef RPL_ARRAY_H
 #define RPL_ARRAY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -41,5 +42,15 @@ void *rpl_array_insert(void *itemsp, size_t *count, size_t *cap, size_t size, si
 
 #define RPL_ARRAY_INSERT(items, count, cap, at)                                                    \
     rpl_array_insert(&(items), &(count), &(cap), sizeof(*(items)), (at))
+
+/*
+ * Binary search of the n elements of `size` bytes at `items`, for which
+ * below(element, key) is true for a leading run and false after it (an
+ * array sorted by what `below` compares): the index of the first element
+ * for which it is false, n when none is.  That is where `key` is, or where
+ * inserting it keeps the order.
+ */
+size_t rpl_lower_bound(const void *items, size_t n, size_t size, const void *key,
+                       bool (*below)(const void *element, const void *key));
 
 #endif

@@ -18,6 +18,7 @@
 
 #include "capture.h"
 #include "recorder.h"
+#include "rpl/array.h"
 #include "rpl/error.h"
 #include "rpl/log.h"
 
@@ -299,20 +300,20 @@ static int cmp_api_tid_start(const void *a, const void *b)
     return (x->start > y->start) - (x->start < y->start);
 }
 
+/* The runtime call *element is ordered no later than call `key` by (tid, start). */
+static bool not_after(const void *element, const void *key)
+{
+    const cr_api *r = *(const cr_api *const *)element, *d = key;
+
+    return r->tid < d->tid || (r->tid == d->tid && r->start <= d->start);
+}
+
 /* The runtime call on the same thread that encloses [start, end], or NULL. */
 static const cr_api *enclosing_runtime(cr_api *const *rt, size_t n, const cr_api *d)
 {
-    size_t lo = 0, hi = n;
-
     /* First runtime call ordered after (tid, start). */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        const cr_api *r = rt[mid];
-        if (r->tid < d->tid || (r->tid == d->tid && r->start <= d->start))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = rpl_lower_bound(rt, n, sizeof(*rt), d, not_after);
+
     if (lo == 0)
         return NULL;
     if (rt[lo - 1]->tid != d->tid || rt[lo - 1]->end < d->end)

@@ -31,19 +31,15 @@ static uint64_t end_of(const cc_alloc *e)
     return e->base + e->size;
 }
 
+static bool ends_by(const void *alloc, const void *ptr)
+{
+    return end_of(alloc) <= *(const uint64_t *)ptr;
+}
+
 /* Index of the first entry whose end lies above ptr (entries are sorted and disjoint). */
 static size_t first_ending_after(const cc_allocs *a, uint64_t ptr)
 {
-    size_t lo = 0, hi = a->count;
-
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (end_of(&a->items[mid]) <= ptr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return rpl_lower_bound(a->items, a->count, sizeof(*a->items), &ptr, ends_by);
 }
 
 static int insert_at(cc_allocs *a, size_t at, cc_alloc e)

@@ -19,20 +19,15 @@ void ch_kernel_release(ch_kernel *k)
     memset(k, 0, sizeof(*k));
 }
 
+static bool object_below(const void *kernel, const void *ko)
+{
+    return ((const ch_kernel *)kernel)->kernel_object < *(const uint64_t *)ko;
+}
+
 /* Index of the first entry with kernel_object >= ko. */
 static size_t lower_bound(const ch_kernels *t, uint64_t ko)
 {
-    size_t lo = 0, hi = t->count;
-
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-
-        if (t->items[mid].kernel_object < ko)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return rpl_lower_bound(t->items, t->count, sizeof(*t->items), &ko, object_below);
 }
 
 int ch_kernels_add(ch_kernels *t, ch_kernel *k)

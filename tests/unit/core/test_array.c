@@ -1,6 +1,7 @@
 /*
  * rpl/array.h: growth keeps the elements, push zeroes the new one, insert
- * moves the later ones up, overflow is refused.
+ * moves the later ones up, overflow is refused; the binary search finds
+ * the first element not below a key.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -98,6 +99,26 @@ static void insert_moves_later_elements_up(void **state)
     free(v);
 }
 
+static bool int_below(const void *element, const void *key)
+{
+    return *(const int *)element < *(const int *)key;
+}
+
+static void lower_bound_finds_the_first_element_not_below(void **state)
+{
+    const int v[] = {2, 4, 4, 4, 9};
+    const struct {
+        int key;
+        size_t want;
+    } cases[] = {{1, 0}, {2, 0}, {3, 1}, {4, 1}, {5, 4}, {9, 4}, {10, 5}};
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+        assert_int_equal(rpl_lower_bound(v, 5, sizeof(v[0]), &cases[i].key, int_below),
+                         cases[i].want);
+    assert_int_equal(rpl_lower_bound(NULL, 0, sizeof(int), &cases[0].key, int_below), 0);
+}
+
 static void an_overflowing_size_is_refused(void **state)
 {
     pair *v = NULL;
@@ -123,6 +144,7 @@ int main(void)
         cmocka_unit_test(grow_to_what_is_there_changes_nothing),
         cmocka_unit_test(push_hands_out_zeroed_elements),
         cmocka_unit_test(insert_moves_later_elements_up),
+        cmocka_unit_test(lower_bound_finds_the_first_element_not_below),
         cmocka_unit_test(an_overflowing_size_is_refused),
     };
 

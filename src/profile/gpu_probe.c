@@ -12,29 +12,29 @@
 #include "rpl/log.h"
 #include "rpl/profile_backend.h"
 
+/* The names of rpl_backend, parsed and printed. */
+static const char *const backend_names[] = {
+    [RPL_BACKEND_AUTO] = "auto",
+    [RPL_BACKEND_ROCPROFV3] = "rocprofv3",
+    [RPL_BACKEND_CUPTI] = "cupti",
+};
+
+#define NBACKENDS (sizeof(backend_names) / sizeof(backend_names[0]))
+
 int rpl_backend_parse(rpl_backend *out, const char *name)
 {
-    if (strcmp(name, "auto") == 0)
-        *out = RPL_BACKEND_AUTO;
-    else if (strcmp(name, "rocprofv3") == 0)
-        *out = RPL_BACKEND_ROCPROFV3;
-    else if (strcmp(name, "cupti") == 0)
-        *out = RPL_BACKEND_CUPTI;
-    else
-        return rpl_error_set(RPL_EUSAGE, "unknown backend '%s' (auto, rocprofv3 or cupti)", name);
-    return 0;
+    for (size_t i = 0; i < NBACKENDS; i++) {
+        if (strcmp(name, backend_names[i]) == 0) {
+            *out = (rpl_backend)i;
+            return 0;
+        }
+    }
+    return rpl_error_set(RPL_EUSAGE, "unknown backend '%s' (auto, rocprofv3 or cupti)", name);
 }
 
 const char *rpl_backend_name(rpl_backend backend)
 {
-    switch (backend) {
-    case RPL_BACKEND_ROCPROFV3:
-        return "rocprofv3";
-    case RPL_BACKEND_CUPTI:
-        return "cupti";
-    default:
-        return "auto";
-    }
+    return (size_t)backend < NBACKENDS ? backend_names[backend] : "auto";
 }
 
 int rpl_gfx_name(char *buf, size_t size, uint32_t v)

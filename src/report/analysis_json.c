@@ -149,10 +149,5 @@ int rpl_analysis_json(cJSON **out, const rpl_analysis *a)
     for (size_t i = 0; kernels && i < a->count; i++)
         cJSON_AddItemToArray(kernels, kernel_entry(&d, &a->kernels[i]));
     priorities(&d, root, a);
-    if (d.oom) {
-        cJSON_Delete(root);
-        return rpl_error_oom();
-    }
-    *out = root;
-    return 0;
+    return rpl_json_doc_finish(&d, root, out);
 }

@@ -200,12 +200,7 @@ int rpl_roofline_json(cJSON **out, const rpl_analysis *a)
     for (size_t i = 0; kernels && i < a->count; i++)
         cJSON_AddItemToArray(kernels, kernel_entry(&d, &a->kernels[i], &scratch));
     rpl_strbuf_release(&scratch);
-    if (d.oom) {
-        cJSON_Delete(root);
-        return rpl_error_oom();
-    }
-    *out = root;
-    return 0;
+    return rpl_json_doc_finish(&d, root, out);
 }
 
 int rpl_roofline_json_set_path(cJSON *doc, const rpl_analysis *a)

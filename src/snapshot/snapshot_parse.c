@@ -42,16 +42,6 @@ static int bad(const jctx *c, const char *field, const char *fmt, ...)
     return rpl_error_set(RPL_EINPUT, "'%s': %s %s", c->path, field, problem);
 }
 
-/* The member `key` of `obj`, or NULL; RPL_EINPUT when required and absent. */
-static int member(const jctx *c, const cJSON *obj, const char *key, const char *field,
-                  bool required, const cJSON **out)
-{
-    *out = cJSON_GetObjectItemCaseSensitive(obj, key);
-    if (!*out && required)
-        return bad(c, field, "is missing");
-    return 0;
-}
-
 /* The name messages give the member `key` of the object at `where` ("" for the document). */
 static const char *field_of(char field[FIELD_MAX], const char *where, const char *key)
 {
@@ -59,27 +49,41 @@ static const char *field_of(char field[FIELD_MAX], const char *where, const char
     return field;
 }
 
+/*
+ * The member `key` of `obj`, the object at `where`, or NULL when absent;
+ * field[] gets its name.  RPL_EINPUT when it is required and absent, or
+ * present and not what `is` accepts (NULL: anything), `must` saying what it
+ * must be.
+ */
+static int member(const jctx *c, const cJSON *obj, const char *where, const char *key,
+                  bool required, cJSON_bool (*is)(const cJSON *), const char *must,
+                  char field[FIELD_MAX], const cJSON **out)
+{
+    field_of(field, where, key);
+    *out = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!*out && required)
+        return bad(c, field, "is missing");
+    if (*out && is && !is(*out))
+        return bad(c, field, "%s", must);
+    return 0;
+}
+
 static int get_object(const jctx *c, const cJSON *obj, const char *where, const char *key,
                       bool required, const cJSON **out)
 {
     char field[FIELD_MAX];
-    int rc = member(c, obj, key, field_of(field, where, key), required, out);
 
-    if (rc == 0 && *out && !cJSON_IsObject(*out))
-        return bad(c, field, "must be an object");
-    return rc;
+    return member(c, obj, where, key, required, cJSON_IsObject, "must be an object", field, out);
 }
 
 static int get_array(const jctx *c, const cJSON *obj, const char *where, const char *key,
                      bool required, const cJSON **out, size_t max)
 {
     char field[FIELD_MAX];
-    int rc = member(c, obj, key, field_of(field, where, key), required, out);
+    int rc = member(c, obj, where, key, required, cJSON_IsArray, "must be an array", field, out);
 
     if (rc || !*out)
         return rc;
-    if (!cJSON_IsArray(*out))
-        return bad(c, field, "must be an array");
     if ((size_t)cJSON_GetArraySize(*out) > max) {
         char n[32];
 
@@ -95,12 +99,10 @@ static int get_string(const jctx *c, const cJSON *obj, const char *where, const 
 {
     char field[FIELD_MAX];
     const cJSON *item;
-    int rc = member(c, obj, key, field_of(field, where, key), required, &item);
+    int rc = member(c, obj, where, key, required, cJSON_IsString, "must be a string", field, &item);
 
     if (rc || !item)
         return rc;
-    if (!cJSON_IsString(item))
-        return bad(c, field, "must be a string");
     if (strlen(item->valuestring) > SNAP_MAX_STRING)
         return bad(c, field, "is longer than 64 KiB");
     for (const unsigned char *p = (const unsigned char *)item->valuestring; *p; p++)
@@ -133,7 +135,7 @@ static int get_uint(const jctx *c, const cJSON *obj, const char *where, const ch
 {
     char field[FIELD_MAX];
     const cJSON *item;
-    int rc = member(c, obj, key, field_of(field, where, key), required, &item);
+    int rc = member(c, obj, where, key, required, NULL, NULL, field, &item);
     char range[64];
 
     if (rc || !item)
@@ -163,12 +165,11 @@ static int get_bool(const jctx *c, const cJSON *obj, const char *where, const ch
 {
     char field[FIELD_MAX];
     const cJSON *item;
-    int rc = member(c, obj, key, field_of(field, where, key), required, &item);
+    int rc =
+        member(c, obj, where, key, required, cJSON_IsBool, "must be true or false", field, &item);
 
     if (rc || !item)
         return rc;
-    if (!cJSON_IsBool(item))
-        return bad(c, field, "must be true or false");
     *out = cJSON_IsTrue(item);
     return 0;
 }
@@ -178,12 +179,11 @@ static int get_hex(const jctx *c, const cJSON *obj, const char *where, const cha
 {
     char field[FIELD_MAX];
     const cJSON *item;
-    int rc = member(c, obj, key, field_of(field, where, key), required, &item);
+    int rc = member(c, obj, where, key, required, cJSON_IsString,
+                    "must be a hex string such as \"0x7f0000000000\"", field, &item);
 
     if (rc || !item)
         return rc;
-    if (!cJSON_IsString(item))
-        return bad(c, field, "must be a hex string such as \"0x7f0000000000\"");
     if (!snap_parse_hex(item->valuestring, out)) {
         char shown[40];
 
@@ -221,7 +221,7 @@ static int get_dim3(const jctx *c, const cJSON *obj, const char *where, const ch
 {
     char field[FIELD_MAX];
     const cJSON *arr;
-    int rc = member(c, obj, key, field_of(field, where, key), required, &arr);
+    int rc = member(c, obj, where, key, required, NULL, NULL, field, &arr);
     char sub[FIELD_MAX + 16];
 
     if (rc || !arr)

@@ -287,6 +287,21 @@ static int parse_doc(const char *dir, const char *name, char **path, cJSON **doc
     return rc;
 }
 
+/* Zeroed room for an element of `size` bytes per entry of the JSON array `arr` (*n of them). */
+static void *entries_for(const cJSON *arr, size_t size, size_t *n)
+{
+    *n = (size_t)cJSON_GetArraySize(arr);
+    return calloc(*n ? *n : 1, size);
+}
+
+/* Name entry i of the array `array` in where[], and check that it is an object. */
+static int entry(const jctx *c, char where[WHERE_MAX], const char *array, size_t i,
+                 const cJSON *item)
+{
+    snprintf(where, WHERE_MAX, "%s[%zu]", array, i);
+    return cJSON_IsObject(item) ? 0 : bad(c, where, "must be an object");
+}
+
 static int parse_params(const jctx *c, rpl_snapshot *s, const cJSON *params)
 {
     const cJSON *p;
@@ -294,19 +309,15 @@ static int parse_params(const jctx *c, rpl_snapshot *s, const cJSON *params)
     char where[WHERE_MAX];
     int rc = 0;
 
-    s->nparams = (size_t)cJSON_GetArraySize(params);
-    s->params = calloc(s->nparams ? s->nparams : 1, sizeof(*s->params));
-    if (!s->params)
+    if (!(s->params = entries_for(params, sizeof(*s->params), &s->nparams)))
         return rpl_error_oom();
     cJSON_ArrayForEach(p, params)
     {
         rpl_snap_param *sp = &s->params[i];
         uint64_t end;
 
-        snprintf(where, sizeof(where), "kernarg.params[%zu]", i);
-        if (!cJSON_IsObject(p))
-            return bad(c, where, "must be an object");
-        if ((rc = get_u32(c, p, where, "offset", true, 0, UINT32_MAX, &sp->offset)) != 0 ||
+        if ((rc = entry(c, where, "kernarg.params", i, p)) != 0 ||
+            (rc = get_u32(c, p, where, "offset", true, 0, UINT32_MAX, &sp->offset)) != 0 ||
             (rc = get_u32(c, p, where, "size", true, 1, UINT32_MAX, &sp->size)) != 0 ||
             (rc = get_string(c, p, where, "type", false, &sp->type)) != 0 ||
             (rc = get_bool(c, p, where, "pointer", false, &sp->pointer)) != 0 ||
@@ -331,18 +342,14 @@ static int parse_globals(const jctx *c, rpl_snapshot *s, const cJSON *globals)
     char where[WHERE_MAX];
     int rc;
 
-    s->nglobals = (size_t)cJSON_GetArraySize(globals);
-    s->globals = calloc(s->nglobals ? s->nglobals : 1, sizeof(*s->globals));
-    if (!s->globals)
+    if (!(s->globals = entries_for(globals, sizeof(*s->globals), &s->nglobals)))
         return rpl_error_oom();
     cJSON_ArrayForEach(g, globals)
     {
         rpl_snap_global *sg = &s->globals[i];
 
-        snprintf(where, sizeof(where), "globals[%zu]", i);
-        if (!cJSON_IsObject(g))
-            return bad(c, where, "must be an object");
-        if ((rc = get_string(c, g, where, "name", true, &sg->name)) != 0 ||
+        if ((rc = entry(c, where, "globals", i, g)) != 0 ||
+            (rc = get_string(c, g, where, "name", true, &sg->name)) != 0 ||
             (rc = get_hex(c, g, where, "address", true, &sg->address)) != 0 ||
             (rc = get_uint(c, g, where, "size", true, 1, (uint64_t)MAX_JSON_INT, &sg->size)) != 0)
             return rc;
@@ -363,19 +370,15 @@ static int parse_files(const jctx *c, rpl_snapshot *s, const cJSON *files)
     char where[WHERE_MAX], field[FIELD_MAX];
     int rc;
 
-    s->nfiles = (size_t)cJSON_GetArraySize(files);
-    s->files = calloc(s->nfiles ? s->nfiles : 1, sizeof(*s->files));
-    if (!s->files)
+    if (!(s->files = entries_for(files, sizeof(*s->files), &s->nfiles)))
         return rpl_error_oom();
     cJSON_ArrayForEach(f, files)
     {
         rpl_snap_file *sf = &s->files[i];
         char *digest = NULL;
 
-        snprintf(where, sizeof(where), "files[%zu]", i);
-        if (!cJSON_IsObject(f))
-            return bad(c, where, "must be an object");
-        if ((rc = get_path(c, f, where, "path", true, &sf->path)) != 0)
+        if ((rc = entry(c, where, "files", i, f)) != 0 ||
+            (rc = get_path(c, f, where, "path", true, &sf->path)) != 0)
             return rc;
         if (strcmp(sf->path, SNAP_DISPATCH) == 0)
             return bad(c, field_of(field, where, "path"), "names dispatch.json itself");
@@ -552,10 +555,8 @@ static int parse_region(const jctx *c, rpl_snap_region *r, const cJSON *item, si
     bool known = false;
     int rc;
 
-    snprintf(where, sizeof(where), "regions[%zu]", i);
-    if (!cJSON_IsObject(item))
-        return bad(c, where, "must be an object");
-    if ((rc = get_hex(c, item, where, "base", true, &r->base)) != 0 ||
+    if ((rc = entry(c, where, "regions", i, item)) != 0 ||
+        (rc = get_hex(c, item, where, "base", true, &r->base)) != 0 ||
         (rc = get_uint(c, item, where, "size", true, 1, (uint64_t)MAX_JSON_INT, &r->size)) != 0)
         return rc;
     if (r->size > UINT64_MAX - r->base)
@@ -589,9 +590,7 @@ static int parse_regions(rpl_snapshot *s, const char *path, const cJSON *doc)
     if ((rc = check_version(&c, doc)) != 0 ||
         (rc = get_array(&c, doc, "", "regions", true, &regions, RPL_SNAPSHOT_MAX_REGIONS)) != 0)
         return rc;
-    s->nregions = (size_t)cJSON_GetArraySize(regions);
-    s->regions = calloc(s->nregions ? s->nregions : 1, sizeof(*s->regions));
-    if (!s->regions)
+    if (!(s->regions = entries_for(regions, sizeof(*s->regions), &s->nregions)))
         return rpl_error_oom();
     cJSON_ArrayForEach(item, regions)
     {

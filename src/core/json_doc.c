@@ -131,6 +131,16 @@ void rpl_json_doc_add_tool(rpl_json_doc *d, cJSON *o)
     }
 }
 
+cJSON *rpl_json_doc_begin(rpl_json_doc *d, const char *schema_version, cJSON **out)
+{
+    cJSON *root = cJSON_CreateObject();
+
+    *out = NULL;
+    if (root)
+        rpl_json_doc_add_string(d, root, "schema_version", schema_version);
+    return root;
+}
+
 int rpl_json_doc_finish(rpl_json_doc *d, cJSON *root, cJSON **out)
 {
     if (d->oom) {

@@ -178,12 +178,10 @@ static void json_reserve(rpl_json_doc *e, cJSON *doc, const rpl_reserve_report *
 int rpl_replay_result_json(cJSON **out, const rpl_replay_result *r)
 {
     rpl_json_doc e = {false};
-    cJSON *doc = cJSON_CreateObject(), *restore, *check, *arr;
+    cJSON *doc = rpl_json_doc_begin(&e, RPL_REPLAY_SCHEMA_VERSION, out), *restore, *check, *arr;
 
-    *out = NULL;
     if (!doc)
         return rpl_error_oom();
-    rpl_json_doc_add_string(&e, doc, "schema_version", RPL_REPLAY_SCHEMA_VERSION);
     rpl_json_doc_add_tool(&e, doc);
     rpl_json_doc_add_string(&e, doc, "snapshot", r->snapshot);
     rpl_json_doc_add_string(&e, doc, "backend", r->backend);

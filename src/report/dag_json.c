@@ -224,13 +224,11 @@ int rpl_dag_json(cJSON **out, const rpl_dag *dag, const char *const *inputs, siz
                  const char *helper_regex)
 {
     rpl_json_doc d = {false};
-    cJSON *root = cJSON_CreateObject();
+    cJSON *root = rpl_json_doc_begin(&d, RPL_DAG_SCHEMA_VERSION, out);
     const rpl_dag_symbol *dom = dag->dominant != RPL_NONE ? &dag->symbols[dag->dominant] : NULL;
 
-    *out = NULL;
     if (!root)
         return rpl_error_oom();
-    rpl_json_doc_add_string(&d, root, "schema_version", RPL_DAG_SCHEMA_VERSION);
     rpl_json_doc_add_tool(&d, root);
     add_inputs(&d, root, inputs, ninputs);
     add_options(&d, root, dag, helper_regex);

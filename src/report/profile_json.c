@@ -204,12 +204,10 @@ static void add_counter_sample(rpl_json_doc *b, cJSON *doc, const rpl_counter_sa
 int rpl_profile_json(cJSON **out, const rpl_profile *p, const rpl_report_inputs *in)
 {
     rpl_json_doc b = {false};
-    cJSON *doc = cJSON_CreateObject();
+    cJSON *doc = rpl_json_doc_begin(&b, RPL_PROFILE_SCHEMA_VERSION, out);
 
-    *out = NULL;
     if (!doc)
         return rpl_error_oom();
-    rpl_json_doc_add_string(&b, doc, "schema_version", RPL_PROFILE_SCHEMA_VERSION);
     rpl_json_doc_add_tool(&b, doc);
     add_strings(&b, doc, "inputs", in->traces, in->ntraces);
     add_strings(&b, doc, "counter_passes", in->counter_passes, in->ncounter_passes);

@@ -109,12 +109,10 @@ static void emit_files(rpl_json_doc *e, cJSON *doc, const rpl_snapshot *s)
 int snap_dispatch_json(cJSON **out, const rpl_snapshot *s)
 {
     rpl_json_doc e = {false};
-    cJSON *doc = cJSON_CreateObject(), *dev, *k, *cap;
+    cJSON *doc = rpl_json_doc_begin(&e, RPL_SNAPSHOT_SCHEMA_VERSION, out), *dev, *k, *cap;
 
-    *out = NULL;
     if (!doc)
         return rpl_error_oom();
-    add_str(&e, doc, "schema_version", RPL_SNAPSHOT_SCHEMA_VERSION);
     add_str(&e, doc, "backend", s->backend == RPL_SNAP_HSA ? "hsa" : "cuda");
     add_str(&e, doc, "arch", s->arch);
     add_str(&e, doc, "target", s->target);
@@ -147,12 +145,10 @@ int snap_dispatch_json(cJSON **out, const rpl_snapshot *s)
 int snap_regions_json(cJSON **out, const rpl_snapshot *s)
 {
     rpl_json_doc e = {false};
-    cJSON *doc = cJSON_CreateObject(), *arr;
+    cJSON *doc = rpl_json_doc_begin(&e, RPL_SNAPSHOT_SCHEMA_VERSION, out), *arr;
 
-    *out = NULL;
     if (!doc)
         return rpl_error_oom();
-    add_str(&e, doc, "schema_version", RPL_SNAPSHOT_SCHEMA_VERSION);
     arr = rpl_json_doc_check(&e, cJSON_AddArrayToObject(doc, "regions"));
     for (size_t i = 0; arr && i < s->nregions; i++) {
         const rpl_snap_region *r = &s->regions[i];

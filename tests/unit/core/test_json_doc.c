@@ -139,12 +139,16 @@ static void tool_names_this_program(void **state)
     cJSON_Delete(o);
 }
 
-static void finish_hands_over_or_frees(void **state)
+static void begin_and_finish_bracket_a_document(void **state)
 {
     rpl_json_doc d = {false};
-    cJSON *root = cJSON_CreateObject(), *out = NULL;
+    cJSON stale, *out = &stale; /* begin clears it */
+    cJSON *root = rpl_json_doc_begin(&d, "1.2", &out);
 
     (void)state;
+    assert_non_null(root);
+    assert_null(out);
+    assert_prints(root, "{\"schema_version\":\"1.2\"}");
     assert_int_equal(rpl_json_doc_finish(&d, root, &out), 0);
     assert_ptr_equal(out, root);
     cJSON_Delete(out);
@@ -165,7 +169,7 @@ int main(void)
         cmocka_unit_test(check_records_a_missing_item),
         cmocka_unit_test(push_appends_or_frees),
         cmocka_unit_test(tool_names_this_program),
-        cmocka_unit_test(finish_hands_over_or_frees),
+        cmocka_unit_test(begin_and_finish_bracket_a_document),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

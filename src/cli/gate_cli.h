@@ -4,8 +4,8 @@
 
 #include <stdbool.h>
 
-#include "parse_options.h"
 #include "rpl/gate_run.h"
+#include "rpl/parse_options.h"
 
 typedef struct gate_args {
     rpl_gate_opts run;

@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -42,37 +41,6 @@ static char **main_argv;
 char **rpl_cli_argv(void)
 {
     return main_argv;
-}
-
-int rpl_cli_fail(int status)
-{
-    const rpl_error *e = rpl_error_last();
-
-    fprintf(stderr, "rocm-perf: %s\n", e->message[0] ? e->message : "unknown error");
-    return rpl_exit_code(status);
-}
-
-int rpl_cli_check_output(const char *opt, const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    struct stat st;
-    char *dir;
-    int ok;
-
-    if (!path[0])
-        return rpl_cli_usage_error("%s needs a file name", opt);
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-        return rpl_cli_usage_error("%s '%s' is a folder, not a file", opt, path);
-    if (!slash)
-        return 0;
-    dir = slash == path ? strdup("/") : strndup(path, (size_t)(slash - path));
-    if (!dir)
-        return rpl_cli_fail(rpl_error_oom());
-    ok = stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
-    if (!ok)
-        rpl_cli_usage_error("%s '%s': the folder '%s' does not exist", opt, path, dir);
-    free(dir);
-    return ok ? 0 : RPL_EXIT_INPUT;
 }
 
 int rpl_cli_profiler_env(int *backend, int *kernel_timing)

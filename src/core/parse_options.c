@@ -1,14 +1,15 @@
-/* Options as data: the parser and the --help writer of parse_options.h. */
+/* Options as data: the parser and the --help writer of rpl/parse_options.h. */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
-#include "parse_options.h"
 #include "rpl/error.h"
 #include "rpl/log.h"
+#include "rpl/parse_options.h"
 
 #define MAX_ENTRIES  160 /* of a command, its included tables and the common options */
 #define NAME_MAX_LEN 64
@@ -48,6 +49,37 @@ int rpl_cli_usage_error(const char *fmt, ...)
     va_end(ap);
     fputc('\n', stderr);
     return RPL_EXIT_INPUT;
+}
+
+int rpl_cli_fail(int status)
+{
+    const rpl_error *e = rpl_error_last();
+
+    fprintf(stderr, "rocm-perf: %s\n", e->message[0] ? e->message : "unknown error");
+    return rpl_exit_code(status);
+}
+
+int rpl_cli_check_output(const char *opt, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    struct stat st;
+    char *dir;
+    int ok;
+
+    if (!path[0])
+        return rpl_cli_usage_error("%s needs a file name", opt);
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return rpl_cli_usage_error("%s '%s' is a folder, not a file", opt, path);
+    if (!slash)
+        return 0;
+    dir = slash == path ? strdup("/") : strndup(path, (size_t)(slash - path));
+    if (!dir)
+        return rpl_cli_fail(rpl_error_oom());
+    ok = stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+    if (!ok)
+        rpl_cli_usage_error("%s '%s': the folder '%s' does not exist", opt, path, dir);
+    free(dir);
+    return ok ? 0 : RPL_EXIT_INPUT;
 }
 
 /* "--name" or "-c", for messages. */

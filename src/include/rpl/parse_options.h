@@ -43,6 +43,15 @@ typedef enum rpl_opt_type {
 /* Command flags. */
 #define RPL_PARSE_STOP_AT_ARG   0x1u /* options end at the first other argument (APP ARGS...) */
 #define RPL_PARSE_KEEP_DASHDASH 0x2u /* "--" stays among the arguments left */
+/*
+ * With STOP_AT_ARG: the arguments left are a program and its own arguments
+ * ("--" before them is dropped), and without "--" the command's long options
+ * may also end the line after them ("rocm-perf profile ./app --json") when
+ * the program's arguments before them hold no option; a short option there
+ * is the program's until one of the command's long options has begun the
+ * run.  The words left end at the program's last argument (NULL put there).
+ */
+#define RPL_PARSE_TRAILING 0x4u
 
 struct rpl_option;
 

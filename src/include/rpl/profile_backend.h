@@ -311,4 +311,24 @@ void rpl_profile_result_free(rpl_profile_result *result);
  */
 int rpl_profile_import(rpl_profile_result *r, const char *const *paths, size_t n);
 
+/* What `rocm-perf profile` asks for. */
+typedef struct rpl_profile_analyze_opts {
+    rpl_profile_opts run;      /* out_dir: where profile.db and the analysis go */
+    bool no_profiler;          /* run.app_argv with no profiler, or else import `traces` */
+    const char *const *traces; /* without a profiler: what one left (rpl_profile_import) */
+    size_t ntraces;
+    bool json; /* print profile.json instead of the table; the program's output goes to stderr */
+} rpl_profile_analyze_opts;
+
+/*
+ * Run run.app_argv under the profiler (rpl_profile_run), or read `traces`,
+ * write the merged trace as run.out_dir/profile.db and analyse it as
+ * rpl_analyze_run does with that folder (the table or profile.json to
+ * `out`); after a counter run, a line says where its times and counters
+ * come from.  With no_profiler and a program: run it plainly and print its
+ * wall-clock time to `out`.  Failures as those functions report them; a
+ * program that fails without a profiler is RPL_EENV.
+ */
+int rpl_profile_analyze_run(const rpl_profile_analyze_opts *o, FILE *out);
+
 #endif

@@ -268,6 +268,47 @@ static void dashdash_and_stop(void **state)
     free(err);
 }
 
+/* RPL_PARSE_TRAILING: the command's long options may also end the line after the program. */
+static void trailing_options(void **state)
+{
+    rpl_command trail = cmd;
+    opts o = {0};
+    char **left, *err;
+    int n;
+
+    (void)state;
+    trail.flags = RPL_PARSE_STOP_AT_ARG | RPL_PARSE_TRAILING;
+    assert_int_equal(parse(&trail, &o, &left, &n, &err, "app", "x", "--name", "n", "-c", NULL), -1);
+    assert_string_equal(o.name, "n");
+    assert_int_equal(o.count, 1); /* short options are the command's once its run began */
+    assert_int_equal(n, 2);
+    assert_string_equal(left[0], "app");
+    assert_string_equal(left[1], "x");
+    assert_null(left[2]);
+    free(err);
+    /* Not spelt out, or a common option alone: the program's. */
+    memset(&o, 0, sizeof(o));
+    assert_int_equal(parse(&trail, &o, &left, &n, &err, "app", "--nam", "--quiet", NULL), -1);
+    assert_int_equal(n, 3);
+    assert_null(o.name);
+    free(err);
+    /* After "--" everything is the program's, and "--" is gone. */
+    assert_int_equal(parse(&trail, &o, &left, &n, &err, "--", "app", "--flag", NULL), -1);
+    assert_int_equal(n, 2);
+    assert_string_equal(left[0], "app");
+    assert_false(o.flag);
+    free(err);
+    assert_int_equal(parse(&trail, &o, NULL, NULL, &err, "app", "-x", "--flag", NULL), 2);
+    assert_non_null(strstr(err, "demo: '--flag' after the program could be the program's own"));
+    free(err);
+    assert_int_equal(parse(&trail, &o, NULL, NULL, &err, "app", "--flag", "more", NULL), 2);
+    assert_non_null(strstr(err, "demo: 'more' follows rocm-perf's options after the program"));
+    free(err);
+    assert_int_equal(parse(&trail, &o, NULL, NULL, &err, "app", "--", "x", NULL), 2);
+    assert_string_equal(err, "rocm-perf: demo: unexpected argument 'app' before '--'\n");
+    free(err);
+}
+
 /* An output path is checked before a long run: a folder, or a missing folder, is refused. */
 static void output_paths(void **state)
 {
@@ -415,6 +456,7 @@ int main(void)
         cmocka_unit_test(number_parser_alone),
         cmocka_unit_test(lists_repeat_and_take_words),
         cmocka_unit_test(dashdash_and_stop),
+        cmocka_unit_test(trailing_options),
         cmocka_unit_test(output_paths),
         cmocka_unit_test(argv_keeps_every_word),
         cmocka_unit_test(bad_command_lines),

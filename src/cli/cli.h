@@ -33,11 +33,4 @@ int cmd_version(int argc, char **argv);
 /* The whole argv of main(), for commands that re-execute rocm-perf (replay without ASLR). */
 char **rpl_cli_argv(void);
 
-/*
- * The profiler of program runs from ROCM_PERF_BACKEND and the CUPTI kernel
- * timing from ROCM_PERF_KERNEL_TIMING, when set.  0, or exit code 2 for a
- * bad value (message printed).
- */
-int rpl_cli_profiler_env(int *backend, int *kernel_timing);
-
 #endif

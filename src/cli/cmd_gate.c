@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "gate_cli.h"
 #include "rpl/error.h"
+#include "rpl/profile_backend.h"
 
 /* Also in the help of gate_measure_options, which `baseline --help` shows too. */
 #define DEFAULT_REPETITIONS 30
@@ -175,10 +176,10 @@ static int check_modes(gate_args *a, int argc, char **argv)
 
 int gate_args_parse(gate_args *a, const rpl_command *cmd, int argc, char **argv)
 {
-    int rc = rpl_cli_profiler_env(&a->run.in.backend, &a->run.in.kernel_timing);
+    int rc;
 
-    if (rc != 0)
-        return rc;
+    if (rpl_profiler_env(&a->run.in.backend, &a->run.in.kernel_timing) != 0)
+        return rpl_cli_fail(RPL_EUSAGE);
     rpl_gate_stat_opts_init(&a->run.stat);
     a->run.in.repetitions = DEFAULT_REPETITIONS;
     a->run.in.warmup = DEFAULT_WARMUP;

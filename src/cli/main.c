@@ -1,7 +1,6 @@
 /* rocm-perf: entry point and subcommand dispatch. */
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -10,7 +9,6 @@
 #include "cli.h"
 #include "rpl/error.h"
 #include "rpl/log.h"
-#include "rpl/profile_backend.h"
 #include "rpl/version.h"
 
 static const rpl_cli_cmd commands[] = {
@@ -41,29 +39,6 @@ static char **main_argv;
 char **rpl_cli_argv(void)
 {
     return main_argv;
-}
-
-int rpl_cli_profiler_env(int *backend, int *kernel_timing)
-{
-    const char *b = getenv("ROCM_PERF_BACKEND"), *t = getenv("ROCM_PERF_KERNEL_TIMING");
-    rpl_backend be;
-    rpl_kernel_timing kt;
-
-    if (b && b[0]) {
-        if (rpl_backend_parse(&be, b) != RPL_OK)
-            return rpl_cli_usage_error("ROCM_PERF_BACKEND is '%s'; it takes auto, rocprofv3 or "
-                                       "cupti",
-                                       b);
-        *backend = (int)be;
-    }
-    if (t && t[0]) {
-        if (rpl_kernel_timing_parse(&kt, t) != RPL_OK)
-            return rpl_cli_usage_error("ROCM_PERF_KERNEL_TIMING is '%s'; it takes concurrent or "
-                                       "serial",
-                                       t);
-        *kernel_timing = (int)kt;
-    }
-    return 0;
 }
 
 static void print_usage(FILE *out)

@@ -242,6 +242,13 @@ typedef enum rpl_kernel_timing {
 /* "concurrent" or "serial"; anything else is RPL_EUSAGE. */
 int rpl_kernel_timing_parse(rpl_kernel_timing *out, const char *name);
 
+/*
+ * The profiler of program runs (rpl_backend) from ROCM_PERF_BACKEND and the
+ * CUPTI kernel timing (rpl_kernel_timing) from ROCM_PERF_KERNEL_TIMING, each
+ * when set; else left as they are.  A bad value is RPL_EUSAGE.
+ */
+int rpl_profiler_env(int *backend, int *kernel_timing);
+
 /* --counter-dispatches all: every dispatch of each kernel after the skipped ones. */
 #define RPL_COUNTER_DISPATCHES_ALL UINT32_MAX
 /* The sample when none is asked for: the first 3 dispatches of each kernel. */

@@ -62,6 +62,9 @@ typedef struct rpl_gpu_list {
  */
 void rpl_gpu_list_scan(rpl_gpu_list *list, const char *root);
 
+/* The table of `rocm-perf gpus`: a header, then ID, vendor, arch, model and where found. */
+void rpl_gpu_list_print(FILE *out, const rpl_gpu_list *list);
+
 /*
  * Write a CTest resource specification with one slot per GPU of `list` to
  * `path` ({"version":{"major":1,"minor":0},"local":[{"gpus":[{"id":"0",

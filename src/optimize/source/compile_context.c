@@ -51,6 +51,4 @@ void rpl_ks_compile_release(rpl_ks_compile *c)
 {
     rpl_argv_free(c->words);
     free(c->dir);
-    c->words = NULL;
-    c->dir = NULL;
 }

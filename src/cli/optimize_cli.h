@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "parse_options.h"
+#include "rpl/parse_options.h"
 #include "rpl/pipeline.h"
 
 #define RPL_OPTIMIZE_CLI_MAX_FLAGS       64

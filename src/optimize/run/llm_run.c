@@ -17,15 +17,11 @@
 
 /* What a run works with. */
 typedef struct llm_run {
-    const rpl_optimize_opts *o;
+    optimize_run base;
     const rpl_llm_optimize_opts *l;
-    FILE *out;
     rpl_prompt_set *prompts;
     rpl_llm_analysis *analysis;
     rpl_llm_client *client;
-    rpl_pipe_target *target;
-    rpl_pipe *pipe;
-    rpl_session *session;
     rpl_llm_loop_result result;
     rpl_llm_pipe_ctx pctx;
 } llm_run;
@@ -74,14 +70,14 @@ static int open_run(llm_run *run)
     llm.interrupted = llm_interrupted;
     if ((rc = rpl_cleanup_install_signals()) != 0 ||
         (rc = rpl_llm_client_new(&run->client, &llm)) != 0 ||
-        (rc = optimize_open_pipe(&run->target, &run->pipe, run->o)) != 0)
+        (rc = optimize_run_open(&run->base)) != 0)
         return rc;
-    rpl_log_info("artifacts in %s", rpl_pipe_artifacts(run->pipe));
+    rpl_log_info("artifacts in %s", rpl_pipe_artifacts(run->base.pipe));
     return 0;
 }
 
 /* The session with one branch for the run, named after its first target. */
-static int open_session(llm_run *run)
+static int open_session(optimize_run *run)
 {
     const char *const *ranked = NULL;
     rpl_session_opts so = {
@@ -104,26 +100,26 @@ static int open_session(llm_run *run)
 /* The loop with the pipeline as its backend and the session taking accepted candidates. */
 static int run_loop(llm_run *run)
 {
+    const optimize_run *b = &run->base;
     const rpl_llm_optimize_opts *l = run->l;
     rpl_llm_loop_backend be;
     char *transcript = NULL;
     size_t original_len;
-    const char *original = rpl_pipe_original_source(run->pipe, &original_len);
+    const char *original = rpl_pipe_original_source(b->pipe, &original_len);
     int rc;
 
-    if ((rc = rpl_path_join(&transcript, rpl_pipe_artifacts(run->pipe), "llm-transcript.jsonl")) !=
-        0)
+    if ((rc = rpl_path_join(&transcript, rpl_pipe_artifacts(b->pipe), "llm-transcript.jsonl")) != 0)
         return rc;
-    run->pctx = (rpl_llm_pipe_ctx){.pipe = run->pipe,
-                                   .session = run->session,
+    run->pctx = (rpl_llm_pipe_ctx){.pipe = b->pipe,
+                                   .session = b->session,
                                    .analysis = run->analysis,
                                    .analysis_dir = l->analysis_dir};
     rpl_llm_loop_pipe_backend(&be, &run->pctx);
     rpl_llm_loop_opts lo = {
-        .source_name = run->target->source,
+        .source_name = b->target->source,
         .source = original,
         .source_len = original_len,
-        .kernel = run->o->kernel,
+        .kernel = b->o->kernel,
         .model = l->llm.model,
         .max_iters = l->max_iters,
         .max_repairs = l->max_repairs,
@@ -131,9 +127,9 @@ static int run_loop(llm_run *run)
         .budget_tokens = l->budget_tokens,
         .transcript = transcript,
         .prompts = run->prompts,
-        .parse = rpl_pipe_parse_options(run->pipe), /* candidates parsed as the pipeline does */
+        .parse = rpl_pipe_parse_options(b->pipe), /* candidates parsed as the pipeline does */
         .on_outcome = print_outcome,
-        .on_outcome_ctx = run->out,
+        .on_outcome_ctx = b->out,
     };
     rc = rpl_llm_loop_run(run->client, &be, &lo, &run->result);
     free(transcript);
@@ -143,22 +139,22 @@ static int run_loop(llm_run *run)
 /* After the loop: keep the branch, say how the run went, push (--push). */
 static int finish_run(llm_run *run, int rc)
 {
+    optimize_run *b = &run->base;
     const rpl_llm_loop_result *result = &run->result;
     const char *branch;
     int krc;
 
     if (rc != 0 && result->stop != RPL_LLM_LOOP_LLM_FAILED)
         return rc;
-    if ((krc = rpl_session_keep(run->session)) != 0)
+    if ((krc = rpl_session_keep(b->session)) != 0)
         return krc;
-    branch =
-        rpl_session_branch_count(run->session) ? rpl_session_branch_name(run->session, 0) : NULL;
-    print_summary(run->out, result, branch, rpl_pipe_artifacts(run->pipe));
+    branch = rpl_session_branch_count(b->session) ? rpl_session_branch_name(b->session, 0) : NULL;
+    print_summary(b->out, result, branch, rpl_pipe_artifacts(b->pipe));
     if (rc != 0) /* the model failed: the run is reported, then its error */
         return rpl_error_set(rc, "%s",
                              result->stop_message ? result->stop_message : "the model failed");
-    if (branch && run->o->push && (rc = rpl_session_push(run->session, branch)) == 0)
-        fprintf(run->out, "pushed %s to %s\n", branch, run->o->push);
+    if (branch && b->o->push && (rc = rpl_session_push(b->session, branch)) == 0)
+        fprintf(b->out, "pushed %s to %s\n", branch, b->o->push);
     return rc;
 }
 
@@ -170,9 +166,7 @@ static void close_run(llm_run *run, int rc)
     snprintf(message, sizeof(message), "%s", rpl_error_last()->message);
     rpl_llm_loop_result_release(&run->result);
     rpl_llm_pipe_ctx_release(&run->pctx);
-    rpl_session_free(run->session);
-    rpl_pipe_close(run->pipe);
-    rpl_pipe_target_free(run->target);
+    optimize_run_close(&run->base);
     rpl_llm_client_free(run->client);
     rpl_prompt_set_free(run->prompts);
     rpl_llm_analysis_free(run->analysis);
@@ -182,10 +176,10 @@ static void close_run(llm_run *run, int rc)
 
 int rpl_llm_optimize_run(const rpl_optimize_opts *o, const rpl_llm_optimize_opts *l, FILE *out)
 {
-    llm_run run = {.o = o, .l = l, .out = out};
+    llm_run run = {.base = {.o = o, .out = out}, .l = l};
     int rc;
 
-    if ((rc = open_run(&run)) == 0 && (rc = open_session(&run)) == 0) {
+    if ((rc = open_run(&run)) == 0 && (rc = open_session(&run.base)) == 0) {
         rc = run_loop(&run);
         rpl_cleanup_exit_if_interrupted();
         rc = finish_run(&run, rc);

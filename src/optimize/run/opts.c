@@ -158,30 +158,34 @@ static int apply_opts(rpl_pipe_target *t, const rpl_optimize_opts *o)
     return rc;
 }
 
-int optimize_open_pipe(rpl_pipe_target **target, rpl_pipe **pipe, const rpl_optimize_opts *o)
+int optimize_run_open(optimize_run *run)
 {
+    const rpl_optimize_opts *o = run->o;
     const char *tool = getenv("ROCM_PERF_TOOL");
     rpl_pipe_opts po = o->pipe;
-    rpl_pipe_target *t = NULL;
     int rc;
 
-    *target = NULL;
     if (o->test)
-        rc = rpl_pipe_target_from_test(&t, o->build_dir, o->test);
+        rc = rpl_pipe_target_from_test(&run->target, o->build_dir, o->test);
     else
-        rc = rpl_pipe_target_from_commands(&t, o->source, o->app_args, o->build_cmd, o->run_cmd);
+        rc = rpl_pipe_target_from_commands(&run->target, o->source, o->app_args, o->build_cmd,
+                                           o->run_cmd);
     if (rc == 0 && o->compile_commands)
-        rc = compile_db_flags(t, o->compile_commands);
+        rc = compile_db_flags(run->target, o->compile_commands);
     if (rc == 0)
-        rc = apply_opts(t, o);
-    if (rc) {
-        rpl_pipe_target_free(t);
+        rc = apply_opts(run->target, o);
+    if (rc)
         return rc;
-    }
-    *target = t;
     if (tool && tool[0])
         po.tool = tool;
-    return rpl_pipe_open(pipe, t, &po);
+    return rpl_pipe_open(&run->pipe, run->target, &po);
+}
+
+void optimize_run_close(optimize_run *run)
+{
+    rpl_session_free(run->session);
+    rpl_pipe_close(run->pipe);
+    rpl_pipe_target_free(run->target);
 }
 
 void rpl_optimize_progress(void *ctx, const char *candidate, rpl_pipe_step step, const char *what)

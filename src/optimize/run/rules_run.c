@@ -14,15 +14,6 @@
 #include "rpl/optimize_rules.h"
 #include "run_int.h"
 
-/* What a run works with. */
-typedef struct rules_run {
-    const rpl_optimize_opts *o;
-    const rpl_optimize_rules_opts *r;
-    FILE *out;
-    rpl_pipe *pipe;
-    rpl_session *session;
-} rules_run;
-
 /* The one kernel whose definition the candidate changes, parsed as the pipeline parses. */
 static int changed_kernel(const rpl_pipe *p, const char *text, size_t len, rpl_kernel_source **cand,
                           const char **out)
@@ -74,7 +65,7 @@ static int read_candidate(const char *path, char **text, size_t *len)
 }
 
 /* An outcome, printed; an accepted one offered to the session (committed, or why not). */
-static int offer(rules_run *run, const rpl_pipe_outcome *oc, const char *text, size_t len)
+static int offer(optimize_run *run, const rpl_pipe_outcome *oc, const char *text, size_t len)
 {
     rpl_session_commit c;
     int rc;
@@ -99,7 +90,7 @@ static int offer(rules_run *run, const rpl_pipe_outcome *oc, const char *text, s
 }
 
 /* A candidate through the pipeline, offered, and the reports written; *accepted says. */
-static int try_candidate(rules_run *run, const rpl_pipe_candidate *c, bool *accepted)
+static int try_candidate(optimize_run *run, const rpl_pipe_candidate *c, bool *accepted)
 {
     rpl_pipe_outcome *oc = NULL;
     int rc;
@@ -110,7 +101,7 @@ static int try_candidate(rules_run *run, const rpl_pipe_candidate *c, bool *acce
     return rc;
 }
 
-static int run_candidate_file(rules_run *run, const char *text, size_t len, bool *accepted)
+static int run_candidate_file(optimize_run *run, const char *text, size_t len, bool *accepted)
 {
     rpl_pipe_candidate c = {.strategy = "hand-written candidate", .origin = RPL_PIPE_ORIGIN_FILE};
     int rc = 0;
@@ -127,7 +118,7 @@ static int run_candidate_file(rules_run *run, const char *text, size_t len, bool
 }
 
 /* The kernels to try: --kernel, else the ranked ones, else every kernel of the source. */
-static size_t kernels_to_try(const rules_run *run, const char **out, size_t max)
+static size_t kernels_to_try(const optimize_run *run, const char **out, size_t max)
 {
     const rpl_kernel_source *src = rpl_pipe_original_parsed(run->pipe);
     const char *const *ranked = NULL;
@@ -146,7 +137,7 @@ static size_t kernels_to_try(const rules_run *run, const char **out, size_t max)
 }
 
 /* The unroll plan of `kernel`; a kernel with a loop to unroll is captured for its wave size. */
-static int unroll_plan(rules_run *run, const char *kernel, rpl_unroll_plan **plan)
+static int unroll_plan(optimize_run *run, const char *kernel, rpl_unroll_plan **plan)
 {
     rpl_pipe *p = run->pipe;
     int rc;
@@ -162,10 +153,10 @@ static int unroll_plan(rules_run *run, const char *kernel, rpl_unroll_plan **pla
     return rpl_rules_unroll(plan, rpl_pipe_original_parsed(p), kernel, rpl_pipe_wave_size(p));
 }
 
-static int run_rules(rules_run *run)
+static int run_rules(optimize_run *run, unsigned max_kernels)
 {
     const char *kernels[100];
-    size_t nk = kernels_to_try(run, kernels, run->r->max_kernels);
+    size_t nk = kernels_to_try(run, kernels, max_kernels);
     int rc = 0;
 
     if (nk == 0)
@@ -196,7 +187,7 @@ static int run_rules(rules_run *run)
 }
 
 /* Keep the branches made and push them (--push). */
-static int keep_branches(rules_run *run)
+static int keep_branches(optimize_run *run)
 {
     rpl_session *s = run->session;
     int rc = rpl_session_keep(s);
@@ -215,9 +206,8 @@ static int keep_branches(rules_run *run)
 int rpl_optimize_run(const rpl_optimize_opts *o, const rpl_optimize_rules_opts *r, FILE *out,
                      bool *accepted)
 {
-    rules_run run = {.o = o, .r = r, .out = out};
+    optimize_run run = {.o = o, .out = out};
     rpl_session_opts so = {.auto_approve = o->auto_approve, .push = o->push};
-    rpl_pipe_target *t = NULL;
     char *text = NULL;
     size_t len = 0;
     int rc;
@@ -228,9 +218,10 @@ int rpl_optimize_run(const rpl_optimize_opts *o, const rpl_optimize_rules_opts *
         return rc;
     }
     rpl_cleanup_install_signals();
-    if ((rc = optimize_open_pipe(&t, &run.pipe, o)) == 0 &&
+    if ((rc = optimize_run_open(&run)) == 0 &&
         (rc = rpl_session_open(&run.session, run.pipe, &so)) == 0)
-        rc = r->candidate ? run_candidate_file(&run, text, len, accepted) : run_rules(&run);
+        rc = r->candidate ? run_candidate_file(&run, text, len, accepted)
+                          : run_rules(&run, r->max_kernels);
     if (rc == 0) {
         rc = keep_branches(&run);
         if (rpl_pipe_write_reports(run.pipe) == 0)
@@ -238,9 +229,7 @@ int rpl_optimize_run(const rpl_optimize_opts *o, const rpl_optimize_rules_opts *
     }
     if (rc && run.pipe)
         rpl_pipe_write_reports(run.pipe);
-    rpl_session_free(run.session);
-    rpl_pipe_close(run.pipe);
-    rpl_pipe_target_free(t);
+    optimize_run_close(&run);
     free(text);
     rpl_cleanup_exit_if_interrupted();
     return rc;

@@ -63,17 +63,31 @@ static int topo_order(const rpl_dag *dag, const rpl_trace *t, uint32_t **out)
     return 0;
 }
 
-/* Earliest starts (forward pass) and each node's tightest predecessor. */
-static void forward_pass(rpl_dag *dag, const uint32_t *topo, uint32_t *pred)
+/*
+ * Earliest starts (forward pass), each node's tightest predecessor, and the
+ * node that finishes last (the lowest index among ties) in *last.  A node's
+ * earliest start is final when the topological order reaches it; one that
+ * nothing relaxed is a source and starts at 0.  One pass over the nodes: at
+ * 10M operations each pass over them costs more than their work.
+ */
+static int64_t forward_pass(rpl_dag *dag, const uint32_t *topo, uint32_t *pred, uint32_t *last)
 {
-    for (uint32_t i = 0; i < dag->node_count; i++) {
-        dag->nodes[i].earliest_start = 0;
-        pred[i] = RPL_NONE;
-    }
+    int64_t best = -1;
+
+    memset(pred, 0xff, (size_t)dag->node_count * sizeof(*pred)); /* RPL_NONE */
+    *last = RPL_NONE;
     for (uint32_t k = 0; k < dag->node_count; k++) {
         uint32_t u = topo ? topo[k] : k;
-        int64_t finish = dag->nodes[u].earliest_start + rpl_dag_node_duration(&dag->nodes[u]);
+        rpl_dag_node *nu = &dag->nodes[u];
+        int64_t finish;
 
+        if (pred[u] == RPL_NONE)
+            nu->earliest_start = 0;
+        finish = nu->earliest_start + rpl_dag_node_duration(nu);
+        if (finish > best || (finish == best && *last != RPL_NONE && u < *last)) {
+            best = finish;
+            *last = u;
+        }
         for (uint32_t e = dag->out_first[u]; e < dag->out_first[u + 1]; e++) {
             uint32_t w = dag->edges[e].dst;
             rpl_dag_node *nw = &dag->nodes[w];
@@ -86,9 +100,26 @@ static void forward_pass(rpl_dag *dag, const uint32_t *topo, uint32_t *pred)
             }
         }
     }
+    return best;
 }
 
-/* Latest starts (backward pass) against the critical path length. */
+/* What one node adds to its symbol's totals; the order of the nodes does not matter. */
+static void symbol_add(rpl_dag *dag, const rpl_dag_node *n)
+{
+    rpl_dag_symbol *s = &dag->symbols[n->symbol];
+    int64_t dur = rpl_dag_node_duration(n);
+
+    s->count++;
+    s->total_ns += dur;
+    if (rpl_dag_node_slack(n) < s->min_slack_ns)
+        s->min_slack_ns = rpl_dag_node_slack(n);
+    if (n->on_path) {
+        s->path_count++;
+        s->path_ns += dur;
+    }
+}
+
+/* Latest starts (backward pass) against the critical path length, and the symbols' totals. */
 static void backward_pass(rpl_dag *dag, const uint32_t *topo)
 {
     for (uint32_t k = dag->node_count; k > 0; k--) {
@@ -103,22 +134,14 @@ static void backward_pass(rpl_dag *dag, const uint32_t *topo)
                 latest_finish = ls;
         }
         nu->latest_start = latest_finish - rpl_dag_node_duration(nu);
+        symbol_add(dag, nu);
     }
 }
 
-static int extract_path(rpl_dag *dag, const uint32_t *pred)
+static int extract_path(rpl_dag *dag, const uint32_t *pred, int64_t best, uint32_t last)
 {
-    uint32_t last = RPL_NONE, len = 0;
-    int64_t best = -1;
+    uint32_t len = 0;
 
-    for (uint32_t i = 0; i < dag->node_count; i++) {
-        int64_t finish = dag->nodes[i].earliest_start + rpl_dag_node_duration(&dag->nodes[i]);
-
-        if (finish > best) {
-            best = finish;
-            last = i;
-        }
-    }
     dag->critical_path_ns = best < 0 ? 0 : best;
     for (uint32_t v = last; v != RPL_NONE; v = pred[v])
         len++;
@@ -133,24 +156,11 @@ static int extract_path(rpl_dag *dag, const uint32_t *pred)
     return 0;
 }
 
-static void symbol_stats(rpl_dag *dag)
+/* The dominant symbol, from the totals the backward pass summed. */
+static void dominant_symbol(rpl_dag *dag)
 {
     int64_t best = 0;
 
-    for (uint32_t i = 0; i < dag->node_count; i++) {
-        const rpl_dag_node *n = &dag->nodes[i];
-        rpl_dag_symbol *s = &dag->symbols[n->symbol];
-        int64_t dur = rpl_dag_node_duration(n);
-
-        s->count++;
-        s->total_ns += dur;
-        if (rpl_dag_node_slack(n) < s->min_slack_ns)
-            s->min_slack_ns = rpl_dag_node_slack(n);
-        if (n->on_path) {
-            s->path_count++;
-            s->path_ns += dur;
-        }
-    }
     dag->dominant = RPL_NONE;
     for (uint32_t k = 0; k < dag->symbol_count; k++) {
         const rpl_dag_symbol *s = &dag->symbols[k];
@@ -198,7 +208,8 @@ static int time_stats(rpl_dag *dag)
 
 int rpl_dag_solve(rpl_dag *dag, const rpl_trace *t)
 {
-    uint32_t *topo = NULL, *pred;
+    uint32_t *topo = NULL, *pred, last;
+    int64_t best;
     int rc;
 
     /* Every path sum is bounded by the summed durations, checked here first. */
@@ -213,11 +224,11 @@ int rpl_dag_solve(rpl_dag *dag, const rpl_trace *t)
         free(topo);
         return rpl_error_oom();
     }
-    forward_pass(dag, topo, pred);
-    rc = extract_path(dag, pred);
+    best = forward_pass(dag, topo, pred, &last);
+    rc = extract_path(dag, pred, best, last);
     if (rc == 0) {
         backward_pass(dag, topo);
-        symbol_stats(dag);
+        dominant_symbol(dag);
     }
     free(pred);
     free(topo);

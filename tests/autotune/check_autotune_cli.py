@@ -359,7 +359,7 @@ def case_failures():
     """A failing and a timed-out config are recorded; the search goes on."""
     p = autotune("--space", space("space_small.json"), "--cmd-template",
                  f"{A.objective} --fail-if BM=32 --sleep-if BM=128 BM={{BM}} U={{U}}",
-                 "--no-cache", "--budget", "100%", "--timeout", "1", "--json", "r.json")
+                 "--no-cache", "--budget", "100%", "--timeout", "3", "--json", "r.json")
     r = validate("r.json")
     by = {(c["parameters"]["BM"], c["parameters"]["U"]): c for c in r["configs"]}
     for u in (2, 3):

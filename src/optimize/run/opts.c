@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "../pipeline/pipe_int.h"
-#include "rpl/autotune.h"
 #include "rpl/error.h"
 #include "rpl/kernel_source.h"
 #include "rpl/log.h"
@@ -45,7 +44,7 @@ static int check_command(const char *text, const char *option, unsigned needs)
     char **words = NULL;
     int rc = text ? rpl_pipe_command_words(&words, text, option, needs) : 0;
 
-    rpl_argv_free(words);
+    pipe_argv_free(words);
     return rc;
 }
 

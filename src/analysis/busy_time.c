@@ -14,6 +14,7 @@
 #include "busy_time.h"
 #include "rpl/bigmem.h"
 #include "rpl/error.h"
+#include "rpl/heap.h"
 
 #define RADIX_BITS   11
 #define SELECTED_BIT (UINT64_C(1) << 63)
@@ -117,24 +118,12 @@ typedef struct run_head {
     uint32_t pos, end;
 } run_head;
 
-static void heap_down(run_head *h, uint32_t n, uint32_t i)
+static inline bool run_head_less(const run_head *x, const run_head *y)
 {
-    run_head x = h[i];
-
-    for (;;) {
-        uint32_t c = 2 * i + 1;
-
-        if (c >= n)
-            break;
-        if (c + 1 < n && h[c + 1].start < h[c].start)
-            c++;
-        if (h[c].start >= x.start)
-            break;
-        h[i] = h[c];
-        i = c;
-    }
-    h[i] = x;
+    return x->start < y->start;
 }
+
+RPL_HEAP_DEFINE(run_heap, run_head, run_head_less)
 
 /* A dispatch's bucket among nq: its queue, or the last one (no queue). */
 static uint32_t bucket_of(const rpl_dispatch *d, uint32_t nq)
@@ -179,8 +168,8 @@ static int sweep_queues(const rpl_trace *t, const uint8_t *flags, uint8_t mask, 
         if (first[q] < first[q + 1])
             heap[nh++] = (run_head){d[order[first[q]]].start, first[q], first[q + 1]};
     }
-    for (uint32_t i = nh; *merged && i > 0; i--)
-        heap_down(heap, nh, i - 1);
+    if (*merged)
+        run_heap_make(heap, nh);
     while (*merged && nh > 0) {
         const rpl_dispatch *x = &d[order[heap[0].pos]];
 
@@ -191,7 +180,7 @@ static int sweep_queues(const rpl_trace *t, const uint8_t *flags, uint8_t mask, 
             heap[0].start = d[order[heap[0].pos]].start;
         else
             heap[0] = heap[--nh];
-        heap_down(heap, nh, 0);
+        run_heap_sift_down(heap, nh, 0);
     }
     free(first);
     free(order);

@@ -9,6 +9,7 @@
 #include "radix_sort.h"
 #include "rpl/bigmem.h"
 #include "rpl/error.h"
+#include "rpl/heap.h"
 
 static int read_ops(const rpl_trace *t, rpl_dag_op *ops, uint32_t nops)
 {
@@ -132,24 +133,12 @@ typedef struct heap_item {
     uint32_t lane;
 } heap_item;
 
-static void heap_down(heap_item *h, uint32_t n, uint32_t i)
+static inline bool heap_item_less(const heap_item *x, const heap_item *y)
 {
-    heap_item x = h[i];
-
-    for (;;) {
-        uint32_t c = 2 * i + 1;
-
-        if (c >= n)
-            break;
-        if (c + 1 < n && lane_op_less(&h[c + 1].head, &h[c].head))
-            c++;
-        if (!lane_op_less(&h[c].head, &x.head))
-            break;
-        h[i] = h[c];
-        i = c;
-    }
-    h[i] = x;
+    return lane_op_less(&x->head, &y->head);
 }
+
+RPL_HEAP_DEFINE(run_heap, heap_item, heap_item_less)
 
 /*
  * The operations as runs, run r in lops[first[r] .. first[r + 1]): run 2l
@@ -209,8 +198,8 @@ static int merge_runs(rpl_dag_builder *b, lane_op *lops, const uint32_t *first, 
         if (lo < hi)
             heap[nheap++] = (heap_item){lops[lo], l};
     }
-    for (uint32_t i = nheap; !rc && i > 0; i--)
-        heap_down(heap, nheap, i - 1);
+    if (!rc)
+        run_heap_make(heap, nheap);
     for (uint32_t j = 0; !rc && j < nops; j++) {
         uint32_t l = heap[0].lane;
         const lane_op *o = &heap[0].head;
@@ -229,7 +218,7 @@ static int merge_runs(rpl_dag_builder *b, lane_op *lops, const uint32_t *first, 
             heap[0].head = lops[next[l]++];
         else
             heap[0] = heap[--nheap];
-        heap_down(heap, nheap, 0);
+        run_heap_sift_down(heap, nheap, 0);
     }
     free(heap);
     return rc;

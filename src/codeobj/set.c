@@ -68,12 +68,10 @@ rpl_kernel_info *co_kernel_push(rpl_codeobj_set *set)
 
 int co_global_push(rpl_codeobj_set *set, const char *name)
 {
-    char **grown = realloc(set->globals, (set->n_globals + 1) * sizeof(*grown));
-    char *copy = grown ? co_strndup(name, strlen(name)) : NULL;
+    char *copy;
 
-    if (grown)
-        set->globals = grown;
-    if (!copy)
+    if (RPL_ARRAY_GROW(set->globals, set->cap_globals, set->n_globals + 1) != RPL_OK ||
+        !(copy = co_strndup(name, strlen(name))))
         return rpl_error_oom();
     set->globals[set->n_globals++] = copy;
     return RPL_OK;
@@ -89,7 +87,6 @@ int co_warn(rpl_codeobj_set *set, const char *fmt, ...)
 {
     va_list ap;
     char *line;
-    char **grown;
     int n;
 
     va_start(ap, fmt);
@@ -100,12 +97,10 @@ int co_warn(rpl_codeobj_set *set, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(line, (size_t)n + 1, fmt, ap);
     va_end(ap);
-    grown = realloc(set->warnings, (set->n_warnings + 1) * sizeof(*grown));
-    if (!grown) {
+    if (RPL_ARRAY_GROW(set->warnings, set->cap_warnings, set->n_warnings + 1) != RPL_OK) {
         free(line);
         return rpl_error_oom();
     }
-    set->warnings = grown;
     set->warnings[set->n_warnings++] = line;
     return RPL_OK;
 }

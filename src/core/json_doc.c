@@ -5,6 +5,7 @@
 #include "rpl/json.h"
 #include "rpl/json_doc.h"
 #include "rpl/error.h"
+#include "rpl/version.h"
 
 cJSON *rpl_json_doc_check(rpl_json_doc *d, cJSON *item)
 {
@@ -106,13 +107,46 @@ cJSON *rpl_json_doc_add_string(rpl_json_doc *d, cJSON *o, const char *key, const
                                    : cJSON_AddNullToObject(o, key));
 }
 
-cJSON *rpl_json_doc_push_object(rpl_json_doc *d, cJSON *arr)
+cJSON *rpl_json_doc_push(rpl_json_doc *d, cJSON *arr, cJSON *item)
 {
-    cJSON *item = cJSON_CreateObject();
-
     if (item && cJSON_AddItemToArray(arr, item))
         return item;
     cJSON_Delete(item);
     d->oom = true;
     return NULL;
+}
+
+cJSON *rpl_json_doc_push_object(rpl_json_doc *d, cJSON *arr)
+{
+    return rpl_json_doc_push(d, arr, cJSON_CreateObject());
+}
+
+void rpl_json_doc_add_tool(rpl_json_doc *d, cJSON *o)
+{
+    cJSON *tool = rpl_json_doc_check(d, cJSON_AddObjectToObject(o, "tool"));
+
+    if (tool) {
+        rpl_json_doc_add_string(d, tool, "name", "rocm-perf");
+        rpl_json_doc_add_string(d, tool, "version", RPL_VERSION_STRING);
+    }
+}
+
+cJSON *rpl_json_doc_begin(rpl_json_doc *d, const char *schema_version, cJSON **out)
+{
+    cJSON *root = cJSON_CreateObject();
+
+    *out = NULL;
+    if (root)
+        rpl_json_doc_add_string(d, root, "schema_version", schema_version);
+    return root;
+}
+
+int rpl_json_doc_finish(rpl_json_doc *d, cJSON *root, cJSON **out)
+{
+    if (d->oom) {
+        cJSON_Delete(root);
+        return rpl_error_oom();
+    }
+    *out = root;
+    return 0;
 }

@@ -5,7 +5,6 @@
 #include "rpl/error.h"
 #include "rpl/json_doc.h"
 #include "rpl/replay.h"
-#include "rpl/version.h"
 
 static bool is_float(rpl_dtype t)
 {
@@ -179,16 +178,11 @@ static void json_reserve(rpl_json_doc *e, cJSON *doc, const rpl_reserve_report *
 int rpl_replay_result_json(cJSON **out, const rpl_replay_result *r)
 {
     rpl_json_doc e = {false};
-    cJSON *doc = cJSON_CreateObject(), *tool, *restore, *check, *arr;
+    cJSON *doc = rpl_json_doc_begin(&e, RPL_REPLAY_SCHEMA_VERSION, out), *restore, *check, *arr;
 
-    *out = NULL;
     if (!doc)
         return rpl_error_oom();
-    rpl_json_doc_add_string(&e, doc, "schema_version", RPL_REPLAY_SCHEMA_VERSION);
-    if ((tool = rpl_json_doc_check(&e, cJSON_AddObjectToObject(doc, "tool"))) != NULL) {
-        rpl_json_doc_add_string(&e, tool, "name", "rocm-perf");
-        rpl_json_doc_add_string(&e, tool, "version", RPL_VERSION_STRING);
-    }
+    rpl_json_doc_add_tool(&e, doc);
     rpl_json_doc_add_string(&e, doc, "snapshot", r->snapshot);
     rpl_json_doc_add_string(&e, doc, "backend", r->backend);
     rpl_json_doc_add_string(&e, doc, "arch", r->arch);
@@ -220,12 +214,7 @@ int rpl_replay_result_json(cJSON **out, const rpl_replay_result *r)
         for (size_t i = 0; arr && i < r->nchecks; i++)
             json_check(&e, arr, &r->checks[i]);
     }
-    if (e.oom) {
-        cJSON_Delete(doc);
-        return rpl_error_oom();
-    }
-    *out = doc;
-    return 0;
+    return rpl_json_doc_finish(&e, doc, out);
 }
 
 int rpl_replay_failure(char *line, size_t cap, const rpl_replay_result *r)

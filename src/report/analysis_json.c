@@ -126,13 +126,10 @@ static void priorities(rpl_json_doc *d, cJSON *root, const rpl_analysis *a)
 int rpl_analysis_json(cJSON **out, const rpl_analysis *a)
 {
     rpl_json_doc d = {false};
-    cJSON *root = cJSON_CreateObject(), *kernels, *att;
+    cJSON *root = rpl_json_doc_begin(&d, RPL_ROOFLINE_SCHEMA_VERSION, out), *kernels, *att;
 
-    *out = NULL;
     if (!root)
         return rpl_error_oom();
-    rpl_json_doc_check(
-        &d, cJSON_AddStringToObject(root, "schema_version", RPL_ROOFLINE_SCHEMA_VERSION));
     rpl_json_doc_number(&d, root, "critical_path_ns", (double)a->critical_path_ns, true);
     if (a->att_dir) {
         att = rpl_json_doc_check(&d, cJSON_AddObjectToObject(root, "att"));
@@ -149,10 +146,5 @@ int rpl_analysis_json(cJSON **out, const rpl_analysis *a)
     for (size_t i = 0; kernels && i < a->count; i++)
         cJSON_AddItemToArray(kernels, kernel_entry(&d, &a->kernels[i]));
     priorities(&d, root, a);
-    if (d.oom) {
-        cJSON_Delete(root);
-        return rpl_error_oom();
-    }
-    *out = root;
-    return 0;
+    return rpl_json_doc_finish(&d, root, out);
 }

@@ -10,7 +10,6 @@
 #include "rpl/json.h"
 #include "rpl/json_doc.h"
 #include "rpl/log.h"
-#include "rpl/version.h"
 
 static const char *kind_name(uint8_t kind)
 {
@@ -31,10 +30,7 @@ static void add_inputs(rpl_json_doc *d, cJSON *root, const char *const *inputs, 
         cJSON *s = cJSON_CreateString(abs ? abs : inputs[i]);
 
         free(abs);
-        if (!s || !cJSON_AddItemToArray(arr, s)) {
-            cJSON_Delete(s);
-            d->oom = true;
-        }
+        rpl_json_doc_push(d, arr, s);
     }
 }
 
@@ -228,18 +224,12 @@ int rpl_dag_json(cJSON **out, const rpl_dag *dag, const char *const *inputs, siz
                  const char *helper_regex)
 {
     rpl_json_doc d = {false};
-    cJSON *root = cJSON_CreateObject(), *tool;
+    cJSON *root = rpl_json_doc_begin(&d, RPL_DAG_SCHEMA_VERSION, out);
     const rpl_dag_symbol *dom = dag->dominant != RPL_NONE ? &dag->symbols[dag->dominant] : NULL;
 
-    *out = NULL;
     if (!root)
         return rpl_error_oom();
-    rpl_json_doc_add_string(&d, root, "schema_version", RPL_DAG_SCHEMA_VERSION);
-    tool = rpl_json_doc_check(&d, cJSON_AddObjectToObject(root, "tool"));
-    if (tool) {
-        rpl_json_doc_add_string(&d, tool, "name", "rocm-perf");
-        rpl_json_doc_add_string(&d, tool, "version", RPL_VERSION_STRING);
-    }
+    rpl_json_doc_add_tool(&d, root);
     add_inputs(&d, root, inputs, ninputs);
     add_options(&d, root, dag, helper_regex);
     rpl_json_doc_add_int64(&d, root, "critical_path_ns", dag->critical_path_ns);
@@ -258,12 +248,7 @@ int rpl_dag_json(cJSON **out, const rpl_dag *dag, const char *const *inputs, siz
     add_symbols(&d, root, dag);
     add_priorities(&d, root, dag);
     add_path(&d, root, dag);
-    if (d.oom) {
-        cJSON_Delete(root);
-        return rpl_error_oom();
-    }
-    *out = root;
-    return 0;
+    return rpl_json_doc_finish(&d, root, out);
 }
 
 int rpl_dag_json_write(const char *dir, const rpl_dag *dag, const rpl_kernel_filter *filter,

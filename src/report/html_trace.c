@@ -24,6 +24,22 @@ static void not_available(rpl_strbuf *out, const char *what, const char *why)
     rpl_strbuf_puts(out, "</p>");
 }
 
+/*
+ * Open a figure with its chart, or say why there is none (rc from making
+ * it): true when the figure is open and its caption is to follow.
+ */
+static bool figure_open(rpl_strbuf *out, const char *what, int rc, const rpl_strbuf *svg)
+{
+    if (rc) {
+        not_available(out, what, rpl_error_last()->message);
+        rpl_error_clear();
+        return false;
+    }
+    rpl_strbuf_puts(out, "<figure class=\"wide\" role=\"group\">");
+    rpl_strbuf_put(out, svg->ptr, svg->len);
+    return true;
+}
+
 static void roofline_figure(rpl_strbuf *out, const rpl_analysis *a)
 {
     rpl_strbuf svg = RPL_STRBUF_INIT;
@@ -42,12 +58,7 @@ static void roofline_figure(rpl_strbuf *out, const rpl_analysis *a)
     rc = rpl_roofline_json(&doc, a);
     if (!rc)
         rc = rpl_roofline_svg_render(&svg, doc);
-    if (rc) {
-        not_available(out, "Roofline", rpl_error_last()->message);
-        rpl_error_clear();
-    } else {
-        rpl_strbuf_puts(out, "<figure class=\"wide\" role=\"group\">");
-        rpl_strbuf_put(out, svg.ptr, svg.len);
+    if (figure_open(out, "Roofline", rc, &svg)) {
         rpl_strbuf_puts(out, "<figcaption>Roofline (log-log: FLOP per HBM byte against "
                              "GFLOP/s, under the device's ceilings):");
         for (size_t i = 0; i < a->count; i++) {
@@ -77,12 +88,7 @@ static void dag_figure(rpl_strbuf *out, const rpl_dag *dag)
 
     if (!rc)
         rc = rpl_dag_dominant_text(&words, dag);
-    if (rc) {
-        not_available(out, "Critical-path timeline", rpl_error_last()->message);
-        rpl_error_clear();
-    } else {
-        rpl_strbuf_puts(out, "<figure class=\"wide\" role=\"group\">");
-        rpl_strbuf_put(out, svg.ptr, svg.len);
+    if (figure_open(out, "Critical-path timeline", rc, &svg)) {
         rpl_strbuf_puts(out, "<figcaption>Critical-path timeline (one lane per stream or "
                              "queue, the critical path highlighted).");
         /* Its summary lines, one line each. */

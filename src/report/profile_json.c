@@ -5,7 +5,6 @@
 #include "rpl/json.h"
 #include "rpl/json_doc.h"
 #include "rpl/report.h"
-#include "rpl/version.h"
 
 /* Unknown facts (0 or "" in the trace model) are null. */
 static void add_fact_int(rpl_json_doc *b, cJSON *obj, const char *key, double v)
@@ -18,16 +17,6 @@ static void add_fact_str(rpl_json_doc *b, cJSON *obj, const char *key, const cha
 {
     rpl_json_doc_check(b, s && s[0] ? cJSON_AddStringToObject(obj, key, s)
                                     : cJSON_AddNullToObject(obj, key));
-}
-
-/* Append `item` to the array `arr`; on failure free it and mark the document broken. */
-static cJSON *add_item(rpl_json_doc *b, cJSON *arr, cJSON *item)
-{
-    if (item && cJSON_AddItemToArray(arr, item))
-        return item;
-    cJSON_Delete(item);
-    b->oom = true;
-    return NULL;
 }
 
 static cJSON *agent_json(rpl_json_doc *b, const rpl_agent *a)
@@ -56,7 +45,7 @@ static void add_strings(rpl_json_doc *b, cJSON *obj, const char *key, const char
     cJSON *arr = rpl_json_doc_check(b, cJSON_AddArrayToObject(obj, key));
 
     for (size_t i = 0; arr && i < n; i++)
-        add_item(b, arr, cJSON_CreateString(s[i]));
+        rpl_json_doc_push(b, arr, cJSON_CreateString(s[i]));
 }
 
 static void add_devices(rpl_json_doc *b, cJSON *doc, const rpl_profile *p)
@@ -71,7 +60,8 @@ static void add_devices(rpl_json_doc *b, cJSON *doc, const rpl_profile *p)
     }
     agents = rpl_json_doc_check(b, cJSON_AddArrayToObject(doc, "agents"));
     for (uint32_t i = 0; agents && i < p->ndevices; i++) {
-        cJSON *a = add_item(b, agents, agent_json(b, &p->trace->agents.items[p->devices[i].agent]));
+        cJSON *a = rpl_json_doc_push(b, agents,
+                                     agent_json(b, &p->trace->agents.items[p->devices[i].agent]));
         if (!a)
             continue;
         rpl_json_doc_add_int64(b, a, "dispatches", (int64_t)p->devices[i].dispatches);
@@ -144,7 +134,7 @@ static void add_kernels(rpl_json_doc *b, cJSON *doc, const rpl_profile *p)
     cJSON *arr = rpl_json_doc_check(b, cJSON_AddArrayToObject(doc, "kernels"));
 
     for (uint32_t i = 0; arr && i < p->nkernels; i++)
-        add_item(b, arr, kernel_json(b, p, &p->kernels[i]));
+        rpl_json_doc_push(b, arr, kernel_json(b, p, &p->kernels[i]));
 }
 
 static void add_copy_totals(rpl_json_doc *b, cJSON *o, const rpl_copy_totals *c)
@@ -176,7 +166,7 @@ static void add_copies(rpl_json_doc *b, cJSON *doc, const rpl_profile_totals *t)
         cJSON *e;
         if (t->copies_by_kind[k].count == 0)
             continue;
-        e = add_item(b, kinds, cJSON_CreateObject());
+        e = rpl_json_doc_push_object(b, kinds);
         if (!e)
             continue;
         rpl_json_doc_add_string(b, e, "kind", copy_kind_label((rpl_copy_kind)k));
@@ -214,18 +204,11 @@ static void add_counter_sample(rpl_json_doc *b, cJSON *doc, const rpl_counter_sa
 int rpl_profile_json(cJSON **out, const rpl_profile *p, const rpl_report_inputs *in)
 {
     rpl_json_doc b = {false};
-    cJSON *doc = cJSON_CreateObject();
-    cJSON *tool;
+    cJSON *doc = rpl_json_doc_begin(&b, RPL_PROFILE_SCHEMA_VERSION, out);
 
-    *out = NULL;
     if (!doc)
         return rpl_error_oom();
-    rpl_json_doc_add_string(&b, doc, "schema_version", RPL_PROFILE_SCHEMA_VERSION);
-    tool = rpl_json_doc_check(&b, cJSON_AddObjectToObject(doc, "tool"));
-    if (tool) {
-        rpl_json_doc_add_string(&b, tool, "name", "rocm-perf");
-        rpl_json_doc_add_string(&b, tool, "version", RPL_VERSION_STRING);
-    }
+    rpl_json_doc_add_tool(&b, doc);
     add_strings(&b, doc, "inputs", in->traces, in->ntraces);
     add_strings(&b, doc, "counter_passes", in->counter_passes, in->ncounter_passes);
     add_devices(&b, doc, p);
@@ -235,10 +218,5 @@ int rpl_profile_json(cJSON **out, const rpl_profile *p, const rpl_report_inputs 
     add_filter(&b, doc, p);
     if (in->counter_sample)
         add_counter_sample(&b, doc, in->counter_sample);
-    if (b.oom) {
-        cJSON_Delete(doc);
-        return rpl_error_oom();
-    }
-    *out = doc;
-    return 0;
+    return rpl_json_doc_finish(&b, doc, out);
 }

@@ -179,12 +179,10 @@ int rpl_roofline_json(cJSON **out, const rpl_analysis *a)
 {
     rpl_json_doc d = {false};
     rpl_strbuf scratch = RPL_STRBUF_INIT;
-    cJSON *root = cJSON_CreateObject(), *kernels, *ceils;
+    cJSON *root = rpl_json_doc_begin(&d, RPL_ROOFLINE_SCHEMA_VERSION, out), *kernels, *ceils;
 
-    *out = NULL;
     if (!root)
         return rpl_error_oom();
-    rpl_json_doc_string(&d, root, "schema_version", RPL_ROOFLINE_SCHEMA_VERSION);
     rpl_json_doc_string(&d, root, "units", "time ns, FLOP, bytes, GFLOP/s, GB/s, FLOP/byte");
     ceils = rpl_json_doc_check(&d, cJSON_AddArrayToObject(root, "ceilings"));
     /* Each distinct ceilings set once, in kernel order. */
@@ -200,12 +198,7 @@ int rpl_roofline_json(cJSON **out, const rpl_analysis *a)
     for (size_t i = 0; kernels && i < a->count; i++)
         cJSON_AddItemToArray(kernels, kernel_entry(&d, &a->kernels[i], &scratch));
     rpl_strbuf_release(&scratch);
-    if (d.oom) {
-        cJSON_Delete(root);
-        return rpl_error_oom();
-    }
-    *out = root;
-    return 0;
+    return rpl_json_doc_finish(&d, root, out);
 }
 
 int rpl_roofline_json_set_path(cJSON *doc, const rpl_analysis *a)

@@ -23,18 +23,11 @@ static void add_hex(rpl_json_doc *e, cJSON *obj, const char *key, uint64_t v)
 
 static void add_dim3(rpl_json_doc *e, cJSON *obj, const char *key, const uint32_t v[3])
 {
-    cJSON *arr = cJSON_AddArrayToObject(obj, key);
+    cJSON *arr = rpl_json_doc_check(e, cJSON_AddArrayToObject(obj, key));
 
-    for (int i = 0; arr && i < 3; i++) {
-        cJSON *n = cJSON_CreateNumber(v[i]);
-
-        if (!n || !cJSON_AddItemToArray(arr, n)) {
-            cJSON_Delete(n);
+    for (int i = 0; arr && i < 3; i++)
+        if (!rpl_json_doc_push(e, arr, cJSON_CreateNumber(v[i])))
             arr = NULL;
-        }
-    }
-    if (!arr)
-        e->oom = true;
 }
 
 static void emit_launch(rpl_json_doc *e, cJSON *doc, const rpl_snapshot *s)
@@ -116,12 +109,10 @@ static void emit_files(rpl_json_doc *e, cJSON *doc, const rpl_snapshot *s)
 int snap_dispatch_json(cJSON **out, const rpl_snapshot *s)
 {
     rpl_json_doc e = {false};
-    cJSON *doc = cJSON_CreateObject(), *dev, *k, *cap;
+    cJSON *doc = rpl_json_doc_begin(&e, RPL_SNAPSHOT_SCHEMA_VERSION, out), *dev, *k, *cap;
 
-    *out = NULL;
     if (!doc)
         return rpl_error_oom();
-    add_str(&e, doc, "schema_version", RPL_SNAPSHOT_SCHEMA_VERSION);
     add_str(&e, doc, "backend", s->backend == RPL_SNAP_HSA ? "hsa" : "cuda");
     add_str(&e, doc, "arch", s->arch);
     add_str(&e, doc, "target", s->target);
@@ -148,23 +139,16 @@ int snap_dispatch_json(cJSON **out, const rpl_snapshot *s)
     }
     emit_globals(&e, doc, s);
     emit_files(&e, doc, s);
-    if (e.oom) {
-        cJSON_Delete(doc);
-        return rpl_error_oom();
-    }
-    *out = doc;
-    return 0;
+    return rpl_json_doc_finish(&e, doc, out);
 }
 
 int snap_regions_json(cJSON **out, const rpl_snapshot *s)
 {
     rpl_json_doc e = {false};
-    cJSON *doc = cJSON_CreateObject(), *arr;
+    cJSON *doc = rpl_json_doc_begin(&e, RPL_SNAPSHOT_SCHEMA_VERSION, out), *arr;
 
-    *out = NULL;
     if (!doc)
         return rpl_error_oom();
-    add_str(&e, doc, "schema_version", RPL_SNAPSHOT_SCHEMA_VERSION);
     arr = rpl_json_doc_check(&e, cJSON_AddArrayToObject(doc, "regions"));
     for (size_t i = 0; arr && i < s->nregions; i++) {
         const rpl_snap_region *r = &s->regions[i];
@@ -180,10 +164,5 @@ int snap_regions_json(cJSON **out, const rpl_snapshot *s)
         add_str(&e, o, "dtype", rpl_dtype_name(r->dtype));
         rpl_json_doc_check(&e, cJSON_AddBoolToObject(o, "written", r->written));
     }
-    if (e.oom) {
-        cJSON_Delete(doc);
-        return rpl_error_oom();
-    }
-    *out = doc;
-    return 0;
+    return rpl_json_doc_finish(&e, doc, out);
 }

@@ -19,6 +19,9 @@
 #define MAX_JSON_INT 9007199254740992.0 /* 2^53: doubles hold integers exactly up to here */
 /* Two images per region and per global, the code object, kernarg.bin, memory_regions.json. */
 #define MAX_FILES (4 * (size_t)RPL_SNAPSHOT_MAX_REGIONS + 3)
+/* Where an array element is ("kernarg.params[4095]"), and a field name in it or anywhere. */
+#define WHERE_MAX 64
+#define FIELD_MAX (WHERE_MAX + 32)
 
 /* The file being read, for messages. */
 typedef struct jctx {
@@ -39,35 +42,48 @@ static int bad(const jctx *c, const char *field, const char *fmt, ...)
     return rpl_error_set(RPL_EINPUT, "'%s': %s %s", c->path, field, problem);
 }
 
-/* The member `key` of `obj`, or NULL; RPL_EINPUT when required and absent. */
-static int member(const jctx *c, const cJSON *obj, const char *key, const char *field,
-                  bool required, const cJSON **out)
+/* The name messages give the member `key` of the object at `where` ("" for the document). */
+static const char *field_of(char field[FIELD_MAX], const char *where, const char *key)
 {
+    snprintf(field, FIELD_MAX, "%s%s%s", where, where[0] ? "." : "", key);
+    return field;
+}
+
+/*
+ * The member `key` of `obj`, the object at `where`, or NULL when absent;
+ * field[] gets its name.  RPL_EINPUT when it is required and absent, or
+ * present and not what `is` accepts (NULL: anything), `must` saying what it
+ * must be.
+ */
+static int member(const jctx *c, const cJSON *obj, const char *where, const char *key,
+                  bool required, cJSON_bool (*is)(const cJSON *), const char *must,
+                  char field[FIELD_MAX], const cJSON **out)
+{
+    field_of(field, where, key);
     *out = cJSON_GetObjectItemCaseSensitive(obj, key);
     if (!*out && required)
         return bad(c, field, "is missing");
+    if (*out && is && !is(*out))
+        return bad(c, field, "%s", must);
     return 0;
 }
 
-static int get_object(const jctx *c, const cJSON *obj, const char *key, const char *field,
+static int get_object(const jctx *c, const cJSON *obj, const char *where, const char *key,
                       bool required, const cJSON **out)
 {
-    int rc = member(c, obj, key, field, required, out);
+    char field[FIELD_MAX];
 
-    if (rc == 0 && *out && !cJSON_IsObject(*out))
-        return bad(c, field, "must be an object");
-    return rc;
+    return member(c, obj, where, key, required, cJSON_IsObject, "must be an object", field, out);
 }
 
-static int get_array(const jctx *c, const cJSON *obj, const char *key, const char *field,
+static int get_array(const jctx *c, const cJSON *obj, const char *where, const char *key,
                      bool required, const cJSON **out, size_t max)
 {
-    int rc = member(c, obj, key, field, required, out);
+    char field[FIELD_MAX];
+    int rc = member(c, obj, where, key, required, cJSON_IsArray, "must be an array", field, out);
 
     if (rc || !*out)
         return rc;
-    if (!cJSON_IsArray(*out))
-        return bad(c, field, "must be an array");
     if ((size_t)cJSON_GetArraySize(*out) > max) {
         char n[32];
 
@@ -78,16 +94,15 @@ static int get_array(const jctx *c, const cJSON *obj, const char *key, const cha
 }
 
 /* A string without control characters, copied into *out (left alone when absent). */
-static int get_string(const jctx *c, const cJSON *obj, const char *key, const char *field,
+static int get_string(const jctx *c, const cJSON *obj, const char *where, const char *key,
                       bool required, char **out)
 {
+    char field[FIELD_MAX];
     const cJSON *item;
-    int rc = member(c, obj, key, field, required, &item);
+    int rc = member(c, obj, where, key, required, cJSON_IsString, "must be a string", field, &item);
 
     if (rc || !item)
         return rc;
-    if (!cJSON_IsString(item))
-        return bad(c, field, "must be a string");
     if (strlen(item->valuestring) > SNAP_MAX_STRING)
         return bad(c, field, "is longer than 64 KiB");
     for (const unsigned char *p = (const unsigned char *)item->valuestring; *p; p++)
@@ -101,24 +116,26 @@ static int get_string(const jctx *c, const cJSON *obj, const char *key, const ch
 }
 
 /* A relative file path inside the snapshot. */
-static int get_path(const jctx *c, const cJSON *obj, const char *key, const char *field,
+static int get_path(const jctx *c, const cJSON *obj, const char *where, const char *key,
                     bool required, char **out)
 {
-    int rc = get_string(c, obj, key, field, required, out);
+    int rc = get_string(c, obj, where, key, required, out);
     const char *problem;
+    char field[FIELD_MAX];
 
     if (rc || !*out)
         return rc;
     if ((problem = snap_path_problem(*out)) != NULL)
-        return bad(c, field, "'%.200s' %s", *out, problem);
+        return bad(c, field_of(field, where, key), "'%.200s' %s", *out, problem);
     return 0;
 }
 
-static int get_uint(const jctx *c, const cJSON *obj, const char *key, const char *field,
+static int get_uint(const jctx *c, const cJSON *obj, const char *where, const char *key,
                     bool required, uint64_t lo, uint64_t hi, uint64_t *out)
 {
+    char field[FIELD_MAX];
     const cJSON *item;
-    int rc = member(c, obj, key, field, required, &item);
+    int rc = member(c, obj, where, key, required, NULL, NULL, field, &item);
     char range[64];
 
     if (rc || !item)
@@ -133,40 +150,40 @@ static int get_uint(const jctx *c, const cJSON *obj, const char *key, const char
     return 0;
 }
 
-static int get_u32(const jctx *c, const cJSON *obj, const char *key, const char *field,
+static int get_u32(const jctx *c, const cJSON *obj, const char *where, const char *key,
                    bool required, uint32_t lo, uint32_t hi, uint32_t *out)
 {
     uint64_t v = *out;
-    int rc = get_uint(c, obj, key, field, required, lo, hi, &v);
+    int rc = get_uint(c, obj, where, key, required, lo, hi, &v);
 
     *out = (uint32_t)v;
     return rc;
 }
 
-static int get_bool(const jctx *c, const cJSON *obj, const char *key, const char *field,
+static int get_bool(const jctx *c, const cJSON *obj, const char *where, const char *key,
                     bool required, bool *out)
 {
+    char field[FIELD_MAX];
     const cJSON *item;
-    int rc = member(c, obj, key, field, required, &item);
+    int rc =
+        member(c, obj, where, key, required, cJSON_IsBool, "must be true or false", field, &item);
 
     if (rc || !item)
         return rc;
-    if (!cJSON_IsBool(item))
-        return bad(c, field, "must be true or false");
     *out = cJSON_IsTrue(item);
     return 0;
 }
 
-static int get_hex(const jctx *c, const cJSON *obj, const char *key, const char *field,
+static int get_hex(const jctx *c, const cJSON *obj, const char *where, const char *key,
                    bool required, uint64_t *out)
 {
+    char field[FIELD_MAX];
     const cJSON *item;
-    int rc = member(c, obj, key, field, required, &item);
+    int rc = member(c, obj, where, key, required, cJSON_IsString,
+                    "must be a hex string such as \"0x7f0000000000\"", field, &item);
 
     if (rc || !item)
         return rc;
-    if (!cJSON_IsString(item))
-        return bad(c, field, "must be a hex string such as \"0x7f0000000000\"");
     if (!snap_parse_hex(item->valuestring, out)) {
         char shown[40];
 
@@ -180,18 +197,18 @@ static int get_hex(const jctx *c, const cJSON *obj, const char *key, const char 
     return 0;
 }
 
-static int get_dtype(const jctx *c, const cJSON *obj, const char *key, const char *field,
+static int get_dtype(const jctx *c, const cJSON *obj, const char *where, const char *key,
                      rpl_dtype *out)
 {
-    char *name = NULL;
-    int rc = get_string(c, obj, key, field, false, &name), t;
+    char *name = NULL, field[FIELD_MAX];
+    int rc = get_string(c, obj, where, key, false, &name), t;
 
     if (rc || !name)
         return rc;
     t = rpl_dtype_parse(name);
     free(name);
     if (t < 0)
-        return bad(c, field,
+        return bad(c, field_of(field, where, key),
                    "is not one of bytes, i8, u8, i16, u16, i32, u32, i64, u64, f16, "
                    "bf16, f32, f64");
     *out = (rpl_dtype)t;
@@ -199,12 +216,13 @@ static int get_dtype(const jctx *c, const cJSON *obj, const char *key, const cha
 }
 
 /* Three whole numbers, e.g. launch geometry. */
-static int get_dim3(const jctx *c, const cJSON *obj, const char *key, const char *field,
+static int get_dim3(const jctx *c, const cJSON *obj, const char *where, const char *key,
                     bool required, uint32_t lo, uint32_t hi, uint32_t out[3])
 {
+    char field[FIELD_MAX];
     const cJSON *arr;
-    int rc = member(c, obj, key, field, required, &arr);
-    char sub[64];
+    int rc = member(c, obj, where, key, required, NULL, NULL, field, &arr);
+    char sub[FIELD_MAX + 16];
 
     if (rc || !arr)
         return rc;
@@ -232,7 +250,7 @@ static int get_dim3(const jctx *c, const cJSON *obj, const char *key, const char
 static int check_version(const jctx *c, const cJSON *doc)
 {
     char *v = NULL;
-    int rc = get_string(c, doc, "schema_version", "schema_version", true, &v);
+    int rc = get_string(c, doc, "", "schema_version", true, &v);
 
     if (rc == 0 && strncmp(v, "1.", 2) != 0)
         rc = bad(c, "schema_version", "'%s' is not supported (this rocm-perf reads 1.x)", v);
@@ -269,46 +287,47 @@ static int parse_doc(const char *dir, const char *name, char **path, cJSON **doc
     return rc;
 }
 
+/* Zeroed room for an element of `size` bytes per entry of the JSON array `arr` (*n of them). */
+static void *entries_for(const cJSON *arr, size_t size, size_t *n)
+{
+    *n = (size_t)cJSON_GetArraySize(arr);
+    return calloc(*n ? *n : 1, size);
+}
+
+/* Name entry i of the array `array` in where[], and check that it is an object. */
+static int entry(const jctx *c, char where[WHERE_MAX], const char *array, size_t i,
+                 const cJSON *item)
+{
+    snprintf(where, WHERE_MAX, "%s[%zu]", array, i);
+    return cJSON_IsObject(item) ? 0 : bad(c, where, "must be an object");
+}
+
 static int parse_params(const jctx *c, rpl_snapshot *s, const cJSON *params)
 {
     const cJSON *p;
     size_t i = 0;
-    char field[64];
+    char where[WHERE_MAX];
     int rc = 0;
 
-    s->nparams = (size_t)cJSON_GetArraySize(params);
-    s->params = calloc(s->nparams ? s->nparams : 1, sizeof(*s->params));
-    if (!s->params)
+    if (!(s->params = entries_for(params, sizeof(*s->params), &s->nparams)))
         return rpl_error_oom();
     cJSON_ArrayForEach(p, params)
     {
         rpl_snap_param *sp = &s->params[i];
         uint64_t end;
 
-        snprintf(field, sizeof(field), "kernarg.params[%zu]", i);
-        if (!cJSON_IsObject(p))
-            return bad(c, field, "must be an object");
-        snprintf(field, sizeof(field), "kernarg.params[%zu].offset", i);
-        if ((rc = get_u32(c, p, "offset", field, true, 0, UINT32_MAX, &sp->offset)) != 0)
-            return rc;
-        snprintf(field, sizeof(field), "kernarg.params[%zu].size", i);
-        if ((rc = get_u32(c, p, "size", field, true, 1, UINT32_MAX, &sp->size)) != 0)
-            return rc;
-        snprintf(field, sizeof(field), "kernarg.params[%zu].type", i);
-        if ((rc = get_string(c, p, "type", field, false, &sp->type)) != 0)
-            return rc;
-        snprintf(field, sizeof(field), "kernarg.params[%zu].pointer", i);
-        if ((rc = get_bool(c, p, "pointer", field, false, &sp->pointer)) != 0)
-            return rc;
-        snprintf(field, sizeof(field), "kernarg.params[%zu].pointee", i);
-        if ((rc = get_dtype(c, p, "pointee", field, &sp->pointee)) != 0)
+        if ((rc = entry(c, where, "kernarg.params", i, p)) != 0 ||
+            (rc = get_u32(c, p, where, "offset", true, 0, UINT32_MAX, &sp->offset)) != 0 ||
+            (rc = get_u32(c, p, where, "size", true, 1, UINT32_MAX, &sp->size)) != 0 ||
+            (rc = get_string(c, p, where, "type", false, &sp->type)) != 0 ||
+            (rc = get_bool(c, p, where, "pointer", false, &sp->pointer)) != 0 ||
+            (rc = get_dtype(c, p, where, "pointee", &sp->pointee)) != 0)
             return rc;
         end = (uint64_t)sp->offset + sp->size;
-        snprintf(field, sizeof(field), "kernarg.params[%zu]", i);
         if (end > s->kernarg_size)
-            return bad(c, field, "ends past the kernarg segment (kernarg.size)");
+            return bad(c, where, "ends past the kernarg segment (kernarg.size)");
         if (i > 0 && sp->offset < (uint64_t)s->params[i - 1].offset + s->params[i - 1].size)
-            return bad(c, field,
+            return bad(c, where,
                        "overlaps or comes before the parameter before it (params are sorted by "
                        "offset)");
         i++;
@@ -320,38 +339,24 @@ static int parse_globals(const jctx *c, rpl_snapshot *s, const cJSON *globals)
 {
     const cJSON *g;
     size_t i = 0;
-    char field[64];
+    char where[WHERE_MAX];
     int rc;
 
-    s->nglobals = (size_t)cJSON_GetArraySize(globals);
-    s->globals = calloc(s->nglobals ? s->nglobals : 1, sizeof(*s->globals));
-    if (!s->globals)
+    if (!(s->globals = entries_for(globals, sizeof(*s->globals), &s->nglobals)))
         return rpl_error_oom();
     cJSON_ArrayForEach(g, globals)
     {
         rpl_snap_global *sg = &s->globals[i];
 
-        snprintf(field, sizeof(field), "globals[%zu]", i);
-        if (!cJSON_IsObject(g))
-            return bad(c, field, "must be an object");
-        snprintf(field, sizeof(field), "globals[%zu].name", i);
-        if ((rc = get_string(c, g, "name", field, true, &sg->name)) != 0)
+        if ((rc = entry(c, where, "globals", i, g)) != 0 ||
+            (rc = get_string(c, g, where, "name", true, &sg->name)) != 0 ||
+            (rc = get_hex(c, g, where, "address", true, &sg->address)) != 0 ||
+            (rc = get_uint(c, g, where, "size", true, 1, (uint64_t)MAX_JSON_INT, &sg->size)) != 0)
             return rc;
-        snprintf(field, sizeof(field), "globals[%zu].address", i);
-        if ((rc = get_hex(c, g, "address", field, true, &sg->address)) != 0)
-            return rc;
-        snprintf(field, sizeof(field), "globals[%zu].size", i);
-        if ((rc = get_uint(c, g, "size", field, true, 1, (uint64_t)MAX_JSON_INT, &sg->size)) != 0)
-            return rc;
-        if (sg->size > UINT64_MAX - sg->address) {
-            snprintf(field, sizeof(field), "globals[%zu]", i);
-            return bad(c, field, "runs past the end of the address space");
-        }
-        snprintf(field, sizeof(field), "globals[%zu].file", i);
-        if ((rc = get_path(c, g, "file", field, true, &sg->file)) != 0)
-            return rc;
-        snprintf(field, sizeof(field), "globals[%zu].post_file", i);
-        if ((rc = get_path(c, g, "post_file", field, false, &sg->post_file)) != 0)
+        if (sg->size > UINT64_MAX - sg->address)
+            return bad(c, where, "runs past the end of the address space");
+        if ((rc = get_path(c, g, where, "file", true, &sg->file)) != 0 ||
+            (rc = get_path(c, g, where, "post_file", false, &sg->post_file)) != 0)
             return rc;
         i++;
     }
@@ -362,35 +367,27 @@ static int parse_files(const jctx *c, rpl_snapshot *s, const cJSON *files)
 {
     const cJSON *f;
     size_t i = 0;
-    char field[64];
+    char where[WHERE_MAX], field[FIELD_MAX];
     int rc;
 
-    s->nfiles = (size_t)cJSON_GetArraySize(files);
-    s->files = calloc(s->nfiles ? s->nfiles : 1, sizeof(*s->files));
-    if (!s->files)
+    if (!(s->files = entries_for(files, sizeof(*s->files), &s->nfiles)))
         return rpl_error_oom();
     cJSON_ArrayForEach(f, files)
     {
         rpl_snap_file *sf = &s->files[i];
         char *digest = NULL;
 
-        snprintf(field, sizeof(field), "files[%zu]", i);
-        if (!cJSON_IsObject(f))
-            return bad(c, field, "must be an object");
-        snprintf(field, sizeof(field), "files[%zu].path", i);
-        if ((rc = get_path(c, f, "path", field, true, &sf->path)) != 0)
+        if ((rc = entry(c, where, "files", i, f)) != 0 ||
+            (rc = get_path(c, f, where, "path", true, &sf->path)) != 0)
             return rc;
         if (strcmp(sf->path, SNAP_DISPATCH) == 0)
-            return bad(c, field, "names dispatch.json itself");
-        snprintf(field, sizeof(field), "files[%zu].size", i);
-        if ((rc = get_uint(c, f, "size", field, true, 0, (uint64_t)MAX_JSON_INT, &sf->size)) != 0)
-            return rc;
-        snprintf(field, sizeof(field), "files[%zu].sha256", i);
-        if ((rc = get_string(c, f, "sha256", field, true, &digest)) != 0)
+            return bad(c, field_of(field, where, "path"), "names dispatch.json itself");
+        if ((rc = get_uint(c, f, where, "size", true, 0, (uint64_t)MAX_JSON_INT, &sf->size)) != 0 ||
+            (rc = get_string(c, f, where, "sha256", true, &digest)) != 0)
             return rc;
         if (strlen(digest) != 64 || strspn(digest, "0123456789abcdef") != 64) {
             free(digest);
-            return bad(c, field, "must be 64 lowercase hex digits");
+            return bad(c, field_of(field, where, "sha256"), "must be 64 lowercase hex digits");
         }
         memcpy(sf->sha256, digest, 65);
         free(digest);
@@ -402,7 +399,7 @@ static int parse_files(const jctx *c, rpl_snapshot *s, const cJSON *files)
 static int parse_backend(const jctx *c, rpl_snapshot *s, const cJSON *doc)
 {
     char *backend = NULL;
-    int rc = get_string(c, doc, "backend", "backend", true, &backend);
+    int rc = get_string(c, doc, "", "backend", true, &backend);
 
     if (rc)
         return rc;
@@ -418,14 +415,14 @@ static int parse_backend(const jctx *c, rpl_snapshot *s, const cJSON *doc)
 
 static int parse_arch(const jctx *c, rpl_snapshot *s, const cJSON *doc)
 {
-    int rc = get_string(c, doc, "arch", "arch", true, &s->arch);
+    int rc = get_string(c, doc, "", "arch", true, &s->arch);
 
     if (rc)
         return rc;
     if (strlen(s->arch) > 32 ||
         strspn(s->arch, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(s->arch))
         return bad(c, "arch", "'%s' is not an architecture name such as sm_90 or gfx942", s->arch);
-    if ((rc = get_string(c, doc, "target", "target", false, &s->target)) != 0)
+    if ((rc = get_string(c, doc, "", "target", false, &s->target)) != 0)
         return rc;
     if (!s->target && !(s->target = strdup(s->arch)))
         return rpl_error_oom();
@@ -437,14 +434,11 @@ static int parse_kernel(const jctx *c, rpl_snapshot *s, const cJSON *doc)
     const cJSON *k;
     int rc;
 
-    if ((rc = get_object(c, doc, "kernel", "kernel", true, &k)) != 0 ||
-        (rc = get_string(c, k, "mangled_name", "kernel.mangled_name", true, &s->mangled_name)) !=
-            0 ||
-        (rc = get_string(c, k, "demangled_name", "kernel.demangled_name", false,
-                         &s->demangled_name)) != 0 ||
-        (rc = get_path(c, k, "code_object", "kernel.code_object", true, &s->code_object_file)) !=
-            0 ||
-        (rc = get_string(c, k, "symbol", "kernel.symbol", true, &s->code_object_symbol)) != 0)
+    if ((rc = get_object(c, doc, "", "kernel", true, &k)) != 0 ||
+        (rc = get_string(c, k, "kernel", "mangled_name", true, &s->mangled_name)) != 0 ||
+        (rc = get_string(c, k, "kernel", "demangled_name", false, &s->demangled_name)) != 0 ||
+        (rc = get_path(c, k, "kernel", "code_object", true, &s->code_object_file)) != 0 ||
+        (rc = get_string(c, k, "kernel", "symbol", true, &s->code_object_symbol)) != 0)
         return rc;
     if (!s->demangled_name && !(s->demangled_name = strdup(s->mangled_name)))
         return rpl_error_oom();
@@ -457,19 +451,18 @@ static int parse_launch(const jctx *c, rpl_snapshot *s, const cJSON *doc)
     uint64_t setup = 3;
     int rc;
 
-    if ((rc = get_object(c, doc, "launch", "launch", true, &l)) != 0 ||
-        (rc = get_dim3(c, l, "grid", "launch.grid", true, 1, UINT32_MAX, s->grid)) != 0 ||
-        (rc = get_dim3(c, l, "block", "launch.block", true, 1, 1024, s->block)) != 0 ||
-        (rc = get_dim3(c, l, "cluster", "launch.cluster", false, 0, 1024, s->cluster)) != 0 ||
-        (rc = get_u32(c, l, "dynamic_shared_bytes", "launch.dynamic_shared_bytes", false, 0,
-                      UINT32_MAX, &s->dynamic_shared_bytes)) != 0 ||
-        (rc = get_u32(c, l, "static_shared_bytes", "launch.static_shared_bytes", false, 0,
-                      UINT32_MAX, &s->static_shared_bytes)) != 0 ||
-        (rc = get_u32(c, l, "private_segment_bytes", "launch.private_segment_bytes", false, 0,
-                      UINT32_MAX, &s->private_segment_bytes)) != 0 ||
-        (rc = get_hex(c, l, "kernel_object", "launch.kernel_object", false, &s->kernel_object)) !=
-            0 ||
-        (rc = get_uint(c, l, "setup_dims", "launch.setup_dims", false, 1, 3, &setup)) != 0)
+    if ((rc = get_object(c, doc, "", "launch", true, &l)) != 0 ||
+        (rc = get_dim3(c, l, "launch", "grid", true, 1, UINT32_MAX, s->grid)) != 0 ||
+        (rc = get_dim3(c, l, "launch", "block", true, 1, 1024, s->block)) != 0 ||
+        (rc = get_dim3(c, l, "launch", "cluster", false, 0, 1024, s->cluster)) != 0 ||
+        (rc = get_u32(c, l, "launch", "dynamic_shared_bytes", false, 0, UINT32_MAX,
+                      &s->dynamic_shared_bytes)) != 0 ||
+        (rc = get_u32(c, l, "launch", "static_shared_bytes", false, 0, UINT32_MAX,
+                      &s->static_shared_bytes)) != 0 ||
+        (rc = get_u32(c, l, "launch", "private_segment_bytes", false, 0, UINT32_MAX,
+                      &s->private_segment_bytes)) != 0 ||
+        (rc = get_hex(c, l, "launch", "kernel_object", false, &s->kernel_object)) != 0 ||
+        (rc = get_uint(c, l, "launch", "setup_dims", false, 1, 3, &setup)) != 0)
         return rc;
     s->setup_dims = (uint16_t)setup;
     if ((uint64_t)s->block[0] * s->block[1] * s->block[2] > 1024)
@@ -486,12 +479,11 @@ static int parse_kernarg(const jctx *c, rpl_snapshot *s, const cJSON *doc)
     uint64_t align = 8;
     int rc;
 
-    if ((rc = get_object(c, doc, "kernarg", "kernarg", true, &k)) != 0 ||
-        (rc = get_path(c, k, "file", "kernarg.file", true, &s->kernarg_file)) != 0 ||
-        (rc = get_uint(c, k, "size", "kernarg.size", true, 0, 16u << 20, &s->kernarg_size)) != 0 ||
-        (rc = get_uint(c, k, "alignment", "kernarg.alignment", false, 1, 4096, &align)) != 0 ||
-        (rc = get_array(c, k, "params", "kernarg.params", false, &params,
-                        RPL_SNAPSHOT_MAX_PARAMS)) != 0)
+    if ((rc = get_object(c, doc, "", "kernarg", true, &k)) != 0 ||
+        (rc = get_path(c, k, "kernarg", "file", true, &s->kernarg_file)) != 0 ||
+        (rc = get_uint(c, k, "kernarg", "size", true, 0, 16u << 20, &s->kernarg_size)) != 0 ||
+        (rc = get_uint(c, k, "kernarg", "alignment", false, 1, 4096, &align)) != 0 ||
+        (rc = get_array(c, k, "kernarg", "params", false, &params, RPL_SNAPSHOT_MAX_PARAMS)) != 0)
         return rc;
     if (align & (align - 1))
         return bad(c, "kernarg.alignment", "must be a power of two");
@@ -505,24 +497,21 @@ static int parse_capture(const jctx *c, rpl_snapshot *s, const cJSON *doc)
     uint64_t pid = 0;
     int rc;
 
-    if ((rc = get_object(c, doc, "device", "device", false, &dev)) != 0)
+    if ((rc = get_object(c, doc, "", "device", false, &dev)) != 0)
         return rc;
-    if (dev && ((rc = get_string(c, dev, "name", "device.name", false, &s->device_name)) != 0 ||
-                (rc = get_string(c, dev, "driver_version", "device.driver_version", false,
-                                 &s->driver_version)) != 0 ||
-                (rc = get_string(c, dev, "runtime_version", "device.runtime_version", false,
-                                 &s->runtime_version)) != 0))
+    if (dev &&
+        ((rc = get_string(c, dev, "device", "name", false, &s->device_name)) != 0 ||
+         (rc = get_string(c, dev, "device", "driver_version", false, &s->driver_version)) != 0 ||
+         (rc = get_string(c, dev, "device", "runtime_version", false, &s->runtime_version)) != 0))
         return rc;
-    if ((rc = get_string(c, doc, "tool_version", "tool_version", false, &s->tool_version)) != 0 ||
-        (rc = get_object(c, doc, "capture", "capture", false, &cap)) != 0 || !cap)
+    if ((rc = get_string(c, doc, "", "tool_version", false, &s->tool_version)) != 0 ||
+        (rc = get_object(c, doc, "", "capture", false, &cap)) != 0 || !cap)
         return rc;
-    if ((rc = get_uint(c, cap, "dispatch_index", "capture.dispatch_index", false, 0,
-                       (uint64_t)MAX_JSON_INT, &s->dispatch_index)) != 0 ||
-        (rc = get_uint(c, cap, "pid", "capture.pid", false, 0, INT32_MAX, &pid)) != 0 ||
-        (rc = get_bool(c, cap, "aslr_disabled", "capture.aslr_disabled", false,
-                       &s->aslr_disabled)) != 0 ||
-        (rc = get_string(c, cap, "captured_at", "capture.captured_at", false, &s->captured_at)) !=
-            0)
+    if ((rc = get_uint(c, cap, "capture", "dispatch_index", false, 0, (uint64_t)MAX_JSON_INT,
+                       &s->dispatch_index)) != 0 ||
+        (rc = get_uint(c, cap, "capture", "pid", false, 0, INT32_MAX, &pid)) != 0 ||
+        (rc = get_bool(c, cap, "capture", "aslr_disabled", false, &s->aslr_disabled)) != 0 ||
+        (rc = get_string(c, cap, "capture", "captured_at", false, &s->captured_at)) != 0)
         return rc;
     s->capture_pid = (int64_t)pid;
     return 0;
@@ -538,10 +527,9 @@ static int parse_dispatch(rpl_snapshot *s, const char *path, const cJSON *doc)
         (rc = parse_arch(&c, s, doc)) != 0 || (rc = parse_kernel(&c, s, doc)) != 0 ||
         (rc = parse_launch(&c, s, doc)) != 0 || (rc = parse_kernarg(&c, s, doc)) != 0 ||
         (rc = parse_capture(&c, s, doc)) != 0 ||
-        (rc = get_array(&c, doc, "globals", "globals", false, &globals,
-                        RPL_SNAPSHOT_MAX_REGIONS)) != 0 ||
+        (rc = get_array(&c, doc, "", "globals", false, &globals, RPL_SNAPSHOT_MAX_REGIONS)) != 0 ||
         (globals && (rc = parse_globals(&c, s, globals)) != 0) ||
-        (rc = get_array(&c, doc, "files", "files", true, &files, MAX_FILES)) != 0)
+        (rc = get_array(&c, doc, "", "files", true, &files, MAX_FILES)) != 0)
         return rc;
     return parse_files(&c, s, files);
 }
@@ -563,43 +551,33 @@ static int parse_region(const jctx *c, rpl_snap_region *r, const cJSON *item, si
 {
     static const char *const kinds[] = {"device",  "pool",    "vmm", "host",
                                         "managed", "kernarg", "code"};
-    char field[64];
+    char where[WHERE_MAX], field[FIELD_MAX];
     bool known = false;
     int rc;
 
-    snprintf(field, sizeof(field), "regions[%zu]", i);
-    if (!cJSON_IsObject(item))
-        return bad(c, field, "must be an object");
-    snprintf(field, sizeof(field), "regions[%zu].base", i);
-    if ((rc = get_hex(c, item, "base", field, true, &r->base)) != 0)
+    if ((rc = entry(c, where, "regions", i, item)) != 0 ||
+        (rc = get_hex(c, item, where, "base", true, &r->base)) != 0 ||
+        (rc = get_uint(c, item, where, "size", true, 1, (uint64_t)MAX_JSON_INT, &r->size)) != 0)
         return rc;
-    snprintf(field, sizeof(field), "regions[%zu].size", i);
-    if ((rc = get_uint(c, item, "size", field, true, 1, (uint64_t)MAX_JSON_INT, &r->size)) != 0)
-        return rc;
-    snprintf(field, sizeof(field), "regions[%zu]", i);
     if (r->size > UINT64_MAX - r->base)
-        return bad(c, field, "runs past the end of the address space");
-    snprintf(field, sizeof(field), "regions[%zu].kind", i);
-    if ((rc = get_string(c, item, "kind", field, true, &r->kind)) != 0)
+        return bad(c, where, "runs past the end of the address space");
+    if ((rc = get_string(c, item, where, "kind", true, &r->kind)) != 0)
         return rc;
     for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
         known = known || strcmp(r->kind, kinds[k]) == 0;
     if (!known)
-        return bad(c, field, "'%s' is not one of device, pool, vmm, host, managed, kernarg, code",
-                   r->kind);
-    snprintf(field, sizeof(field), "regions[%zu].file", i);
-    if ((rc = get_path(c, item, "file", field, true, &r->file)) != 0 ||
-        (rc = check_region_file(c, field, r->file, r->base, false)) != 0)
+        return bad(c, field_of(field, where, "kind"),
+                   "'%s' is not one of device, pool, vmm, host, managed, kernarg, code", r->kind);
+    if ((rc = get_path(c, item, where, "file", true, &r->file)) != 0 ||
+        (rc = check_region_file(c, field_of(field, where, "file"), r->file, r->base, false)) != 0)
         return rc;
-    snprintf(field, sizeof(field), "regions[%zu].post_file", i);
-    if ((rc = get_path(c, item, "post_file", field, false, &r->post_file)) != 0 ||
-        (r->post_file && (rc = check_region_file(c, field, r->post_file, r->base, true)) != 0))
+    if ((rc = get_path(c, item, where, "post_file", false, &r->post_file)) != 0 ||
+        (r->post_file && (rc = check_region_file(c, field_of(field, where, "post_file"),
+                                                 r->post_file, r->base, true)) != 0))
         return rc;
-    snprintf(field, sizeof(field), "regions[%zu].dtype", i);
-    if ((rc = get_dtype(c, item, "dtype", field, &r->dtype)) != 0)
+    if ((rc = get_dtype(c, item, where, "dtype", &r->dtype)) != 0)
         return rc;
-    snprintf(field, sizeof(field), "regions[%zu].written", i);
-    return get_bool(c, item, "written", field, false, &r->written);
+    return get_bool(c, item, where, "written", false, &r->written);
 }
 
 static int parse_regions(rpl_snapshot *s, const char *path, const cJSON *doc)
@@ -610,12 +588,9 @@ static int parse_regions(rpl_snapshot *s, const char *path, const cJSON *doc)
     int rc;
 
     if ((rc = check_version(&c, doc)) != 0 ||
-        (rc = get_array(&c, doc, "regions", "regions", true, &regions, RPL_SNAPSHOT_MAX_REGIONS)) !=
-            0)
+        (rc = get_array(&c, doc, "", "regions", true, &regions, RPL_SNAPSHOT_MAX_REGIONS)) != 0)
         return rc;
-    s->nregions = (size_t)cJSON_GetArraySize(regions);
-    s->regions = calloc(s->nregions ? s->nregions : 1, sizeof(*s->regions));
-    if (!s->regions)
+    if (!(s->regions = entries_for(regions, sizeof(*s->regions), &s->nregions)))
         return rpl_error_oom();
     cJSON_ArrayForEach(item, regions)
     {

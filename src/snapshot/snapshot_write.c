@@ -30,7 +30,7 @@ struct rpl_snapshot_writer {
     rpl_snap_file *files;
     size_t nfiles, cap;
     char **dirs; /* subdirectories created, relative, in creation order */
-    size_t ndirs;
+    size_t ndirs, cap_dirs;
     bool wrote_dispatch;
     bool failed; /* a write failed: the snapshot cannot be committed */
     /* The file being streamed (fd < 0 when none). */
@@ -93,7 +93,7 @@ static int make_parents(rpl_snapshot_writer *w, const char *rel)
 {
     for (const char *slash = strchr(rel, '/'); slash; slash = strchr(slash + 1, '/')) {
         size_t n = (size_t)(slash - rel);
-        char *sub, *path = NULL, **grown;
+        char *sub, *path = NULL;
         bool known = false;
         int rc;
 
@@ -114,12 +114,10 @@ static int make_parents(rpl_snapshot_writer *w, const char *rel)
             return rc;
         }
         free(path);
-        grown = realloc(w->dirs, (w->ndirs + 1) * sizeof(*grown));
-        if (!grown) {
+        if ((rc = RPL_ARRAY_GROW(w->dirs, w->cap_dirs, w->ndirs + 1)) != RPL_OK) {
             free(sub);
-            return rpl_error_oom();
+            return rc;
         }
-        w->dirs = grown;
         w->dirs[w->ndirs++] = sub;
     }
     return 0;

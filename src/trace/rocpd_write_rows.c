@@ -473,6 +473,15 @@ static int put_events(rpl_rocpd_writer *w)
     return close_batch(b, rc);
 }
 
+/* The first columns of a region, dispatch or copy row: id, nid, pid, tid. */
+static void event_columns(batch *b, const rpl_trace *t, uint32_t i, int64_t nid, uint32_t thread)
+{
+    vi(b, (int64_t)i + 1);
+    vi(b, nid);
+    vi(b, rpl_trace_pid(t, thread));
+    vi(b, rpl_trace_tid(t, thread));
+}
+
 static int put_regions(rpl_rocpd_writer *w, int64_t nid)
 {
     const rpl_trace *t = w->t;
@@ -484,10 +493,7 @@ static int put_regions(rpl_rocpd_writer *w, int64_t nid)
         rc = open_batch(w, &arg, "rocpd_arg", "event_id, position, type, name, value");
     for (uint32_t i = 0; i < t->regions.count && !rc; i++) {
         const rpl_region *r = &t->regions.items[i];
-        vi(b, (int64_t)i + 1);
-        vi(b, nid);
-        vi(b, rpl_trace_pid(t, r->thread));
-        vi(b, rpl_trace_tid(t, r->thread));
+        event_columns(b, t, i, nid, r->thread);
         vi(b, r->start);
         vi(b, r->end);
         vi(b, rpl_rocpd_writer_string_id(w, r->name));
@@ -522,10 +528,7 @@ static int put_dispatches(rpl_rocpd_writer *w, int64_t nid)
         rc = open_batch(w, &pmc, "rocpd_pmc_event", "id, event_id, pmc_id, value");
     for (uint32_t i = 0; i < t->dispatches.count && !rc; i++) {
         const rpl_dispatch *d = &t->dispatches.items[i];
-        vi(b, (int64_t)i + 1);
-        vi(b, nid);
-        vi(b, rpl_trace_pid(t, d->thread));
-        vi(b, rpl_trace_tid(t, d->thread));
+        event_columns(b, t, i, nid, d->thread);
         vx(b, d->agent);
         vx(b, d->kernel);
         vi(b, d->dispatch_id);
@@ -567,10 +570,7 @@ static int put_memcpys(rpl_rocpd_writer *w, int64_t nid)
 
     for (uint32_t i = 0; i < t->memcpys.count && !rc; i++) {
         const rpl_memcpy *m = &t->memcpys.items[i];
-        vi(b, (int64_t)i + 1);
-        vi(b, nid);
-        vi(b, rpl_trace_pid(t, m->thread));
-        vi(b, rpl_trace_tid(t, m->thread));
+        event_columns(b, t, i, nid, m->thread);
         vi(b, m->start);
         vi(b, m->end);
         vi(b, rpl_rocpd_writer_string_id(w, rpl_rocpd_copy_name(m)));

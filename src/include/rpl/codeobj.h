@@ -79,9 +79,9 @@ typedef struct rpl_codeobj_set {
     size_t cap;
     size_t n_images; /* device code objects / cubins read */
     char **globals;  /* NVIDIA cubins: the device variables (defined OBJECT symbols), by name */
-    size_t n_globals;
+    size_t n_globals, cap_globals;
     char **warnings; /* things skipped, one line each */
-    size_t n_warnings;
+    size_t n_warnings, cap_warnings;
     rpl_codeobj_image_fn on_image; /* or NULL */
     void *image_ctx;
 } rpl_codeobj_set;

@@ -48,5 +48,19 @@ cJSON *rpl_json_doc_add_int64(rpl_json_doc *d, cJSON *o, const char *key, int64_
 cJSON *rpl_json_doc_add_string(rpl_json_doc *d, cJSON *o, const char *key, const char *s);
 /* A new empty object at the end of the array `arr`. */
 cJSON *rpl_json_doc_push_object(rpl_json_doc *d, cJSON *arr);
+/* `item` appended to the array `arr`; on failure `item` is freed and NULL returned. */
+cJSON *rpl_json_doc_push(rpl_json_doc *d, cJSON *arr, cJSON *item);
+/* The member "tool": {"name": "rocm-perf", "version": ...} that our documents carry. */
+void rpl_json_doc_add_tool(rpl_json_doc *d, cJSON *o);
+/*
+ * Begin a document: *out = NULL and a new object holding its
+ * "schema_version"; NULL when out of memory (return rpl_error_oom()).
+ */
+cJSON *rpl_json_doc_begin(rpl_json_doc *d, const char *schema_version, cJSON **out);
+/*
+ * End a document: hand `root` to *out and return 0, or, when an adder
+ * failed, free it and return RPL_ENOMEM.
+ */
+int rpl_json_doc_finish(rpl_json_doc *d, cJSON *root, cJSON **out);
 
 #endif

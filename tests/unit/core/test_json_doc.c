@@ -8,8 +8,10 @@
 
 #include <cmocka.h>
 
+#include "rpl/error.h"
 #include "rpl/json_doc.h"
 #include "rpl/strbuf.h"
+#include "rpl/version.h"
 
 /* The unformatted text of `o`, compared and freed. */
 static void assert_prints(cJSON *o, const char *want)
@@ -104,6 +106,59 @@ static void check_records_a_missing_item(void **state)
     cJSON_Delete(item);
 }
 
+static void push_appends_or_frees(void **state)
+{
+    rpl_json_doc d = {false};
+    cJSON *arr = cJSON_CreateArray();
+
+    (void)state;
+    assert_non_null(rpl_json_doc_push(&d, arr, cJSON_CreateString("a")));
+    assert_non_null(rpl_json_doc_push_object(&d, arr));
+    assert_prints(arr, "[\"a\",{}]");
+    assert_false(d.oom);
+    /* A missing item (its creation failed) is recorded, the array unchanged. */
+    assert_null(rpl_json_doc_push(&d, arr, NULL));
+    assert_true(d.oom);
+    assert_int_equal(cJSON_GetArraySize(arr), 2);
+    cJSON_Delete(arr);
+}
+
+static void tool_names_this_program(void **state)
+{
+    rpl_json_doc d = {false};
+    cJSON *o = cJSON_CreateObject();
+    const cJSON *tool;
+
+    (void)state;
+    rpl_json_doc_add_tool(&d, o);
+    tool = cJSON_GetObjectItemCaseSensitive(o, "tool");
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(tool, "name")->valuestring, "rocm-perf");
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(tool, "version")->valuestring,
+                        RPL_VERSION_STRING);
+    assert_false(d.oom);
+    cJSON_Delete(o);
+}
+
+static void begin_and_finish_bracket_a_document(void **state)
+{
+    rpl_json_doc d = {false};
+    cJSON stale, *out = &stale; /* begin clears it */
+    cJSON *root = rpl_json_doc_begin(&d, "1.2", &out);
+
+    (void)state;
+    assert_non_null(root);
+    assert_null(out);
+    assert_prints(root, "{\"schema_version\":\"1.2\"}");
+    assert_int_equal(rpl_json_doc_finish(&d, root, &out), 0);
+    assert_ptr_equal(out, root);
+    cJSON_Delete(out);
+    /* After a failed adder the document is freed (LeakSanitizer sees it otherwise). */
+    out = NULL;
+    d.oom = true;
+    assert_int_equal(rpl_json_doc_finish(&d, cJSON_CreateObject(), &out), RPL_ENOMEM);
+    assert_null(out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -112,6 +167,9 @@ int main(void)
         cmocka_unit_test(set_number_keeps_the_place),
         cmocka_unit_test(number_text_matches_the_items),
         cmocka_unit_test(check_records_a_missing_item),
+        cmocka_unit_test(push_appends_or_frees),
+        cmocka_unit_test(tool_names_this_program),
+        cmocka_unit_test(begin_and_finish_bracket_a_document),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -130,9 +130,11 @@ if(NOT PROJECT_IS_TOP_LEVEL)
 endif()
 
 # `rocm-perf new-test` finds its templates beside the program once installed,
-# else in the source tree it was built from.
+# else in the source tree it was built from (core/templates.c, and cli/).
 file(RELATIVE_PATH _rpl_bin_to_templates "/p/${CMAKE_INSTALL_BINDIR}"
      "/p/${CMAKE_INSTALL_DATADIR}/rocm-perf-lab/templates")
-target_compile_definitions(rocm-perf PRIVATE
-    RPL_TEMPLATES_FROM_BINDIR="${_rpl_bin_to_templates}"
-    RPL_SOURCE_TEMPLATES_DIR="${PROJECT_SOURCE_DIR}/templates")
+foreach(_t rpl rocm-perf)
+    target_compile_definitions(${_t} PRIVATE
+        RPL_TEMPLATES_FROM_BINDIR="${_rpl_bin_to_templates}"
+        RPL_SOURCE_TEMPLATES_DIR="${PROJECT_SOURCE_DIR}/templates")
+endforeach()

@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 
-#include "parse_options.h"
+#include "rpl/parse_options.h"
 
 typedef struct rpl_cli_cmd {
     const char *name;
@@ -32,25 +32,5 @@ int cmd_version(int argc, char **argv);
 
 /* The whole argv of main(), for commands that re-execute rocm-perf (replay without ASLR). */
 char **rpl_cli_argv(void);
-
-/*
- * Report the last library error as "rocm-perf: <message>" on stderr and
- * return the exit code for `status`.
- */
-int rpl_cli_fail(int status);
-
-/*
- * An output file named by option `opt` can be written later: its folder
- * exists and it is not itself a folder.  Else a usage error (exit 2), so
- * that a long run does not end on a path that never worked.
- */
-int rpl_cli_check_output(const char *opt, const char *path);
-
-/*
- * The profiler of program runs from ROCM_PERF_BACKEND and the CUPTI kernel
- * timing from ROCM_PERF_KERNEL_TIMING, when set.  0, or exit code 2 for a
- * bad value (message printed).
- */
-int rpl_cli_profiler_env(int *backend, int *kernel_timing);
 
 #endif

@@ -3,17 +3,12 @@
  * (rpl/autotune.h).  Exit 0 with a best config, 1 when no config could be
  * measured, 2 bad usage or input, 3 environment, 77 no GPU.
  */
-#include <errno.h>
-#include <math.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "cli.h"
 #include "rpl/autotune.h"
 #include "rpl/error.h"
-#include "rpl/json.h"
 #include "rpl/log.h"
 #include "rpl/profile_backend.h"
 #include "rpl/strbuf.h"
@@ -26,64 +21,18 @@ typedef struct tune_args {
     char **devices;
 } tune_args;
 
-/* "30%" and "0.3" are fractions of the space, "60" a count. */
 static int parse_budget(void *value, const rpl_option *opt, const char *arg)
 {
-    rpl_tune_opts *o = value;
-    char *end;
-    double v;
-
     (void)opt;
-    errno = 0;
-    v = strtod(arg, &end);
-    if (end != arg && !errno && *end == '%' && end[1] == '\0' && v > 0 && v <= 100) {
-        o->budget_fraction = v / 100;
-        return 0;
-    }
-    if (end != arg && !errno && *end == '\0' && strchr(arg, '.') && v > 0 && v <= 1) {
-        o->budget_fraction = v;
-        return 0;
-    }
-    if (end != arg && !errno && *end == '\0' && !strchr(arg, '.') && v >= 1 && v <= 1e9 &&
-        v == floor(v)) {
-        o->budget_count = (size_t)v;
-        return 0;
-    }
-    return rpl_cli_usage_error("--budget takes a fraction (30%%, 0.3) or a count of configs "
-                               "(60), not '%s'",
-                               arg);
+    return rpl_tune_budget_parse(value, arg) ? rpl_cli_fail(RPL_EUSAGE) : 0;
 }
 
-/* "2,3" into a NULL-terminated list. */
 static int parse_devices(void *value, const rpl_option *opt, const char *arg)
 {
-    char ***devices = value;
-    size_t len = strlen(arg), k = 0;
-    char *copy = strdup(arg), *save = NULL;
+    int rc = rpl_tune_devices_parse(value, arg);
 
     (void)opt;
-    rpl_argv_free(*devices);
-    if (!copy || !(*devices = calloc(len + 2, sizeof(**devices)))) {
-        free(copy);
-        return rpl_cli_fail(rpl_error_oom());
-    }
-    for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        if (!tok[0] || strspn(tok, "0123456789abcdefABCDEF-GPU") != strlen(tok)) {
-            free(copy);
-            return rpl_cli_usage_error("--devices takes GPU indices or UUIDs separated by "
-                                       "commas, not '%s'",
-                                       arg);
-        }
-        if (!((*devices)[k++] = strdup(tok))) {
-            free(copy);
-            return rpl_cli_fail(rpl_error_oom());
-        }
-    }
-    free(copy);
-    if (k == 0 || k > RPL_TUNE_MAX_JOBS)
-        return rpl_cli_usage_error("--devices lists 1 to %d GPUs, not '%s'", RPL_TUNE_MAX_JOBS,
-                                   arg);
-    return 0;
+    return rc ? rpl_cli_fail(rc) : 0;
 }
 
 static int parse_backend(void *value, const rpl_option *opt, const char *arg)
@@ -186,20 +135,9 @@ static const rpl_command tune_command = {
 
 static int env_defaults(tune_args *a)
 {
-    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    rpl_strbuf sb = RPL_STRBUF_INIT;
-    int rc = rpl_cli_profiler_env(&a->o.backend, &a->o.kernel_timing);
-
-    if (rc != 0)
-        return rc;
-    if (xdg && xdg[0])
-        rpl_strbuf_printf(&sb, "%s/rocm-perf/autotune.db", xdg);
-    else if (home && home[0])
-        rpl_strbuf_printf(&sb, "%s/.cache/rocm-perf/autotune.db", home);
-    a->default_cache = sb.len ? rpl_strbuf_detach(&sb) : NULL;
-    rpl_strbuf_release(&sb);
+    a->default_cache = rpl_tune_default_cache_path();
     a->o.cache_path = a->default_cache;
-    return 0;
+    return rpl_profiler_env(&a->o.backend, &a->o.kernel_timing) ? rpl_cli_fail(RPL_EUSAGE) : 0;
 }
 
 /* 0 parsed, -2 after --help, else the exit code. */
@@ -234,19 +172,6 @@ static int parse_args(tune_args *a, int argc, char **argv)
     return 0;
 }
 
-static int write_outputs(const tune_args *a, const rpl_tune_result *r)
-{
-    cJSON *doc = NULL;
-    int rc = RPL_OK;
-
-    if (a->json && (rc = rpl_tune_result_json(&doc, r)) == RPL_OK)
-        rc = rpl_json_write_file(a->json, doc);
-    cJSON_Delete(doc);
-    if (rc == RPL_OK && a->plot)
-        rc = rpl_tune_plot_svg(a->plot, r);
-    return rc;
-}
-
 int cmd_autotune(int argc, char **argv)
 {
     tune_args a = {0};
@@ -259,17 +184,8 @@ int cmd_autotune(int argc, char **argv)
     if (rc == 0) {
         rc = rpl_tune_run(&r, &a.o);
         if (rc == RPL_OK)
-            rc = write_outputs(&a, r);
-        if (rc == RPL_OK)
-            rc = rpl_tune_summary_text(&summary, r);
-        if (rc == RPL_OK) {
-            fputs(rpl_strbuf_cstr(&summary), stdout);
-            if (r->best == SIZE_MAX)
-                rc = rpl_error_set(RPL_EFAIL,
-                                   "no configuration could be measured (%zu failed to build, "
-                                   "%zu pruned, %zu failed or timed out)",
-                                   r->build_failed, r->pruned, r->run_failed);
-        }
+            rc = rpl_tune_report(&summary, r, a.json, a.plot);
+        fputs(rpl_strbuf_cstr(&summary), stdout);
         rc = rc == RPL_OK ? RPL_EXIT_OK : rpl_cli_fail(rc);
     } else if (rc == -2) {
         rc = RPL_EXIT_OK;

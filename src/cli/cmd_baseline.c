@@ -123,14 +123,8 @@ static int update(int argc, char **argv, bool accepting)
     rpl_gate_measurement m = {0};
     rpl_strbuf report = RPL_STRBUF_INIT;
     char *path = NULL;
-    int rc = gate_args_parse(&a, &update_command, argc, argv);
+    int rc = gate_args_parse(&a, &update_command, accepting, argc, argv);
 
-    if (rc < 0 && accepting && !a.run.reason)
-        rc = rpl_cli_usage_error("baseline accept needs --reason TEXT (why the baseline moves)");
-    else if (rc < 0 && !accepting && a.run.reason)
-        rc = rpl_cli_usage_error("--reason belongs to 'baseline accept'");
-    else if (rc < 0 && a.run.reason && a.run.in.nstatic)
-        rc = rpl_cli_usage_error("baseline accept records runtime moves: give --trace or -- APP");
     if (rc < 0) {
         rc = rpl_gate_measure(&m, &a.run.in);
         if (rc == RPL_OK)
@@ -167,36 +161,15 @@ static int trend(int argc, char **argv)
     return rc == RPL_OK ? RPL_EXIT_OK : rpl_cli_fail(rc);
 }
 
-static int show(const char *file)
+/* `show FILE` (fb NULL) or `diff A B`. */
+static int show_or_diff(const char *fa, const char *fb)
 {
-    rpl_baseline *b = NULL;
     rpl_strbuf sb = RPL_STRBUF_INIT;
-    int rc = rpl_baseline_read(&b, file);
+    int rc = fb ? rpl_baseline_diff_files(&sb, fa, fb) : rpl_baseline_show_file(&sb, fa);
 
-    if (rc == RPL_OK)
-        rc = rpl_baseline_describe(&sb, b);
     if (rc == RPL_OK)
         fputs(rpl_strbuf_cstr(&sb), stdout);
     rpl_strbuf_release(&sb);
-    rpl_baseline_free(b);
-    return rc == RPL_OK ? RPL_EXIT_OK : rpl_cli_fail(rc);
-}
-
-static int diff(const char *fa, const char *fb)
-{
-    rpl_baseline *a = NULL, *b = NULL;
-    rpl_strbuf sb = RPL_STRBUF_INIT;
-    int rc = rpl_baseline_read(&a, fa);
-
-    if (rc == RPL_OK)
-        rc = rpl_baseline_read(&b, fb);
-    if (rc == RPL_OK)
-        rc = rpl_baseline_diff(&sb, a, b);
-    if (rc == RPL_OK)
-        printf("%s -> %s:\n%s", fa, fb, sb.len ? rpl_strbuf_cstr(&sb) : "  no differences\n");
-    rpl_strbuf_release(&sb);
-    rpl_baseline_free(a);
-    rpl_baseline_free(b);
     return rc == RPL_OK ? RPL_EXIT_OK : rpl_cli_fail(rc);
 }
 
@@ -218,9 +191,9 @@ int cmd_baseline(int argc, char **argv)
     if (strcmp(argv[1], "trend") == 0)
         return trend(argc - 1, argv + 1);
     if (strcmp(argv[1], "show") == 0 && argc == 3)
-        return show(argv[2]);
+        return show_or_diff(argv[2], NULL);
     if (strcmp(argv[1], "diff") == 0 && argc == 4)
-        return diff(argv[2], argv[3]);
+        return show_or_diff(argv[2], argv[3]);
     if (strcmp(argv[1], "show") == 0 || strcmp(argv[1], "diff") == 0)
         return rpl_cli_usage_error("usage: rocm-perf baseline show FILE | diff A B");
     return rpl_cli_usage_error("'%s' is not a baseline subcommand (update, accept, trend, show, "

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "gate_cli.h"
 #include "rpl/error.h"
+#include "rpl/profile_backend.h"
 
 /* Also in the help of gate_measure_options, which `baseline --help` shows too. */
 #define DEFAULT_REPETITIONS 30
@@ -144,10 +145,9 @@ void gate_args_release(gate_args *a)
 }
 
 /* The words left: none, or '--' and the program. */
-static int check_modes(gate_args *a, int argc, char **argv)
+static int check_modes(gate_args *a, bool accepting, int argc, char **argv)
 {
     bool app = argc > 0 && strcmp(argv[0], "--") == 0;
-    int modes = (a->run.in.nstatic > 0) + (a->run.in.ntraces > 0) + app;
 
     for (int i = 1; !app && i < argc; i++)
         if (strcmp(argv[i], "--") == 0)
@@ -156,29 +156,17 @@ static int check_modes(gate_args *a, int argc, char **argv)
         return rpl_cli_usage_error("unexpected argument '%s'; the inputs follow --static or "
                                    "--trace, a program follows '--'",
                                    argv[0]);
-    if (a->run.in.block && !a->run.in.nstatic)
-        return rpl_cli_usage_error("--block applies to --static only");
-    if (!a->run.test || !a->run.baseline_dir)
-        return rpl_cli_usage_error("--test NAME and --baseline-dir DIR are required");
-    if (modes != 1)
-        return rpl_cli_usage_error("give exactly one of --static FILE..., --trace DB... or -- APP");
-    if (app) {
-        if (argc == 1)
-            return rpl_cli_usage_error("no program after '--'");
+    if (app)
         a->run.in.app_argv = (const char *const *)argv + 1;
-    } else if (a->run.in.keep_trace) {
-        return rpl_cli_usage_error("--keep-trace keeps the trace of a program run: it goes "
-                                   "with -- APP");
-    }
-    return -1;
+    return rpl_gate_opts_check(&a->run, accepting) ? rpl_cli_fail(RPL_EUSAGE) : -1;
 }
 
-int gate_args_parse(gate_args *a, const rpl_command *cmd, int argc, char **argv)
+int gate_args_parse(gate_args *a, const rpl_command *cmd, bool accepting, int argc, char **argv)
 {
-    int rc = rpl_cli_profiler_env(&a->run.in.backend, &a->run.in.kernel_timing);
+    int rc;
 
-    if (rc != 0)
-        return rc;
+    if (rpl_profiler_env(&a->run.in.backend, &a->run.in.kernel_timing) != 0)
+        return rpl_cli_fail(RPL_EUSAGE);
     rpl_gate_stat_opts_init(&a->run.stat);
     a->run.in.repetitions = DEFAULT_REPETITIONS;
     a->run.in.warmup = DEFAULT_WARMUP;
@@ -186,7 +174,7 @@ int gate_args_parse(gate_args *a, const rpl_command *cmd, int argc, char **argv)
         return rc;
     a->run.in.static_files = a->statics;
     a->run.in.traces = a->traces;
-    return check_modes(a, argc, argv);
+    return check_modes(a, accepting, argc, argv);
 }
 
 int cmd_gate(int argc, char **argv)
@@ -194,7 +182,7 @@ int cmd_gate(int argc, char **argv)
     gate_args a = {0};
     rpl_gate_outcome out = {0};
     const char *upd = getenv("ROCM_PERF_UPDATE_BASELINES");
-    int rc = gate_args_parse(&a, &gate_command, argc, argv);
+    int rc = gate_args_parse(&a, &gate_command, false, argc, argv);
 
     if (rc < 0) {
         a.run.update = upd && strcmp(upd, "1") == 0;

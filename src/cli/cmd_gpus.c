@@ -39,16 +39,6 @@ static const rpl_command gpus_command = {
     .exit_codes = "0 ok (also with no GPU), 2 bad usage, 3 the file could not be\nwritten.",
 };
 
-static void print_table(const rpl_gpu_list *list)
-{
-    printf("%-3s %-7s %-8s %-28s %s\n", "ID", "VENDOR", "ARCH", "MODEL", "FOUND AT");
-    for (size_t i = 0; i < list->count; i++) {
-        const rpl_gpu_entry *g = &list->gpus[i];
-        printf("%-3zu %-7s %-8s %-28s %s\n", i, g->vendor, g->arch[0] ? g->arch : "-",
-               g->model[0] ? g->model : "-", g->source);
-    }
-}
-
 int cmd_gpus(int argc, char **argv)
 {
     gpus_opts o = {.root = ""};
@@ -72,7 +62,7 @@ int cmd_gpus(int argc, char **argv)
         if (rc == 0)
             rpl_log_info("wrote %s: %zu GPU slot(s)", o.spec, list->count);
     } else if (list->count > 0) {
-        print_table(list);
+        rpl_gpu_list_print(stdout, list);
     }
     free(list);
     return rc ? rpl_cli_fail(rc) : RPL_EXIT_OK;

@@ -30,29 +30,10 @@ typedef struct inspect_opts {
 static int add_archs(void *value, const rpl_option *opt, const char *arg)
 {
     inspect_opts *o = value;
-    const char *p = arg;
 
     (void)opt;
-    while (*p) {
-        size_t len = strcspn(p, ",");
-        char name[64];
-        const rpl_arch *a;
-
-        if (len == 0 || len >= sizeof(name))
-            return rpl_cli_usage_error("bad --arch value '%s'", arg);
-        memcpy(name, p, len);
-        name[len] = '\0';
-        a = rpl_arch_find(name);
-        if (!a)
-            return rpl_cli_usage_error("unknown architecture '%s' (see docs/CLI.md for the list)",
-                                       name);
-        if (o->narchs == MAX_ARCH_FILTERS)
-            return rpl_cli_usage_error("too many --arch values");
-        o->archs[o->narchs++] = a;
-        p += len;
-        if (*p == ',')
-            p++;
-    }
+    if (rpl_arch_list_parse(o->archs, &o->narchs, MAX_ARCH_FILTERS, arg) != 0)
+        return rpl_cli_fail(RPL_EUSAGE);
     return 0;
 }
 

@@ -9,12 +9,10 @@
 #include <string.h>
 
 #include "cli.h"
+#include "rpl/codeobj.h"
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
-#include "rpl/autotune.h"
-#include "rpl/codeobj.h"
-#include "rpl/kernel_source.h"
-#include "rpl/profile_backend.h"
+#include "rpl/kernel_compile.h"
 #include "rpl/strbuf.h"
 
 #define MAX_LIST 64
@@ -30,11 +28,7 @@ typedef struct kernels_opts {
     const char *out;
     const char *build;            /* --build "CMD" */
     const char *compile_commands; /* --compile-commands FILE */
-    char **compile_words;         /* from either; owned */
-    char *compile_dir;
-    char gpu_arch[16];
-    const char *code_object; /* --code-object FILE */
-    rpl_codeobj_set *symbols;
+    const char *code_object;      /* --code-object FILE */
 } kernels_opts;
 
 static int parse_lang(void *value, const rpl_option *opt, const char *arg)
@@ -126,51 +120,6 @@ static int parse_args(kernels_opts *o, int argc, char **argv)
     return 0;
 }
 
-/*
- * --build's words as the build would run them ({src} SOURCE, {out} a scratch
- * output nothing writes, {dir} the working directory, {arch} --arch or the
- * GPU's, else empty: the default architecture), so that libclang gets real
- * paths in -include {src} or -I{dir}/include.
- */
-static int build_words(kernels_opts *o)
-{
-    static const char *const names[] = {"src", "out", "dir", "arch"};
-    const char *arch = o->ks.arch ? o->ks.arch : o->gpu_arch;
-    const char *values[] = {o->source, "/dev/null", ".", arch};
-    rpl_template *t = NULL;
-    int rc = rpl_template_parse(&t, o->build, "--build", names, 4);
-
-    if (rc == 0)
-        rc = rpl_template_expand(&o->compile_words, t, names, values, 4);
-    rpl_template_free(t);
-    return rc;
-}
-
-/* The architecture of this machine's GPU, and the compile command's words. */
-static int compile_context(kernels_opts *o)
-{
-    rpl_gpu_probe probe;
-    int rc = 0;
-
-    if (!o->ks.arch && rpl_gpu_probe_run(&probe, NULL) == 0) {
-        snprintf(o->gpu_arch, sizeof(o->gpu_arch), "%s",
-                 probe.nvidia_arch[0] ? probe.nvidia_arch : probe.amd_arch);
-        o->ks.gpu_arch = o->gpu_arch[0] ? o->gpu_arch : NULL;
-    }
-    if (o->build && (rc = build_words(o)) != 0)
-        return rc == RPL_EUSAGE ? rpl_cli_usage_error("%s", rpl_error_last()->message)
-                                : rpl_cli_fail(rc);
-    if (o->compile_commands && (rc = rpl_compile_db_find(o->compile_commands, o->source,
-                                                         &o->compile_words, &o->compile_dir)) != 0)
-        return rpl_cli_fail(rc == RPL_ENOTFOUND ? RPL_EINPUT : rc);
-    if (o->code_object && ((rc = rpl_codeobj_set_new(&o->symbols)) != 0 ||
-                           (rc = rpl_codeobj_read_file(o->symbols, o->code_object)) != 0))
-        return rpl_cli_fail(rc);
-    o->ks.compile_words = (const char *const *)o->compile_words;
-    o->ks.compile_dir = o->compile_dir;
-    return 0;
-}
-
 static int write_output(const kernels_opts *o, const char *text, size_t len)
 {
     if (o->out)
@@ -183,6 +132,8 @@ static int write_output(const kernels_opts *o, const char *text, size_t len)
 int cmd_kernels(int argc, char **argv)
 {
     kernels_opts o;
+    rpl_ks_compile compile = {0};
+    rpl_codeobj_set *symbols = NULL;
     rpl_kernel_source *src = NULL;
     rpl_strbuf sb = RPL_STRBUF_INIT;
     int rc;
@@ -190,21 +141,18 @@ int cmd_kernels(int argc, char **argv)
     memset(&o, 0, sizeof(o));
     if ((rc = parse_args(&o, argc, argv)) != 0)
         return rc < 0 ? RPL_EXIT_OK : rc;
-    if ((rc = compile_context(&o)) != 0 ||
-        ((rc = rpl_kernel_source_parse_file(&src, o.source, &o.ks)) != 0 &&
-         (rc = rpl_cli_fail(rc)) != 0)) {
-        rpl_argv_free(o.compile_words);
-        free(o.compile_dir);
-        rpl_codeobj_set_free(o.symbols);
-        return rc;
-    }
-    rpl_argv_free(o.compile_words);
-    free(o.compile_dir);
-    rc = rpl_kernel_source_report(&sb, src, o.wave, o.symbols, o.json);
-    if (!rc)
+    rc = rpl_ks_compile_find(&compile, &o.ks, o.source, o.build, o.compile_commands);
+    if (rc == 0 && o.code_object && (rc = rpl_codeobj_set_new(&symbols)) == 0)
+        rc = rpl_codeobj_read_file(symbols, o.code_object);
+    if (rc == 0)
+        rc = rpl_kernel_source_parse_file(&src, o.source, &o.ks);
+    rpl_ks_compile_release(&compile);
+    if (rc == 0)
+        rc = rpl_kernel_source_report(&sb, src, o.wave, symbols, o.json);
+    if (rc == 0)
         rc = write_output(&o, rpl_strbuf_cstr(&sb), sb.len);
     rpl_strbuf_release(&sb);
     rpl_kernel_source_free(src);
-    rpl_codeobj_set_free(o.symbols);
+    rpl_codeobj_set_free(symbols);
     return rc ? rpl_cli_fail(rc) : RPL_EXIT_OK;
 }

@@ -4,14 +4,13 @@
  */
 #include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "rpl/error.h"
 #include "rpl/kernel_test.h"
 #include "rpl/log.h"
+#include "rpl/templates.h"
 
 typedef struct new_test_opts {
     const char *dir, *lang, *templates;
@@ -44,49 +43,6 @@ static const rpl_command new_test_command = {
                   "file could not be written.",
 };
 
-static int has_template(const char *dir)
-{
-    char path[PATH_MAX];
-    int n = snprintf(path, sizeof(path), "%s/kernel-test/kernel.in", dir);
-
-    return n > 0 && (size_t)n < sizeof(path) && access(path, R_OK) == 0;
-}
-
-/* The templates directory, by the search order of the usage text. */
-static int find_templates(char *out, size_t size, const char *given)
-{
-    char exe[PATH_MAX];
-    const char *env = getenv("ROCM_PERF_TEMPLATES");
-    ssize_t len;
-
-    if (given || (env && *env)) {
-        const char *dir = given ? given : env;
-        if (!has_template(dir))
-            return rpl_error_set(RPL_EENV, "'%s' holds no kernel-test/kernel.in template", dir);
-        snprintf(out, size, "%s", dir);
-        return 0;
-    }
-    len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    if (len > 0) {
-        char *slash;
-        exe[len] = '\0';
-        if ((slash = strrchr(exe, '/')) != NULL) {
-            int n;
-            *slash = '\0';
-            n = snprintf(out, size, "%s/%s", exe, RPL_TEMPLATES_FROM_BINDIR);
-            if (n > 0 && (size_t)n < size && has_template(out))
-                return 0;
-        }
-    }
-    snprintf(out, size, "%s", RPL_SOURCE_TEMPLATES_DIR);
-    if (has_template(out))
-        return 0;
-    return rpl_error_set(RPL_EENV,
-                         "templates not found beside the program or in '%s'; use --templates "
-                         "or ROCM_PERF_TEMPLATES",
-                         RPL_SOURCE_TEMPLATES_DIR);
-}
-
 int cmd_new_test(int argc, char **argv)
 {
     new_test_opts o = {.dir = ".", .lang = "hip"};
@@ -105,7 +61,8 @@ int cmd_new_test(int argc, char **argv)
                                    name);
     if (strcmp(o.lang, "hip") != 0 && strcmp(o.lang, "cuda") != 0)
         return rpl_cli_usage_error("--lang is hip or cuda, not '%s'", o.lang);
-    if ((rc = find_templates(templates, sizeof(templates), o.templates)) != 0)
+    if ((rc = rpl_templates_dir(templates, sizeof(templates), o.templates,
+                                "kernel-test/kernel.in")) != 0)
         return rpl_cli_fail(rc);
     rpl_log_debug("templates from %s", templates);
     rc = rpl_kernel_test_scaffold(stdout, templates, o.dir, name, strcmp(o.lang, "hip") == 0);

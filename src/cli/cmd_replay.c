@@ -3,12 +3,10 @@
  * `rocm-perf capture` (the library work is in src/replay/).
  */
 #include <stdbool.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "rpl/error.h"
-#include "rpl/json.h"
 #include "rpl/log.h"
 #include "rpl/replay.h"
 
@@ -131,77 +129,38 @@ static void no_aslr(void)
 static int reserve_check(int argc, char **argv)
 {
     replay_args a = {0};
-    rpl_reserve_report rep;
-    rpl_snapshot *snap = NULL;
+    bool relocation;
     int rc = parse_args(&a, false, argc, argv);
 
     if (rc)
         return rc < 0 ? RPL_EXIT_OK : rc;
     no_aslr();
-    if ((rc = rpl_snapshot_open(&snap, a.snapshot)) != 0)
-        return rpl_cli_fail(rc);
-    rc = rpl_replay_reserve_check(&rep, snap);
-    rpl_snapshot_free(snap);
-    if (rc == 0) {
-        printf("Reserved %zu of %zu span%s at the captured addresses.\n", rep.reserved, rep.nspans,
-               rep.nspans == 1 ? "" : "s");
-        return RPL_EXIT_OK;
+    rc = rpl_replay_reserve_check_dir(a.snapshot, &relocation, stdout);
+    if (rc == RPL_EFAIL) {
+        rpl_cli_fail(rc);
+        return relocation ? 2 : 1; /* the seed's codes: 1 reservation failed, 2 relocation */
     }
-    if (rc != RPL_EFAIL)
-        return rpl_cli_fail(rc);
-    /* The seed's codes: 1 reservation failed, 2 relocation. */
-    printf("Reserved %zu of %zu span%s at the captured addresses.\n", rep.reserved, rep.nspans,
-           rep.nspans == 1 ? "" : "s");
-    fprintf(stderr, "rocm-perf: %s: %s%s\n", rep.relocation ? "relocation" : "reservation failed",
-            rep.detail, rpl_replay_aslr_disabled() ? "" : " (ASLR is on in this process)");
-    return rep.relocation ? 2 : 1;
-}
-
-static int print_result(const rpl_replay_result *r, bool json)
-{
-    cJSON *doc = NULL;
-    char *text = NULL;
-    int rc;
-
-    if (!json)
-        return rpl_replay_result_print(stdout, r);
-    if ((rc = rpl_replay_result_json(&doc, r)) == 0 && (rc = rpl_json_print(&text, doc)) == 0)
-        fputs(text, stdout);
-    free(text);
-    cJSON_Delete(doc);
-    return rc;
+    return rc ? rpl_cli_fail(rc) : RPL_EXIT_OK;
 }
 
 static int full_vm(int argc, char **argv)
 {
     replay_args a = {0};
     rpl_replay_result *r = NULL;
-    rpl_snapshot *snap = NULL;
     int rc = parse_args(&a, true, argc, argv);
 
     if (rc)
         return rc < 0 ? RPL_EXIT_OK : rc;
     no_aslr();
-    if ((rc = rpl_snapshot_open(&snap, a.snapshot)) != 0)
-        return rpl_cli_fail(rc);
-    rc = rpl_replay_run(&r, snap, &a.opts);
-    rpl_snapshot_free(snap);
+    rc = rpl_replay_run_dir(&r, a.snapshot, &a.opts);
     if (rc == RPL_EFAIL) {
         /* The kernel faulted (exit 1), or the replay could not start where it must (exit 3). */
         char line[512];
         rc = rpl_replay_failure(line, sizeof(line), r);
         fprintf(stderr, "rocm-perf: %s\n", line);
-        rpl_replay_result_free(r);
-        return rc;
-    }
-    if (rc)
-        return rpl_cli_fail(rc);
-    if ((rc = print_result(r, a.json)) != 0) {
-        rpl_replay_result_free(r);
-        return rpl_cli_fail(rc);
-    }
-    rc = RPL_EXIT_OK;
-    if (r->checked && (!r->check_passed || !r->deterministic)) {
+    } else if (rc || (rc = rpl_replay_result_write(stdout, r, a.json)) != 0) {
+        rc = rpl_cli_fail(rc);
+    } else if (r->checked && (!r->check_passed || !r->deterministic)) {
         fputs("rocm-perf: ", stderr);
         rpl_replay_check_failure_print(stderr, r);
         rc = RPL_EXIT_FAIL;

@@ -4,8 +4,8 @@
 
 #include <stdbool.h>
 
-#include "parse_options.h"
 #include "rpl/gate_run.h"
+#include "rpl/parse_options.h"
 
 typedef struct gate_args {
     rpl_gate_opts run;
@@ -17,11 +17,11 @@ typedef struct gate_args {
 extern const rpl_option gate_measure_options[], gate_only_options[], gate_accept_options[];
 
 /*
- * Parse the options of `cmd` (gate's, or baseline update's) and the input
- * after them.  Returns -1 when parsed, else the exit code to leave with (0
- * after --help).
+ * Parse the options of `cmd` (gate's, or baseline update's or accept's:
+ * `accepting`) and the input after them.  Returns -1 when parsed, else the
+ * exit code to leave with (0 after --help).
  */
-int gate_args_parse(gate_args *a, const rpl_command *cmd, int argc, char **argv);
+int gate_args_parse(gate_args *a, const rpl_command *cmd, bool accepting, int argc, char **argv);
 void gate_args_release(gate_args *a);
 
 #endif

@@ -1,17 +1,11 @@
 /* rocm-perf: entry point and subcommand dispatch. */
-#include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 
 #include "cli.h"
 #include "rpl/error.h"
 #include "rpl/log.h"
-#include "rpl/profile_backend.h"
+#include "rpl/process.h"
 #include "rpl/version.h"
 
 static const rpl_cli_cmd commands[] = {
@@ -42,60 +36,6 @@ static char **main_argv;
 char **rpl_cli_argv(void)
 {
     return main_argv;
-}
-
-int rpl_cli_fail(int status)
-{
-    const rpl_error *e = rpl_error_last();
-
-    fprintf(stderr, "rocm-perf: %s\n", e->message[0] ? e->message : "unknown error");
-    return rpl_exit_code(status);
-}
-
-int rpl_cli_check_output(const char *opt, const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    struct stat st;
-    char *dir;
-    int ok;
-
-    if (!path[0])
-        return rpl_cli_usage_error("%s needs a file name", opt);
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-        return rpl_cli_usage_error("%s '%s' is a folder, not a file", opt, path);
-    if (!slash)
-        return 0;
-    dir = slash == path ? strdup("/") : strndup(path, (size_t)(slash - path));
-    if (!dir)
-        return rpl_cli_fail(rpl_error_oom());
-    ok = stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
-    if (!ok)
-        rpl_cli_usage_error("%s '%s': the folder '%s' does not exist", opt, path, dir);
-    free(dir);
-    return ok ? 0 : RPL_EXIT_INPUT;
-}
-
-int rpl_cli_profiler_env(int *backend, int *kernel_timing)
-{
-    const char *b = getenv("ROCM_PERF_BACKEND"), *t = getenv("ROCM_PERF_KERNEL_TIMING");
-    rpl_backend be;
-    rpl_kernel_timing kt;
-
-    if (b && b[0]) {
-        if (rpl_backend_parse(&be, b) != RPL_OK)
-            return rpl_cli_usage_error("ROCM_PERF_BACKEND is '%s'; it takes auto, rocprofv3 or "
-                                       "cupti",
-                                       b);
-        *backend = (int)be;
-    }
-    if (t && t[0]) {
-        if (rpl_kernel_timing_parse(&kt, t) != RPL_OK)
-            return rpl_cli_usage_error("ROCM_PERF_KERNEL_TIMING is '%s'; it takes concurrent or "
-                                       "serial",
-                                       t);
-        *kernel_timing = (int)kt;
-    }
-    return 0;
 }
 
 static void print_usage(FILE *out)
@@ -159,51 +99,13 @@ int cmd_version(int argc, char **argv)
     return RPL_EXIT_OK;
 }
 
-static void on_file_size_limit(int sig)
-{
-    (void)sig;
-}
-
-/*
- * Past a file-size limit (ulimit -f) SIGXFSZ would kill us mid-write; caught,
- * write() fails with EFBIG instead and the error becomes one line and exit 3
- * with the temporary removed.  A handler rather than SIG_IGN, so programs we
- * start get the default action back at exec.
- */
-static void catch_file_size_limit(void)
-{
-    struct sigaction sa;
-
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_file_size_limit;
-    sa.sa_flags = SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGXFSZ, &sa, NULL);
-}
-
-/*
- * Large arrays (a trace's records, the DAG's indexes: tens of MB each) come
- * and go during one analysis.  glibc raises its mmap threshold each time
- * such a block is freed, so that later ones of that size land in the heap,
- * whose freed pages stay resident; a fixed threshold keeps every large block
- * mapped on its own and handed back when freed (on a 1M-launch trace about
- * 10-20 MB less peak RSS; docs/validation/bench-analyze.md).
- */
-static void keep_large_blocks_mapped(void)
-{
-#ifdef __GLIBC__
-    mallopt(M_MMAP_THRESHOLD, 128 * 1024);
-#endif
-}
-
 int main(int argc, char **argv)
 {
     const rpl_cli_cmd *cmd;
     int i;
 
     main_argv = argv;
-    keep_large_blocks_mapped();
-    catch_file_size_limit();
+    rpl_process_init();
     if (rpl_log_init_from_env() != 0)
         return rpl_cli_fail(RPL_EUSAGE);
     for (i = 1; i < argc && argv[i][0] == '-'; i++) {

@@ -7,8 +7,8 @@
 
 #include <stdbool.h>
 
-#include "parse_options.h"
 #include "rpl/optimize.h"
+#include "rpl/parse_options.h"
 
 typedef struct rpl_optimize_cli {
     rpl_optimize_opts opts;

@@ -1,4 +1,4 @@
-/* The CTest resource specification of this machine's GPUs (`rocm-perf gpus`). */
+/* What `rocm-perf gpus` writes: the table of this machine's GPUs, their CTest resource spec. */
 #include <stdio.h>
 
 #include <cjson/cJSON.h>
@@ -6,6 +6,16 @@
 #include "rpl/error.h"
 #include "rpl/json.h"
 #include "rpl/profile_backend.h"
+
+void rpl_gpu_list_print(FILE *out, const rpl_gpu_list *list)
+{
+    fprintf(out, "%-3s %-7s %-8s %-28s %s\n", "ID", "VENDOR", "ARCH", "MODEL", "FOUND AT");
+    for (size_t i = 0; i < list->count; i++) {
+        const rpl_gpu_entry *g = &list->gpus[i];
+        fprintf(out, "%-3zu %-7s %-8s %-28s %s\n", i, g->vendor, g->arch[0] ? g->arch : "-",
+                g->model[0] ? g->model : "-", g->source);
+    }
+}
 
 int rpl_gpu_resource_spec_write(const char *file, const rpl_gpu_list *list)
 {

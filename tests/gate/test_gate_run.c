@@ -111,6 +111,47 @@ static void update_command(void **state)
 }
 
 /* A baseline of another test at the path is refused and left as it was. */
+/* The options as a command gives them: one input, its companions, --reason only to accept. */
+static void options_checked(void **state)
+{
+    static const char *const app[] = {"./app", NULL}, *const no_app[] = {NULL};
+    static const char *const statics[] = {"k.hsaco"};
+    rpl_gate_opts o;
+
+    (void)state;
+    trace_opts(&o, "t", RPL_TEST_TMP "/gate-opts");
+    assert_int_equal(rpl_gate_opts_check(&o, false), 0);
+    o.in.block = 64;
+    assert_int_equal(rpl_gate_opts_check(&o, false), RPL_EUSAGE);
+    assert_string_equal(rpl_error_last()->message, "--block applies to --static only");
+    o.in.block = 0;
+    o.in.app_argv = app;
+    assert_int_equal(rpl_gate_opts_check(&o, false), RPL_EUSAGE);
+    assert_non_null(strstr(rpl_error_last()->message, "give exactly one of"));
+    o.in.ntraces = 0;
+    o.in.keep_trace = "t.db";
+    assert_int_equal(rpl_gate_opts_check(&o, false), 0);
+    o.in.app_argv = no_app;
+    assert_int_equal(rpl_gate_opts_check(&o, false), RPL_EUSAGE);
+    assert_string_equal(rpl_error_last()->message, "no program after '--'");
+    o.in.app_argv = NULL;
+    o.in.static_files = statics;
+    o.in.nstatic = 1;
+    assert_int_equal(rpl_gate_opts_check(&o, false), RPL_EUSAGE);
+    assert_non_null(strstr(rpl_error_last()->message, "--keep-trace keeps the trace"));
+    o.in.keep_trace = NULL;
+    assert_int_equal(rpl_gate_opts_check(&o, true), RPL_EUSAGE);
+    assert_non_null(strstr(rpl_error_last()->message, "accept needs --reason"));
+    o.reason = "new compiler";
+    assert_int_equal(rpl_gate_opts_check(&o, false), RPL_EUSAGE);
+    assert_string_equal(rpl_error_last()->message, "--reason belongs to 'baseline accept'");
+    assert_int_equal(rpl_gate_opts_check(&o, true), RPL_EUSAGE);
+    assert_non_null(strstr(rpl_error_last()->message, "records runtime moves"));
+    o.test = NULL;
+    assert_int_equal(rpl_gate_opts_check(&o, true), RPL_EUSAGE);
+    assert_non_null(strstr(rpl_error_last()->message, "--test NAME and --baseline-dir DIR"));
+}
+
 static void update_refuses_other_test(void **state)
 {
     rpl_gate_opts o;
@@ -147,6 +188,7 @@ int main(void)
         cmocka_unit_test(update_then_gate),
         cmocka_unit_test(missing_baseline),
         cmocka_unit_test(update_command),
+        cmocka_unit_test(options_checked),
         cmocka_unit_test(update_refuses_other_test),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

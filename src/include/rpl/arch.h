@@ -114,6 +114,13 @@ const rpl_arch *rpl_arch_all(size_t *count);
  */
 const rpl_arch *rpl_arch_find(const char *name);
 
+/*
+ * --arch "gfx90a,sm_90": each name (rpl_arch_find) appended to archs[*n],
+ * at most `max` in all.  RPL_EUSAGE for an empty or unknown name, or too
+ * many.
+ */
+int rpl_arch_list_parse(const rpl_arch **archs, size_t *n, size_t max, const char *arg);
+
 /* By HSA gfx_target_version (90402 for gfx942).  NULL when unknown. */
 const rpl_arch *rpl_arch_find_gfx_version(unsigned gfx_target_version);
 

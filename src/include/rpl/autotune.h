@@ -439,4 +439,28 @@ int rpl_tune_summary_text(rpl_strbuf *out, const rpl_tune_result *r);
 /* Predicted against measured runtime, one point per measured config (SVG). */
 int rpl_tune_plot_svg(const char *path, const rpl_tune_result *r);
 
+/* ---- the command's option values and outputs (tune_options.c) ---- */
+
+/*
+ * --budget: "30%" or "0.3" set budget_fraction (above 0, at most all),
+ * "60" sets budget_count (1 to 1e9); anything else is RPL_EUSAGE.
+ */
+int rpl_tune_budget_parse(rpl_tune_opts *o, const char *arg);
+/*
+ * --devices "2,3" into *devices (NULL-terminated, rpl_argv_free; a list
+ * already there is freed first): GPU indices or UUIDs, 1 to
+ * RPL_TUNE_MAX_JOBS of them, else RPL_EUSAGE.
+ */
+int rpl_tune_devices_parse(char ***devices, const char *arg);
+/* $XDG_CACHE_HOME/rocm-perf/autotune.db, else ~/.cache/...; NULL without either (free()). */
+char *rpl_tune_default_cache_path(void);
+/*
+ * After the search: the result document to `json_path` and the plot to
+ * `plot_path` (each unless NULL), then the summary into `summary` (left
+ * empty on a failure).  RPL_EFAIL with the counts of failures when no
+ * config could be measured (the summary is written all the same).
+ */
+int rpl_tune_report(rpl_strbuf *summary, const rpl_tune_result *r, const char *json_path,
+                    const char *plot_path);
+
 #endif

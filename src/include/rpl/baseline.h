@@ -190,4 +190,9 @@ int rpl_baseline_diff(rpl_strbuf *out, const rpl_baseline *a, const rpl_baseline
 /* A readable rendering for `baseline show`. */
 int rpl_baseline_describe(rpl_strbuf *out, const rpl_baseline *b);
 
+/* `baseline show FILE`: the file read and described (rpl_baseline_read's failures). */
+int rpl_baseline_show_file(rpl_strbuf *out, const char *path);
+/* `baseline diff A B`: "A -> B:", then the differences or "  no differences". */
+int rpl_baseline_diff_files(rpl_strbuf *out, const char *path_a, const char *path_b);
+
 #endif

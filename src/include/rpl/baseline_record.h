@@ -23,6 +23,16 @@ typedef struct rpl_gate_opts {
     bool update;                /* record into the baseline instead of comparing */
 } rpl_gate_opts;
 
+/*
+ * The options as a command gives them, before anything is measured:
+ * RPL_EUSAGE unless the test and the baseline folder are named and exactly
+ * one input is (static files, traces, or a program, which must not be
+ * empty); the block size goes with static files, keep_trace with a program;
+ * `reason` is given exactly when `accepting` (baseline accept), and with a
+ * runtime input.
+ */
+int rpl_gate_opts_check(const rpl_gate_opts *o, bool accepting);
+
 /* The `rocm-perf baseline update ...` command that records this input (shell-quoted). */
 int rpl_gate_update_command(rpl_strbuf *out, const rpl_gate_opts *o, const char *arch);
 

@@ -62,6 +62,9 @@ typedef struct rpl_gpu_list {
  */
 void rpl_gpu_list_scan(rpl_gpu_list *list, const char *root);
 
+/* The table of `rocm-perf gpus`: a header, then ID, vendor, arch, model and where found. */
+void rpl_gpu_list_print(FILE *out, const rpl_gpu_list *list);
+
 /*
  * Write a CTest resource specification with one slot per GPU of `list` to
  * `path` ({"version":{"major":1,"minor":0},"local":[{"gpus":[{"id":"0",
@@ -242,6 +245,13 @@ typedef enum rpl_kernel_timing {
 /* "concurrent" or "serial"; anything else is RPL_EUSAGE. */
 int rpl_kernel_timing_parse(rpl_kernel_timing *out, const char *name);
 
+/*
+ * The profiler of program runs (rpl_backend) from ROCM_PERF_BACKEND and the
+ * CUPTI kernel timing (rpl_kernel_timing) from ROCM_PERF_KERNEL_TIMING, each
+ * when set; else left as they are.  A bad value is RPL_EUSAGE.
+ */
+int rpl_profiler_env(int *backend, int *kernel_timing);
+
 /* --counter-dispatches all: every dispatch of each kernel after the skipped ones. */
 #define RPL_COUNTER_DISPATCHES_ALL UINT32_MAX
 /* The sample when none is asked for: the first 3 dispatches of each kernel. */
@@ -310,5 +320,25 @@ void rpl_profile_result_free(rpl_profile_result *result);
  * header row) or a rocpd database.  A folder with no output is RPL_EINPUT.
  */
 int rpl_profile_import(rpl_profile_result *r, const char *const *paths, size_t n);
+
+/* What `rocm-perf profile` asks for. */
+typedef struct rpl_profile_analyze_opts {
+    rpl_profile_opts run;      /* out_dir: where profile.db and the analysis go */
+    bool no_profiler;          /* run.app_argv with no profiler, or else import `traces` */
+    const char *const *traces; /* without a profiler: what one left (rpl_profile_import) */
+    size_t ntraces;
+    bool json; /* print profile.json instead of the table; the program's output goes to stderr */
+} rpl_profile_analyze_opts;
+
+/*
+ * Run run.app_argv under the profiler (rpl_profile_run), or read `traces`,
+ * write the merged trace as run.out_dir/profile.db and analyse it as
+ * rpl_analyze_run does with that folder (the table or profile.json to
+ * `out`); after a counter run, a line says where its times and counters
+ * come from.  With no_profiler and a program: run it plainly and print its
+ * wall-clock time to `out`.  Failures as those functions report them; a
+ * program that fails without a profiler is RPL_EENV.
+ */
+int rpl_profile_analyze_run(const rpl_profile_analyze_opts *o, FILE *out);
 
 #endif

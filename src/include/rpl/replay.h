@@ -168,4 +168,20 @@ int rpl_replay_result_json(cJSON **out, const rpl_replay_result *r);
  */
 int rpl_replay_failure(char *line, size_t cap, const rpl_replay_result *r);
 
+/*
+ * `rocm-perf replay reserve-check DIR`: open the snapshot in `dir`, reserve
+ * its ranges and print "Reserved N of M spans at the captured addresses."
+ * to `out`.  RPL_EFAIL when a range failed or moved (*relocation says
+ * which), its line the message ("relocation: ..." or "reservation failed:
+ * ...", "(ASLR is on in this process)" when it was); else as
+ * rpl_snapshot_open and rpl_replay_reserve_check fail.
+ */
+int rpl_replay_reserve_check_dir(const char *dir, bool *relocation, FILE *out);
+
+/* rpl_replay_run on the snapshot in `dir` (rpl_snapshot_open's failures too). */
+int rpl_replay_run_dir(rpl_replay_result **out, const char *dir, const rpl_replay_opts *opts);
+
+/* The report to `out`: rpl_replay_result_print's text, or with `json` the JSON document. */
+int rpl_replay_result_write(FILE *out, const rpl_replay_result *r, bool json);
+
 #endif

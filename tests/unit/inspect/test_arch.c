@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "rpl/arch.h"
+#include "rpl/error.h"
 
 static void finds_by_name_and_target_id(void **state)
 {
@@ -44,6 +45,29 @@ static void finds_by_numbers(void **state)
     assert_null(rpl_arch_find_gfx_version(90)); /* a CUDA cc is not a gfx version */
     assert_string_equal(rpl_arch_find_cc(90)->name, "sm_90");
     assert_null(rpl_arch_find_cc(90402));
+}
+
+/* --arch lists: names separated by commas, appended; empty, unknown and too many refused. */
+static void parses_name_lists(void **state)
+{
+    const rpl_arch *archs[3];
+    size_t n = 0;
+
+    (void)state;
+    assert_int_equal(rpl_arch_list_parse(archs, &n, 3, "gfx90a,sm_90"), 0);
+    assert_int_equal(rpl_arch_list_parse(archs, &n, 3, "gfx942"), 0);
+    assert_int_equal(n, 3);
+    assert_ptr_equal(archs[0], rpl_arch_find("gfx90a"));
+    assert_ptr_equal(archs[1], rpl_arch_find("sm_90"));
+    assert_ptr_equal(archs[2], rpl_arch_find("gfx942"));
+    assert_int_equal(rpl_arch_list_parse(archs, &n, 3, "gfx90a"), RPL_EUSAGE);
+    assert_string_equal(rpl_error_last()->message, "too many --arch values");
+    n = 0;
+    assert_int_equal(rpl_arch_list_parse(archs, &n, 3, "gfx90a,,sm_90"), RPL_EUSAGE);
+    assert_string_equal(rpl_error_last()->message, "bad --arch value 'gfx90a,,sm_90'");
+    assert_int_equal(rpl_arch_list_parse(archs, &n, 3, "gfx9999"), RPL_EUSAGE);
+    assert_string_equal(rpl_error_last()->message,
+                        "unknown architecture 'gfx9999' (see docs/CLI.md for the list)");
 }
 
 static void tables_are_consistent(void **state)
@@ -130,6 +154,7 @@ int main(void)
         cmocka_unit_test(finds_by_name_and_target_id),
         cmocka_unit_test(finds_nvidia_spellings),
         cmocka_unit_test(finds_by_numbers),
+        cmocka_unit_test(parses_name_lists),
         cmocka_unit_test(tables_are_consistent),
         cmocka_unit_test(unified_register_files_match_llvm),
         cmocka_unit_test(matches_agent_product_names),

@@ -1,4 +1,4 @@
-/* The option parser of src/cli/parse_options.c: every kind, ranges, units, lists, errors, --help.
+/* The option parser of src/core/parse_options.c: every kind, ranges, units, lists, errors, --help.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,8 +11,8 @@
 
 #include <cmocka.h>
 
-#include "parse_options.h"
 #include "rpl/log.h"
+#include "rpl/parse_options.h"
 
 #define ERR_FILE RPL_TEST_TMP "/parse-options-stderr.txt"
 #define OUT_FILE RPL_TEST_TMP "/parse-options-help.txt"
@@ -268,6 +268,65 @@ static void dashdash_and_stop(void **state)
     free(err);
 }
 
+/* RPL_PARSE_TRAILING: the command's long options may also end the line after the program. */
+static void trailing_options(void **state)
+{
+    rpl_command trail = cmd;
+    opts o = {0};
+    char **left, *err;
+    int n;
+
+    (void)state;
+    trail.flags = RPL_PARSE_STOP_AT_ARG | RPL_PARSE_TRAILING;
+    assert_int_equal(parse(&trail, &o, &left, &n, &err, "app", "x", "--name", "n", "-c", NULL), -1);
+    assert_string_equal(o.name, "n");
+    assert_int_equal(o.count, 1); /* short options are the command's once its run began */
+    assert_int_equal(n, 2);
+    assert_string_equal(left[0], "app");
+    assert_string_equal(left[1], "x");
+    assert_null(left[2]);
+    free(err);
+    /* Not spelt out, or a common option alone: the program's. */
+    memset(&o, 0, sizeof(o));
+    assert_int_equal(parse(&trail, &o, &left, &n, &err, "app", "--nam", "--quiet", NULL), -1);
+    assert_int_equal(n, 3);
+    assert_null(o.name);
+    free(err);
+    /* After "--" everything is the program's, and "--" is gone. */
+    assert_int_equal(parse(&trail, &o, &left, &n, &err, "--", "app", "--flag", NULL), -1);
+    assert_int_equal(n, 2);
+    assert_string_equal(left[0], "app");
+    assert_false(o.flag);
+    free(err);
+    assert_int_equal(parse(&trail, &o, NULL, NULL, &err, "app", "-x", "--flag", NULL), 2);
+    assert_non_null(strstr(err, "demo: '--flag' after the program could be the program's own"));
+    free(err);
+    assert_int_equal(parse(&trail, &o, NULL, NULL, &err, "app", "--flag", "more", NULL), 2);
+    assert_non_null(strstr(err, "demo: 'more' follows rocm-perf's options after the program"));
+    free(err);
+    assert_int_equal(parse(&trail, &o, NULL, NULL, &err, "app", "--", "x", NULL), 2);
+    assert_string_equal(err, "rocm-perf: demo: unexpected argument 'app' before '--'\n");
+    free(err);
+}
+
+/* An output path is checked before a long run: a folder, or a missing folder, is refused. */
+static void output_paths(void **state)
+{
+    int saved = dup(2);
+    FILE *f = freopen(ERR_FILE, "w", stderr);
+
+    (void)state;
+    assert_non_null(f);
+    assert_int_equal(rpl_cli_check_output("--json", "r.json"), 0);
+    assert_int_equal(rpl_cli_check_output("--json", RPL_TEST_TMP "/r.json"), 0);
+    assert_int_equal(rpl_cli_check_output("--json", RPL_TEST_TMP), 2);
+    assert_int_equal(rpl_cli_check_output("--json", RPL_TEST_TMP "/no-such-dir/r.json"), 2);
+    assert_int_equal(rpl_cli_check_output("--json", ""), 2);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+}
+
 /* Every word stays in argv (replay re-executes itself with it): options first, then the rest. */
 static void argv_keeps_every_word(void **state)
 {
@@ -397,6 +456,8 @@ int main(void)
         cmocka_unit_test(number_parser_alone),
         cmocka_unit_test(lists_repeat_and_take_words),
         cmocka_unit_test(dashdash_and_stop),
+        cmocka_unit_test(trailing_options),
+        cmocka_unit_test(output_paths),
         cmocka_unit_test(argv_keeps_every_word),
         cmocka_unit_test(bad_command_lines),
         cmocka_unit_test(prefix_and_value_forms),

@@ -1,14 +1,15 @@
-/* Options as data: the parser and the --help writer of parse_options.h. */
+/* Options as data: the parser and the --help writer of rpl/parse_options.h. */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
-#include "parse_options.h"
 #include "rpl/error.h"
 #include "rpl/log.h"
+#include "rpl/parse_options.h"
 
 #define MAX_ENTRIES  160 /* of a command, its included tables and the common options */
 #define NAME_MAX_LEN 64
@@ -48,6 +49,37 @@ int rpl_cli_usage_error(const char *fmt, ...)
     va_end(ap);
     fputc('\n', stderr);
     return RPL_EXIT_INPUT;
+}
+
+int rpl_cli_fail(int status)
+{
+    const rpl_error *e = rpl_error_last();
+
+    fprintf(stderr, "rocm-perf: %s\n", e->message[0] ? e->message : "unknown error");
+    return rpl_exit_code(status);
+}
+
+int rpl_cli_check_output(const char *opt, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    struct stat st;
+    char *dir;
+    int ok;
+
+    if (!path[0])
+        return rpl_cli_usage_error("%s needs a file name", opt);
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return rpl_cli_usage_error("%s '%s' is a folder, not a file", opt, path);
+    if (!slash)
+        return 0;
+    dir = slash == path ? strdup("/") : strndup(path, (size_t)(slash - path));
+    if (!dir)
+        return rpl_cli_fail(rpl_error_oom());
+    ok = stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+    if (!ok)
+        rpl_cli_usage_error("%s '%s': the folder '%s' does not exist", opt, path, dir);
+    free(dir);
+    return ok ? 0 : RPL_EXIT_INPUT;
 }
 
 /* "--name" or "-c", for messages. */
@@ -410,23 +442,24 @@ static void move_down(char **av, int from, int to)
  * first, then "--" when given, then the other arguments in their order,
  * which end argv and so its NULL.
  */
-int rpl_parse_options(const rpl_command *cmd, void *base, int *argc, char ***argv)
+static int parse(const rpl_command *cmd, void *base, int *argc, char ***argv, bool *dashdash)
 {
     parser p = {.cmd = cmd, .base = base};
     char **av = *argv;
     int ac = *argc, next = 1, nopt = 0, first, rc = -1;
-    bool dashdash = false;
+    bool keep = (cmd->flags & RPL_PARSE_KEEP_DASHDASH) && !(cmd->flags & RPL_PARSE_TRAILING);
 
+    *dashdash = false;
     p.ncommand = flatten(cmd->options, p.entries, 0);
     p.nentries = flatten(common_options, p.entries, p.ncommand);
-    while (next < ac && rc < 0 && !dashdash) {
+    while (next < ac && rc < 0 && !*dashdash) {
         int start = next;
         const char *w = av[next++];
         bool is_arg = w[0] != '-' || !w[1];
 
         if (strcmp(w, "--") == 0) {
             move_down(av, start, 1 + nopt);
-            dashdash = true;
+            *dashdash = true;
         } else if (is_arg && (cmd->flags & RPL_PARSE_STOP_AT_ARG)) {
             break;
         } else if (!is_arg) {
@@ -435,9 +468,84 @@ int rpl_parse_options(const rpl_command *cmd, void *base, int *argc, char ***arg
                 move_down(av, k, 1 + nopt++);
         }
     }
-    first = 1 + nopt + (dashdash && !(cmd->flags & RPL_PARSE_KEEP_DASHDASH));
+    first = 1 + nopt + (*dashdash && !keep);
     *argv = av + first;
     *argc = ac - first;
+    return rc;
+}
+
+/* `word` is one of the command's own long options ("--json", "--out=D"), spelt out. */
+static bool is_own_long_option(const rpl_command *cmd, const char *word)
+{
+    const rpl_option *entries[MAX_ENTRIES];
+    size_t n = flatten(cmd->options, entries, 0);
+
+    if (strncmp(word, "--", 2) != 0 || !word[2])
+        return false;
+    word += 2;
+    for (size_t i = 0; i < n; i++) {
+        const char *l = entries[i]->long_name;
+        size_t len = l ? strlen(l) : 0;
+        if (l && strncmp(word, l, len) == 0 && (word[len] == '\0' || word[len] == '='))
+            return true;
+    }
+    return false;
+}
+
+/*
+ * RPL_PARSE_TRAILING without "--": av[0] is the program; the command's long
+ * options after it are the command's when they end the line and the
+ * program's arguments before them hold no option (else it is not clear whose
+ * they are).  *ac becomes the count of the program and its arguments.
+ */
+static int parse_trailing(const rpl_command *cmd, void *base, int *ac, char **av)
+{
+    int first = 1, rc, nsub;
+    char **sub, **left;
+    bool dashdash;
+
+    for (int i = 1; i < *ac; i++)
+        if (strcmp(av[i], "--") == 0)
+            return rpl_cli_usage_error("%s: unexpected argument '%s' before '--'", cmd->name,
+                                       av[0]);
+    while (first < *ac && !is_own_long_option(cmd, av[first]))
+        first++;
+    if (first == *ac)
+        return -1;
+    for (int i = 1; i < first; i++)
+        if (av[i][0] == '-')
+            return rpl_cli_usage_error(
+                "%s: '%s' after the program could be the program's own option; put "
+                "rocm-perf's options before the program, and the program after '--'",
+                cmd->name, av[first]);
+    /* The parser wants a command name first; parse av[first..ac) alone. */
+    if (!(sub = calloc((size_t)(*ac - first + 2), sizeof(*sub))))
+        return rpl_cli_fail(rpl_error_oom());
+    sub[0] = (char *)cmd->name;
+    memcpy(sub + 1, av + first, (size_t)(*ac - first) * sizeof(*sub));
+    nsub = *ac - first + 1;
+    left = sub;
+    rc = parse(cmd, base, &nsub, &left, &dashdash); /* no "--" here: refused above */
+    if (rc < 0 && nsub > 0)
+        rc = rpl_cli_usage_error(
+            "%s: '%s' follows rocm-perf's options after the program; put rocm-perf's "
+            "options before the program, and the program after '--'",
+            cmd->name, left[0]);
+    /* The values the options kept point into argv, not into sub. */
+    free(sub);
+    /* The program's arguments end where the trailing options begin. */
+    av[first] = NULL;
+    *ac = first;
+    return rc;
+}
+
+int rpl_parse_options(const rpl_command *cmd, void *base, int *argc, char ***argv)
+{
+    bool dashdash;
+    int rc = parse(cmd, base, argc, argv, &dashdash);
+
+    if (rc < 0 && (cmd->flags & RPL_PARSE_TRAILING) && !dashdash && *argc > 0)
+        rc = parse_trailing(cmd, base, argc, *argv);
     return rc;
 }
 

@@ -11,8 +11,8 @@
  * ("-vv").  "--" ends the options.  A bad command line is one line on stderr,
  * "rocm-perf: ...", and exit code 2.
  */
-#ifndef RPL_CLI_PARSE_OPTIONS_H
-#define RPL_CLI_PARSE_OPTIONS_H
+#ifndef RPL_PARSE_OPTIONS_H
+#define RPL_PARSE_OPTIONS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -43,6 +43,15 @@ typedef enum rpl_opt_type {
 /* Command flags. */
 #define RPL_PARSE_STOP_AT_ARG   0x1u /* options end at the first other argument (APP ARGS...) */
 #define RPL_PARSE_KEEP_DASHDASH 0x2u /* "--" stays among the arguments left */
+/*
+ * With STOP_AT_ARG: the arguments left are a program and its own arguments
+ * ("--" before them is dropped), and without "--" the command's long options
+ * may also end the line after them ("rocm-perf profile ./app --json") when
+ * the program's arguments before them hold no option; a short option there
+ * is the program's until one of the command's long options has begun the
+ * run.  The words left end at the program's last argument (NULL put there).
+ */
+#define RPL_PARSE_TRAILING 0x4u
 
 struct rpl_option;
 
@@ -161,5 +170,18 @@ void rpl_cli_log_option(int c);
 
 /* Print "rocm-perf: <message>" for a usage error and return exit code 2. */
 int rpl_cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Report the last library error as "rocm-perf: <message>" on stderr and
+ * return the exit code for `status`.
+ */
+int rpl_cli_fail(int status);
+
+/*
+ * An output file named by option `opt` can be written later: its folder
+ * exists and it is not itself a folder.  Else a usage error (exit 2), so
+ * that a long run does not end on a path that never worked.
+ */
+int rpl_cli_check_output(const char *opt, const char *path);
 
 #endif

@@ -594,10 +594,23 @@ static int timed(cstate *s, const char *co, double **v, size_t *n, char **failur
     return rc;
 }
 
+/* The gate's bootstrap comparison of candidate with original, `delta` its threshold. */
+static int compare(const rpl_pipe_opts *po, double delta, const double *orig, size_t norig,
+                   const double *cand, size_t ncand, rpl_runtime_cmp *out)
+{
+    rpl_gate_stat_opts so;
+
+    rpl_gate_stat_opts_init(&so);
+    so.delta = delta;
+    so.confidence = po->confidence;
+    if (po->seed)
+        so.seed = po->seed;
+    return rpl_gate_compare_samples(out, orig, norig, cand, ncand, NULL, 0, &so);
+}
+
 static int step_measure(cstate *s)
 {
     const rpl_pipe_opts *po = &s->p->opts;
-    rpl_gate_stat_opts so;
     rpl_runtime_cmp cmp;
     char *failure = NULL, *why = NULL;
     double t0 = rpl_clock_mono_s(), lo, hi;
@@ -619,13 +632,7 @@ static int step_measure(cstate *s)
     }
     if (rc)
         return rc;
-    rpl_gate_stat_opts_init(&so);
-    so.delta = po->min_gain;
-    so.confidence = po->confidence;
-    if (po->seed)
-        so.seed = po->seed;
-    if ((rc = rpl_gate_compare_samples(&cmp, s->orig_ns, s->norig, s->cand_ns, s->ncand, NULL, 0,
-                                       &so)) != 0)
+    if ((rc = compare(po, po->min_gain, s->orig_ns, s->norig, s->cand_ns, s->ncand, &cmp)) != 0)
         return rc;
     o->median_orig_ns = cmp.median_base;
     o->median_cand_ns = cmp.median_cand;
@@ -695,7 +702,6 @@ static int step_app(cstate *s)
     double *orig = NULL, *cand = NULL, t0 = rpl_clock_mono_s();
     char *base = NULL, *dir = NULL, *keep = NULL, *why = NULL;
     rpl_pipe_outcome *o = s->o;
-    rpl_gate_stat_opts so;
     rpl_runtime_cmp cmp;
     int rc = 0;
 
@@ -725,12 +731,7 @@ static int step_app(cstate *s)
     rpl_remove_tree(base);
     if (rc)
         goto done;
-    rpl_gate_stat_opts_init(&so);
-    so.delta = po->app_tolerance;
-    so.confidence = po->confidence;
-    if (po->seed)
-        so.seed = po->seed;
-    if ((rc = rpl_gate_compare_samples(&cmp, orig, rounds, cand, rounds, NULL, 0, &so)) != 0)
+    if ((rc = compare(po, po->app_tolerance, orig, rounds, cand, rounds, &cmp)) != 0)
         goto done;
     o->app_orig_ns = cmp.median_base;
     o->app_cand_ns = cmp.median_cand;

@@ -18,24 +18,15 @@
 #include "rpl/error.h"
 #include "rpl/log.h"
 
-static bool file_exists(const char *dir, const char *rel)
+/* DIR/REL exists and is of `type` (S_IFREG, S_IFDIR). */
+static bool path_is(const char *dir, const char *rel, mode_t type)
 {
     char path[4096];
     struct stat st;
 
     if (snprintf(path, sizeof(path), "%s/%s", dir, rel) >= (int)sizeof(path))
         return false;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-static bool dir_exists(const char *dir, const char *rel)
-{
-    char path[4096];
-    struct stat st;
-
-    if (snprintf(path, sizeof(path), "%s/%s", dir, rel) >= (int)sizeof(path))
-        return false;
-    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+    return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == type;
 }
 
 /* The first of the given directory, then the environment's, then the usual places. */
@@ -43,14 +34,14 @@ static const char *find_install(const char *given, const char *const *envs,
                                 const char *const *usual, const char *probe)
 {
     if (given)
-        return file_exists(given, probe) ? given : NULL;
+        return path_is(given, probe, S_IFREG) ? given : NULL;
     for (size_t i = 0; envs[i]; i++) {
         const char *v = getenv(envs[i]);
-        if (v && v[0] && file_exists(v, probe))
+        if (v && v[0] && path_is(v, probe, S_IFREG))
             return v;
     }
     for (size_t i = 0; usual[i]; i++)
-        if (file_exists(usual[i], probe))
+        if (path_is(usual[i], probe, S_IFREG))
             return usual[i];
     return NULL;
 }
@@ -168,7 +159,7 @@ static int build_args(rpl_ks_parse_ctx *c, const rpl_libclang *lc, const rpl_ks_
         ADD("--cuda-path=", cuda);
         /* -nocudalib would also hide the toolkit's version from clang, which then
            expects the launch API of CUDA 9 (cudaConfigureCall): only without libdevice. */
-        if (!dir_exists(cuda, "nvvm/libdevice"))
+        if (!path_is(cuda, "nvvm/libdevice", S_IFDIR))
             ADD("-nocudalib", NULL);
         /* CUDA 12 removed the texture references clang's wrappers still expect: skip
            clang's texture intrinsics (by their include guard) and give the two
@@ -177,7 +168,7 @@ static int build_args(rpl_ks_parse_ctx *c, const rpl_libclang *lc, const rpl_ks_
         ADD("-isystem", NULL);
         ADD(KS_STUB_DIR, NULL);
         /* nvcc's implicit path for CCCL (cub, thrust, cuda/std) since CUDA 13. */
-        if (dir_exists(cuda, "include/cccl")) {
+        if (path_is(cuda, "include/cccl", S_IFDIR)) {
             ADD("-isystem", NULL);
             ADD(cuda, "/include/cccl");
         }

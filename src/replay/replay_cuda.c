@@ -479,7 +479,7 @@ static int check_layout(replay *r, CUfunction f, const char *path)
     return 0;
 }
 
-/* Whether the captured dispatch changed snapshot global `i`: its post-image is not its pre-image. */
+/* Whether the captured dispatch changed snapshot global `i` (post-image not the pre-image). */
 static int global_changed(const replay *r, size_t i, bool *changed)
 {
     const rpl_snap_global *g = &r->snap->globals[i];
@@ -521,8 +521,8 @@ static int find_global_renamed(replay *r, module *m, const char *path, size_t i,
 
     if ((rc = rpl_codeobj_set_new(&set)) == 0 && (rc = rpl_codeobj_read_file(set, path)) == 0 &&
         (rc = global_changed(r, i, &changed)) == 0 &&
-        (rc = rpl_global_resolve(want, changed, (const char *const *)set->globals,
-                                 set->n_globals, &at, &plan)) == 0 &&
+        (rc = rpl_global_resolve(want, changed, (const char *const *)set->globals, set->n_globals,
+                                 &at, &plan)) == 0 &&
         plan == RPL_GLOBAL_USE)
         cr = r->cu->cuModuleGetGlobal_v2(&m->gaddr[i], bytes, m->mod, set->globals[at]);
     if (rc == RPL_EINPUT)

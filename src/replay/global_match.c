@@ -101,3 +101,21 @@ int rpl_global_match(const char *want, const char *const *have, size_t n, size_t
     *index = found;
     return 0;
 }
+
+int rpl_global_resolve(const char *want, bool changed, const char *const *have, size_t n,
+                       size_t *index, rpl_global_plan *plan)
+{
+    int rc = rpl_global_match(want, have, n, index);
+
+    *plan = RPL_GLOBAL_USE;
+    if (rc != RPL_ENOTFOUND)
+        return rc;
+    if (changed)
+        return rpl_error_set(RPL_EINPUT,
+                             "the code object has no module global '%s' of the snapshot (nor one "
+                             "that differs only in its translation unit's hash), and the captured "
+                             "dispatch wrote it",
+                             want);
+    *plan = RPL_GLOBAL_LEAVE_OUT;
+    return 0;
+}

@@ -16,6 +16,7 @@
 #ifndef RPL_REPLAY_GLOBAL_MATCH_H
 #define RPL_REPLAY_GLOBAL_MATCH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -32,5 +33,23 @@ int rpl_global_key(char **out, const char *name);
  * one holds the snapshot's bytes cannot be told.
  */
 int rpl_global_match(const char *want, const char *const *have, size_t n, size_t *index);
+
+/*
+ * What a replay does with snapshot global `want` in a code object that does
+ * not hold it under its own name (have[0..n): the code object's globals):
+ * RPL_GLOBAL_USE its twin have[*index] (rpl_global_match); RPL_GLOBAL_LEAVE_OUT
+ * when the code object holds no such global at all and the captured dispatch
+ * did not change it (`changed` false): no kernel can name a global that its
+ * code object lacks, so nothing the replay launches reads it and nothing it
+ * compares depends on it (a candidate built from a header holds none of the
+ * globals of the other kernels of the program's translation unit).  0 and
+ * *plan; RPL_EINPUT (message set) when it cannot be told which global is
+ * meant, or when the dispatch changed a global the code object lacks: an
+ * output that code object cannot give.
+ */
+typedef enum rpl_global_plan { RPL_GLOBAL_USE, RPL_GLOBAL_LEAVE_OUT } rpl_global_plan;
+
+int rpl_global_resolve(const char *want, bool changed, const char *const *have, size_t n,
+                       size_t *index, rpl_global_plan *plan);
 
 #endif

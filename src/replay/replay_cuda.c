@@ -406,10 +406,11 @@ static int restore(replay *r, bool all)
                             "restoring a region (cuMemcpyHtoDAsync)");
     }
     for (size_t i = 0; i < snap->nglobals && rc == 0; i++)
-        rc = cuda_check(
-            r,
-            cu->cuMemcpyHtoDAsync_v2(r->run.gaddr[i], r->gpre[i], snap->globals[i].size, r->stream),
-            "restoring a module global (cuMemcpyHtoDAsync)");
+        if (r->run.gaddr[i]) /* else left out: not in this code object */
+            rc = cuda_check(r,
+                            cu->cuMemcpyHtoDAsync_v2(r->run.gaddr[i], r->gpre[i],
+                                                     snap->globals[i].size, r->stream),
+                            "restoring a module global (cuMemcpyHtoDAsync)");
     return rc;
 }
 
@@ -478,31 +479,94 @@ static int check_layout(replay *r, CUfunction f, const char *path)
     return 0;
 }
 
+/* Whether the captured dispatch changed snapshot global `i` (post-image not the pre-image). */
+static int global_changed(const replay *r, size_t i, bool *changed)
+{
+    const rpl_snap_global *g = &r->snap->globals[i];
+    uint8_t *post = NULL;
+    FILE *f = NULL;
+    int rc;
+
+    *changed = false;
+    if (!g->post_file) /* not compared either */
+        return 0;
+    if (!(post = malloc(g->size ? g->size : 1)))
+        return rpl_error_oom();
+    if ((rc = rpl_snapshot_global_open(&f, r->snap, i, true)) == 0) {
+        if (fread(post, 1, g->size, f) != g->size)
+            rc = rpl_error_set(RPL_EINPUT, "'%s': %s ends early", r->snap->dir, g->post_file);
+        fclose(f);
+    }
+    *changed = rc == 0 && memcmp(post, r->gpre[i], g->size) != 0;
+    free(post);
+    return rc;
+}
+
 /*
- * Snapshot global `i` under the name the code object at `path` gives it
- * when that is another (global_match.h: a candidate compiled from an edited
- * copy of the source).  RPL_EINPUT when no global or several match.
+ * Snapshot global `i` in the code object at `path`, which lacks its name
+ * (global_match.h: a candidate compiled from an edited copy of the source,
+ * or from a header): the name it gives the same global, or left out
+ * (m->gaddr[i] stays 0, *bytes the snapshot's) when it holds no such global
+ * and the dispatch did not change it.
  */
 static int find_global_renamed(replay *r, module *m, const char *path, size_t i, size_t *bytes)
 {
     const char *want = r->snap->globals[i].name;
+    rpl_global_plan plan = RPL_GLOBAL_USE;
     rpl_codeobj_set *set = NULL;
     CUresult cr = CUDA_ERROR_NOT_FOUND;
+    bool changed = false;
     size_t at = 0;
     int rc;
 
     if ((rc = rpl_codeobj_set_new(&set)) == 0 && (rc = rpl_codeobj_read_file(set, path)) == 0 &&
-        (rc = rpl_global_match(want, (const char *const *)set->globals, set->n_globals, &at)) == 0)
+        (rc = global_changed(r, i, &changed)) == 0 &&
+        (rc = rpl_global_resolve(want, changed, (const char *const *)set->globals, set->n_globals,
+                                 &at, &plan)) == 0 &&
+        plan == RPL_GLOBAL_USE)
         cr = r->cu->cuModuleGetGlobal_v2(&m->gaddr[i], bytes, m->mod, set->globals[at]);
-    if (rc == RPL_ENOTFOUND || (rc == 0 && cr == CUDA_ERROR_NOT_FOUND))
-        rc = rpl_error_set(RPL_EINPUT,
-                           "'%s' has no module global '%s' of the snapshot (nor one that differs "
-                           "only in its translation unit's hash)",
-                           path, want);
+    if (rc == RPL_EINPUT)
+        rpl_error_prefix("'%s'", path);
+    else if (rc == 0 && plan == RPL_GLOBAL_LEAVE_OUT) {
+        m->gaddr[i] = 0;
+        *bytes = r->snap->globals[i].size;
+        rpl_log_info("'%s' has no module global '%s' of the snapshot, which the dispatch left "
+                     "unchanged: left out",
+                     path, want);
+    } else if (rc == 0 && cr == CUDA_ERROR_NOT_FOUND)
+        rc = rpl_error_set(RPL_EINPUT, "'%s' lists module global '%s' but does not load it", path,
+                           set->globals[at]);
     else if (rc == 0 && (rc = cuda_check(r, cr, "cuModuleGetGlobal")) == 0)
         rpl_log_info("'%s': module global '%s' of the snapshot is '%s' there", path, want,
                      set->globals[at]);
     rpl_codeobj_set_free(set);
+    return rc;
+}
+
+/*
+ * Snapshot global `i` has another size in the code object at `path`: another
+ * object under that name (nvcc names string literals `$str$N` and
+ * `__unnamed_N` in the order of their translation unit, so a header compiled
+ * alone numbers them otherwise).  Left out when the dispatch did not change
+ * it; refused when it did.
+ */
+static int other_size(replay *r, module *m, const char *path, size_t i, size_t bytes)
+{
+    const rpl_snap_global *g = &r->snap->globals[i];
+    bool changed = false;
+    int rc = global_changed(r, i, &changed);
+
+    if (rc == 0 && changed)
+        return rpl_error_set(RPL_EINPUT,
+                             "'%s': module global '%s' has %zu bytes, the snapshot %llu, and the "
+                             "captured dispatch wrote it",
+                             path, g->name, bytes, (unsigned long long)g->size);
+    if (rc == 0) {
+        m->gaddr[i] = 0;
+        rpl_log_info("'%s': module global '%s' has %zu bytes, the snapshot %llu: another object "
+                     "of that name, which the dispatch left unchanged: left out",
+                     path, g->name, bytes, (unsigned long long)g->size);
+    }
     return rc;
 }
 
@@ -547,12 +611,10 @@ static int load_module(replay *r, module *m, const char *path)
             rc = find_global_renamed(r, m, path, i, &bytes);
         else
             rc = cuda_check(r, cr, "cuModuleGetGlobal");
+        if (rc == 0 && m->gaddr[i] && bytes != snap->globals[i].size)
+            rc = other_size(r, m, path, i, bytes);
         if (rc)
             return rc;
-        if (bytes != snap->globals[i].size)
-            return rpl_error_set(
-                RPL_EINPUT, "'%s': module global '%s' has %zu bytes, the snapshot %llu", path,
-                snap->globals[i].name, bytes, (unsigned long long)snap->globals[i].size);
     }
     return 0;
 }
@@ -701,7 +763,7 @@ static int compare_all(replay *r, const module *m, rpl_region_check *checks, uin
         const rpl_snap_global *g = &snap->globals[i];
         size_t k = snap->nregions + i;
         FILE *f = NULL;
-        if (!g->post_file)
+        if (!g->post_file || !m->gaddr[i])
             continue;
         if ((rc = rpl_snapshot_global_open(&f, snap, i, true)))
             break;
@@ -709,6 +771,21 @@ static int compare_all(replay *r, const module *m, rpl_region_check *checks, uin
         fclose(f);
     }
     return rc;
+}
+
+/*
+ * The checks without the globals left out of the launched code object (none
+ * of its kernels can name them): their number, *left_out the others'.
+ */
+static size_t drop_left_out(const replay *r, rpl_region_check *checks, size_t *left_out)
+{
+    size_t n = r->snap->nregions;
+
+    for (size_t i = 0; i < r->snap->nglobals; i++)
+        if (r->run.gaddr[i])
+            checks[n++] = checks[r->snap->nregions + i];
+    *left_out = r->snap->nregions + r->snap->nglobals - n;
+    return n;
 }
 
 static void init_checks(const replay *r, const module *m, rpl_region_check *checks)
@@ -869,6 +946,7 @@ static int run_check(replay *r)
         res->deterministic = true;
         for (size_t i = 0; i < n; i++)
             res->deterministic = res->deterministic && res->checks[i].identical_runs;
+        res->nchecks = drop_left_out(r, res->checks, &res->globals_left_out);
     }
 out:
     free(first);

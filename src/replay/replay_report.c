@@ -68,6 +68,11 @@ int rpl_replay_result_print(FILE *out, const rpl_replay_result *r)
             "launch%s\n",
             r->check_passed ? "passed" : "FAILED", r->nchecks, r->nchecks == 1 ? "" : "s",
             r->check_runs, r->check_runs == 1 ? "" : "es");
+    if (r->globals_left_out)
+        fprintf(out,
+                "Module globals left out: %zu (the code object has none of that name, and the "
+                "captured dispatch did not change them)\n",
+                r->globals_left_out);
     if (!r->deterministic)
         fputs("Repeated runs gave different bytes: the kernel is not deterministic here\n", out);
     for (size_t i = 0; i < r->nchecks; i++)

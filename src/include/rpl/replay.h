@@ -122,6 +122,7 @@ typedef struct rpl_replay_result {
     unsigned check_runs; /* launches compared */
     rpl_region_check *checks;
     size_t nchecks;
+    size_t globals_left_out; /* snapshot globals the code object lacks, unchanged by the dispatch */
 } rpl_replay_result;
 
 /*

@@ -268,6 +268,30 @@ static int parse_best(loop_state *st, const char *text, size_t len)
     return 0;
 }
 
+/*
+ * The ranking's name for the source's kernel `name`: the pipeline ranks the
+ * instantiations a program launches ("reduce1<int>" for the template
+ * "reduce1"), the loop knows the kernel by its name in the source.  `name`
+ * itself when the ranking holds it as it is, or holds no name of that kernel.
+ */
+static const char *as_ranked(const loop_state *st, const char *name, const rpl_path_kernel *ranked,
+                             size_t n)
+{
+    const rpl_ks_kernel *want = NULL, *k = NULL;
+
+    if (!name)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(ranked[i].name, name) == 0)
+            return name;
+    if (find_kernel(st->best, name, &want) == 0)
+        for (size_t i = 0; i < n; i++)
+            if (find_kernel(st->best, ranked[i].name, &k) == 0 && k == want)
+                return ranked[i].name;
+    rpl_error_clear();
+    return name;
+}
+
 /* The next target from the backend's ranking; says when dominance shifted. */
 static int retarget(loop_state *st)
 {
@@ -275,7 +299,7 @@ static int retarget(loop_state *st)
     size_t n = 0;
     bool by_gpu_time = false;
     rpl_retarget choice;
-    const char *name;
+    const char *name, *current;
     int rc;
 
     if (st->be->ranking && (rc = st->be->ranking(st->be->ctx, &ranked, &n, &by_gpu_time)) != 0)
@@ -293,12 +317,12 @@ static int retarget(loop_state *st)
         }
         return set_target(st, name);
     }
-    rc = rpl_retarget_choose(&choice, ranked, n, st->target ? st->target : st->opts->kernel,
-                             st->opts->kernel != NULL, by_gpu_time);
+    current = as_ranked(st, st->target ? st->target : st->opts->kernel, ranked, n);
+    rc = rpl_retarget_choose(&choice, ranked, n, current, st->opts->kernel != NULL, by_gpu_time);
     if (rc == 0) {
         if (choice.message)
             rpl_log_warn("%s", choice.message);
-        if (st->target && strcmp(choice.target, st->target) != 0)
+        if (st->target && strcmp(choice.target, current) != 0)
             st->r->retargets++;
         rc = set_target(st, choice.target);
     }

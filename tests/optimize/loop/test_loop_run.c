@@ -232,10 +232,13 @@ static int fake_ranking(void *ctx, rpl_path_kernel **kernels, size_t *n, bool *b
     rpl_path_kernel *k = calloc(2, sizeof(*k));
 
     assert_non_null(k);
-    /* In the shift scenario, the first acceptance makes `shift` dominant. */
+    /* In the shift scenario, the first acceptance makes `shift` dominant; in the
+       instantiation one the ranking names what the program launched, as the pipeline
+       does for template kernels, and `scale` stays dominant. */
     bool shifted = strcmp(f->scenario, "shift") == 0 && f->accepted >= 1;
-    k[0] = (rpl_path_kernel){"scale", shifted ? 0.3 : 0.8, true};
-    k[1] = (rpl_path_kernel){"shift", shifted ? 0.7 : 0.2, true};
+    bool launched = strcmp(f->scenario, "instantiation") == 0;
+    k[0] = (rpl_path_kernel){launched ? "scale<float>" : "scale", shifted ? 0.3 : 0.8, true};
+    k[1] = (rpl_path_kernel){launched ? "shift<float>" : "shift", shifted ? 0.7 : 0.2, true};
     *kernels = k;
     *n = 2;
     *by_gpu_time = false;
@@ -433,11 +436,44 @@ static void dominance_shift(void **state)
     fake_release(&f);
 }
 
+/*
+ * The ranking names the instantiation ("scale<float>") of the kernel the loop
+ * knows by its name in the source: after an acceptance that leaves it dominant,
+ * the loop stays on it (no shift, no retarget, as the corpus's reduce1<int> and
+ * sgemm2DBlocktiling<128, ...> were "shifted" to themselves).
+ */
+static void instantiation_names(void **state)
+{
+    server s;
+    fake f = {0};
+    rpl_llm_loop_result r;
+    char transcript[700], *p;
+
+    (void)state;
+    start_server(&s, "instantiation"); /* a faster scale, then scale again */
+    run_loop(&s, &f, "instantiation", 2, &r, transcript);
+    stop_server(&s);
+
+    assert_int_equal(request_count(&s), 2);
+    assert_int_equal(f.outcomes[0]->decision, RPL_PIPE_ACCEPTED);
+    assert_int_equal(f.n, 2);
+    assert_string_equal(f.outcomes[1]->kernel, "scale");
+    assert_int_equal(r.accepted, 1);
+    assert_int_equal(r.retargets, 0);
+    assert_string_equal(r.target, "scale");
+    p = prompt_of(&s, 2, NULL);
+    expect_in(p, "Make the kernel `scale` of `scale.hip` faster.", "prompt 2");
+    free(p);
+    rpl_llm_loop_result_release(&r);
+    fake_release(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(six_answers),
         cmocka_unit_test(dominance_shift),
+        cmocka_unit_test(instantiation_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

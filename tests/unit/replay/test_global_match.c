@@ -187,12 +187,101 @@ static void test_ambiguous(void **state)
     assert_int_equal(at, 1);
 }
 
+/* The index of the global named `name`; it must be there. */
+static size_t global_named(const rpl_codeobj_set *set, const char *name)
+{
+    for (size_t i = 0; i < set->n_globals; i++)
+        if (strcmp(set->globals[i], name) == 0)
+            return i;
+    fail_msg("no global %s", name);
+    return 0;
+}
+
+static bool has_kernel(const rpl_codeobj_set *set, const char *symbol)
+{
+    for (size_t i = 0; i < set->count; i++)
+        if (strcmp(set->kernels[i].name, symbol) == 0)
+            return true;
+    return false;
+}
+
+/*
+ * A header's template kernel built alone (kernels/header/instantiate.cu)
+ * against the program that instantiates it beside another kernel
+ * (kernels/header/program.cu): the program's counter and the other kernel's
+ * string literals are not in the candidate at all, so they are left out of
+ * its replay when the dispatch left them unchanged and refused when it wrote
+ * them; the names both have are taken as they are (their sizes are the
+ * replay's to compare: the literals are numbered anew).
+ */
+static void test_header_candidate(void **state)
+{
+    static const char *const absent[] = {"launches", "__unnamed_2", "$str$2", "$str$3"};
+    static const char *const shared[] = {"__unnamed_1", "$str", "$str$1"};
+    rpl_codeobj_set *prog = read_set(FX "/header_program_sm90.cubin");
+    rpl_codeobj_set *cand = read_set(FX "/header_candidate_sm90.cubin");
+    rpl_global_plan plan;
+    size_t at;
+
+    (void)state;
+    assert_true(has_kernel(prog, "_Z10tile_scaleILi64EEvPfPKffi"));
+    assert_true(has_kernel(cand, "_Z10tile_scaleILi64EEvPfPKffi"));
+    assert_false(has_kernel(cand, "_Z14count_launchesi"));
+    assert_int_equal(prog->n_globals, 7);
+    for (size_t i = 0; i < sizeof(absent) / sizeof(absent[0]); i++) {
+        const char *want = prog->globals[global_named(prog, absent[i])];
+
+        plan = RPL_GLOBAL_USE;
+        assert_int_equal(rpl_global_resolve(want, false, names(cand), cand->n_globals, &at, &plan),
+                         0);
+        assert_int_equal(plan, RPL_GLOBAL_LEAVE_OUT);
+        assert_int_equal(rpl_global_resolve(want, true, names(cand), cand->n_globals, &at, &plan),
+                         RPL_EINPUT);
+        assert_non_null(strstr(rpl_error_last()->message, want));
+        assert_non_null(strstr(rpl_error_last()->message, "dispatch wrote it"));
+    }
+    for (size_t i = 0; i < sizeof(shared) / sizeof(shared[0]); i++) {
+        size_t want = global_named(cand, shared[i]);
+
+        global_named(prog, shared[i]);
+        at = cand->n_globals;
+        plan = RPL_GLOBAL_LEAVE_OUT;
+        assert_int_equal(
+            rpl_global_resolve(shared[i], true, names(cand), cand->n_globals, &at, &plan), 0);
+        assert_int_equal(plan, RPL_GLOBAL_USE);
+        assert_int_equal(at, want);
+    }
+    rpl_codeobj_set_free(prog);
+    rpl_codeobj_set_free(cand);
+}
+
+/* A twin is used whether or not the dispatch wrote it; an ambiguous one is refused either way. */
+static void test_resolve_twin(void **state)
+{
+    const char *want = "_ZN42_INTERNAL_12306b83_13_tu_globals_cu_tu_sum10warps_doneE";
+    const char *have[] = {"_ZN42_INTERNAL_d2d8ba29_13_tu_globals_cu_tu_sum6ignoreE",
+                          "_ZN42_INTERNAL_d2d8ba29_13_tu_globals_cu_tu_sum10warps_doneE",
+                          "_ZN42_INTERNAL_0badcafe_13_tu_globals_cu_tu_sum10warps_doneE"};
+    rpl_global_plan plan;
+    size_t at = 99;
+
+    (void)state;
+    for (int changed = 0; changed < 2; changed++) {
+        plan = RPL_GLOBAL_LEAVE_OUT;
+        assert_int_equal(rpl_global_resolve(want, changed, have, 2, &at, &plan), 0);
+        assert_int_equal(plan, RPL_GLOBAL_USE);
+        assert_int_equal(at, 1);
+        assert_int_equal(rpl_global_resolve(want, changed, have, 3, &at, &plan), RPL_EINPUT);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_globals_listed), cmocka_unit_test(test_edited_copy_matches),
-        cmocka_unit_test(test_exact_first),    cmocka_unit_test(test_other_file_name),
-        cmocka_unit_test(test_rdc_link),       cmocka_unit_test(test_ambiguous),
+        cmocka_unit_test(test_globals_listed),   cmocka_unit_test(test_edited_copy_matches),
+        cmocka_unit_test(test_exact_first),      cmocka_unit_test(test_other_file_name),
+        cmocka_unit_test(test_rdc_link),         cmocka_unit_test(test_ambiguous),
+        cmocka_unit_test(test_header_candidate), cmocka_unit_test(test_resolve_twin),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -102,7 +102,7 @@ static int run_recorder(rpl_profile_ctx *ctx, const char *lib, const recorder_ru
     else if (res.exit_code != 0 && ctx->opts->quiet_app)
         rc = rpl_error_set(RPL_ERROR, "the program exited with status %d: %s", res.exit_code,
                            rpl_spawn_last_line(line, sizeof(line), res.err)[0] ? line
-                                                                                 : "(no message)");
+                                                                               : "(no message)");
     else if (res.exit_code != 0)
         rc = rpl_error_set(RPL_ERROR, "the program exited with status %d (outputs so far in '%s')",
                            res.exit_code, run->dir);

@@ -33,10 +33,10 @@ static int split_lines(const char *s, size_t len, lines *out)
 
     for (size_t i = 0; i < len; i++)
         n += s[i] == '\n';
+    out->n = 0;
     out->v = malloc(n * sizeof(*out->v));
     if (!out->v)
         return rpl_error_oom();
-    out->n = 0;
     size_t b = 0;
     for (size_t i = 0; i <= len; i++)
         if (i == len || s[i] == '\n') {

@@ -199,9 +199,9 @@ program sgemm siboehm+SGEMM_CUDA src/kernels/5_kernel_2D_blocktiling.cuh 'sgemm2
     -- sgemm 5
 program radixsort NVIDIA+cuda-samples '' 'DeviceRadixSortOnesweepKernel' \
     'library:cub/device/dispatch/kernels/radix_sort.cuh' -- radixSortThrust
-# Its CPU reference (77 G multiply-adds, OpenMP) makes every run about 9 s: no whole-program profiles in
-# optimize (--no-app: the kernel named, no ranking), one shape (kernel 4 fixes its block size,
-# so all 404 dispatches have the same geometry and arguments).
+# Its CPU reference (77 G multiply-adds, OpenMP) makes every run about 9 s: no whole-program
+# profiles in optimize (--no-app: the kernel named, no ranking), one shape (kernel 4 fixes its
+# block size, so all 404 dispatches have the same geometry and arguments).
 program matmul karpathy+llm.c/dev/cuda matmul_forward.cu 'matmul_forward_kernel4' \
     'nvcc -O3 --use_fast_math -std=c++17 -arch={arch} -Xcompiler -fopenmp {src} -lcublas -lcublasLt -o {out}' \
     --no-app --kernel matmul_forward_kernel4 --shapes 1 -- matmul_forward 4

@@ -13,6 +13,9 @@ programs=$(cd "$3" && pwd)
 bundle_start "$1" "$4"
 mkdir -p "$out/corpus/src" "$out/templates"
 cp -r "$programs/bin" "$out/corpus/"
+# matmul_forward links OpenMP's runtime, which a GPU machine without gcc lacks.
+gomp=$(ldd "$programs/bin/matmul_forward" 2>/dev/null | awk '/libgomp/ { print $3 }')
+[ -z "$gomp" ] || { mkdir -p "$out/corpus/gomp" && cp -L "$gomp" "$out/corpus/gomp/"; }
 for d in "$corpus"/*+*; do
     cp -r "$d" "$out/corpus/src/"
     rm -rf "$out/corpus/src/$(basename "$d")/build"

@@ -30,6 +30,9 @@ budget=${CHECK_BUDGET:-500}
 key=rpl-SENTINEL-corpus-51c0
 export ROCM_PERF_TEMPLATES=$bundle/templates
 check_machine "python3: $(python3 --version 2>&1)"
+# The build machine's OpenMP runtime (bundle.sh), after the system's own.
+ldconfig -p 2>/dev/null | grep -q 'libgomp\.so\.1 ' ||
+    export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$bundle/corpus/gomp
 check_need_gpu
 bin=$bundle/corpus/bin
 src=$bundle/corpus/src
@@ -79,17 +82,46 @@ program_profile() {
     step "$name" analyze-db 60 "$rp" analyze "$work/p-$name/profile.db"
 }
 
-# program NAME ROOT SOURCE KERNEL_REGEX BUILD_CMD -- APP ARGS...: ROOT is the project's
-# folder below corpus/src (the user's repository: committed into a scratch git repository),
-# SOURCE the kernel source in it ("": no kernel of its own), BUILD_CMD optimize's --build.
+# library_kernel NAME HEADER KERNEL_REGEX APP ARGS...: a program whose kernels are a library's
+# (thrust's are CUB's, in the toolkit's headers): kernels on the library header that defines
+# them, capture of one of them and replay --check; nothing to optimize in the user's tree.
+library_kernel() {
+    local name=$1 header=$2 kre=$3
+    shift 3
+    local app=("$@") hdr
+    hdr=$(find /usr/local/cuda/ -path "*/include/cccl/$header" 2>/dev/null | head -1)
+    [ -n "$hdr" ] || hdr=$(find /usr/local/cuda/ -path "*/include/$header" 2>/dev/null | head -1)
+    step "$name" kernels 60 "$rp" kernels "${hdr:-$header}" \
+        --build 'nvcc -O3 -std=c++17 -arch={arch} {src} -o {out}'
+    step "$name" capture "$limit" "$rp" capture --kernel "$kre" -o "$work/snap-$name" \
+        -- "./${app[0]}" "${app[@]:1}"
+    step "$name" replay-check 60 "$rp" replay full-vm "$work/snap-$name" --check
+}
+
+# program NAME ROOT SOURCE KERNEL_REGEX BUILD_CMD [OPTIMIZE_OPTION...] -- APP ARGS...: ROOT is
+# the project's folder below corpus/src (the user's repository: committed into a scratch git
+# repository), SOURCE the kernel source in it ("": no kernel of its own; with a KERNEL_REGEX
+# and BUILD_CMD "library:HEADER", the library header that defines it), BUILD_CMD optimize's
+# --build; the OPTIMIZE_OPTIONs replace `--max-kernels 1 --app-rounds 2` (a program whose
+# every run is long).
 program() {
-    local name=$1 root=$2 source=$3 kre=$4 build=$5
-    shift 6
+    local name=$1 root=$2 source=$3 kre=$4 build=$5 opts=()
+    shift 5
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do
+        opts+=("$1")
+        shift
+    done
+    shift
+    [ ${#opts[@]} -gt 0 ] || opts=(--max-kernels 1 --app-rounds 2)
     local app=("$@") repo=$work/repo-$name steps=${CORPUS_STEPS:-all}
     case " ${CORPUS_PROGRAMS:-$name} " in *" $name "*) ;; *) return 0 ;; esac
     mkdir -p "$work/run"
     cp "$bin/${app[0]}" "$work/run/"
     [ "$steps" = pipeline ] || program_profile "$name" "${app[@]}"
+    if [ -z "$source" ] && [ -n "$kre" ] && [ "$steps" != profile ]; then
+        library_kernel "$name" "${build#library:}" "$kre" "${app[@]}"
+        return 0
+    fi
     [ -n "$source" ] && [ "$steps" != profile ] || return 0
     mkdir -p "$repo"
     cp -r "$src/$root/." "$repo/"
@@ -116,8 +148,7 @@ program() {
         wait "$server_pid" 2>/dev/null
     fi
     step "$name" optimize "$opt_limit" "$rp" optimize "$repo/$source" "./${app[0]} ${app[*]:1}" \
-        --artifacts "$work/art-$name-opt" --max-kernels 1 --rounds 4 --app-rounds 2 \
-        --auto-approve "${extra[@]}"
+        --artifacts "$work/art-$name-opt" --rounds 4 "${opts[@]}" --auto-approve "${extra[@]}"
     git -C "$repo" for-each-ref --format='%(refname:short)' refs/heads/rocm-perf/ \
         >"$work/logs/$name.branches" 2>&1
     for b in $(cat "$work/logs/$name.branches"); do
@@ -166,7 +197,14 @@ program reduction NVIDIA+cuda-samples \
 program sgemm siboehm+SGEMM_CUDA src/kernels/5_kernel_2D_blocktiling.cuh 'sgemm2DBlocktiling' \
     'nvcc -O3 -std=c++20 -arch={arch} -I{dir}/src -include {src} {dir}/sgemm.cu {dir}/src/runner.cu -lcublas -o {out}' \
     -- sgemm 5
-program radixsort NVIDIA+cuda-samples '' '' '' -- radixSortThrust
+program radixsort NVIDIA+cuda-samples '' 'DeviceRadixSortOnesweepKernel' \
+    'library:cub/device/dispatch/kernels/radix_sort.cuh' -- radixSortThrust
+# Its CPU reference (77 G multiply-adds, OpenMP) makes every run about 9 s: no whole-program
+# profiles in optimize (--no-app: the kernel named, no ranking), one shape (kernel 4 fixes its
+# block size, so all 404 dispatches have the same geometry and arguments).
+program matmul karpathy+llm.c/dev/cuda matmul_forward.cu 'matmul_forward_kernel4' \
+    'nvcc -O3 --use_fast_math -std=c++17 -arch={arch} -Xcompiler -fopenmp {src} -lcublas -lcublasLt -o {out}' \
+    --no-app --kernel matmul_forward_kernel4 --shapes 1 -- matmul_forward 4
 # The same program with its other kernels: longer runs of >= 10k launches (kernel 2 makes
 # three launches per call).
 [ "${CORPUS_BENCH:-yes}" = yes ] && for k in 1 2; do

@@ -70,13 +70,13 @@ static void default_cache(void **state)
 
     (void)state;
     setenv("XDG_CACHE_HOME", "/x/cache", 1);
-    setenv("HOME", "/home/u", 1);
+    setenv("HOME", "/h/u", 1);
     p = rpl_tune_default_cache_path();
     assert_string_equal(p, "/x/cache/rocm-perf/autotune.db");
     free(p);
     setenv("XDG_CACHE_HOME", "", 1);
     p = rpl_tune_default_cache_path();
-    assert_string_equal(p, "/home/u/.cache/rocm-perf/autotune.db");
+    assert_string_equal(p, "/h/u/.cache/rocm-perf/autotune.db");
     free(p);
     unsetenv("XDG_CACHE_HOME");
     unsetenv("HOME");

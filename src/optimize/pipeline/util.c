@@ -8,6 +8,7 @@
 #include "pipe_int.h"
 #include "rpl/cleanup.h"
 #include "rpl/error.h"
+#include "rpl/spawn.h"
 
 void pipe_argv_free(char **argv)
 {
@@ -134,19 +135,8 @@ int pipe_argv_text(char **out, const char *const *argv)
 const char *pipe_last_line(const char *text)
 {
     static _Thread_local char line[300];
-    const char *end, *start;
 
-    line[0] = '\0';
-    if (!text)
-        return line;
-    end = text + strlen(text);
-    while (end > text && (end[-1] == '\n' || end[-1] == '\r' || end[-1] == ' '))
-        end--;
-    start = end;
-    while (start > text && start[-1] != '\n')
-        start--;
-    snprintf(line, sizeof(line), "%.*s", (int)(end - start), start);
-    return line;
+    return rpl_spawn_last_line(line, sizeof(line), text);
 }
 
 int pipe_set(char **field, const char *fmt, ...)

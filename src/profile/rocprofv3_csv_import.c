@@ -37,6 +37,7 @@
 #include "csv.h"
 #include "rpl/array.h"
 #include "rpl/error.h"
+#include "rpl/free.h"
 #include "rpl/log.h"
 #include "rpl/number.h"
 #include "rpl/profile_backend.h"
@@ -67,9 +68,7 @@ typedef struct header {
 
 static void header_free(header *h)
 {
-    for (size_t i = 0; i < h->n; i++)
-        free(h->names[i]);
-    free(h->names);
+    rpl_free_strings(h->names, h->n);
     h->names = NULL;
     h->n = 0;
 }

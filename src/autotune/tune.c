@@ -19,6 +19,7 @@
 #include "rpl/free.h"
 #include "rpl/fsutil.h"
 #include "rpl/kernel_filter.h"
+#include "rpl/names.h"
 #include "rpl/profile_backend.h"
 #include "rpl/strbuf.h"
 #include "tune_int.h"
@@ -44,7 +45,7 @@ const char *rpl_tune_status_name(rpl_tune_status s)
     static const char *const names[] = {"not_run", "ok",         "build_failed",
                                         "pruned",  "run_failed", "timeout"};
 
-    return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
+    return RPL_NAME_OF(names, s, "?");
 }
 
 void rpl_tune_result_free(rpl_tune_result *r)

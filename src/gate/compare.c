@@ -13,6 +13,7 @@
 #include "rpl/error.h"
 #include "rpl/free.h"
 #include "rpl/gate.h"
+#include "rpl/names.h"
 #include "rpl/report.h"
 
 int rpl_gate_result_set(char **field, const char *value)
@@ -231,17 +232,13 @@ int rpl_gate_compare_static(rpl_gate_result *r, const rpl_static_kernel *base, s
 
 static const char *change_text(rpl_change c)
 {
-    switch (c) {
-    case RPL_CHANGE_SLOWER:
-        return "slower beyond the tolerance with confidence";
-    case RPL_CHANGE_FASTER:
-        return "confidently faster: consider updating the baseline";
-    case RPL_CHANGE_UNDECIDED:
-        return "the interval straddles the tolerance, the data cannot tell (measure more: "
-               "--retry-undecided N)";
-    default:
-        return "within the tolerance with confidence";
-    }
+    static const char *const texts[] = {
+        [RPL_CHANGE_SLOWER] = "slower beyond the tolerance with confidence",
+        [RPL_CHANGE_FASTER] = "confidently faster: consider updating the baseline",
+        [RPL_CHANGE_UNDECIDED] = "the interval straddles the tolerance, the data cannot tell "
+                                 "(measure more: --retry-undecided N)"};
+
+    return RPL_NAME_OF(texts, c, "within the tolerance with confidence");
 }
 
 static int runtime_check(rpl_gate_result *r, const rpl_runtime_kernel *b,

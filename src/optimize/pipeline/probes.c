@@ -19,14 +19,10 @@
 
 static const unsigned fixed_probes[] = {1, 2, 3, 4, 8, 16, 32};
 
-/* The dispatches of the kernel in the order they ran. */
-typedef struct ran {
-    const rpl_dispatch *d;
-} ran;
-
+/* The order the dispatches ran in. */
 static int by_start(const void *a, const void *b)
 {
-    const rpl_dispatch *x = ((const ran *)a)->d, *y = ((const ran *)b)->d;
+    const rpl_dispatch *x = *(const rpl_dispatch *const *)a, *y = *(const rpl_dispatch *const *)b;
 
     if (x->start != y->start)
         return x->start < y->start ? -1 : 1;
@@ -68,7 +64,7 @@ int pipe_shape_probes(const rpl_trace *t, const char *regex, unsigned **out, siz
 {
     const size_t cap = PIPE_SHAPE_PROBES_MAX + sizeof(fixed_probes) / sizeof(fixed_probes[0]);
     unsigned *v = malloc(cap * sizeof(*v));
-    ran *order = NULL;
+    const rpl_dispatch **order = NULL;
     bool *match = NULL;
     size_t count = 0, nv = 0;
     regex_t re;
@@ -90,15 +86,15 @@ int pipe_shape_probes(const rpl_trace *t, const char *regex, unsigned **out, siz
         for (uint32_t i = 0; rc == 0 && i < t->dispatches.count; i++) {
             const rpl_dispatch *d = &t->dispatches.items[i];
             if (d->kernel < t->symbols.count && match[d->kernel])
-                order[count++].d = d;
+                order[count++] = d;
         }
         if (rc == 0)
             qsort(order, count, sizeof(*order), by_start);
         /* Dispatch 0 is the snapshot itself: its geometry is seen. */
         for (size_t i = 1; rc == 0 && i < count && nv < PIPE_SHAPE_PROBES_MAX; i++) {
-            bool seen = false;
-            for (size_t j = 0; j < i && !seen; j++)
-                seen = same_geometry(order[j].d, order[i].d);
+            bool seen = same_geometry(order[0], order[i]);
+            for (size_t j = 0; j < nv && !seen; j++)
+                seen = same_geometry(order[v[j]], order[i]);
             if (!seen)
                 v[nv++] = (unsigned)i;
         }

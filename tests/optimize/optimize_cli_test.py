@@ -223,6 +223,25 @@ def decision(name):
     env.done()
 
 
+def slight():
+    """A candidate confirmed 0.02% slower (the whole CI below 1, by far less than --min-gain)
+    is not significant, not slower, and its numbers print with the digits that tell them
+    apart (run 6 printed "speedup 1.000x (95% CI 1.000-1.000)")."""
+    env = Env(header="// FAKE: spread=0.0001")
+    env.run("--candidate", candidate(env, directive="time=100.02"), expect=1)
+    case = junit_case(env)
+    failure = case.find("failure") if case is not None else None
+    check(failure is not None and failure.get("type") == "not-significant",
+          f"{SCENARIO}: JUnit failure {failure.attrib if failure is not None else None}")
+    c = env.log()["candidates"][0]
+    check(c["speedup_ci"][1] < 1, f"{SCENARIO}: wanted a CI wholly below 1: {c['speedup_ci']}")
+    m = re.search(r"speedup (\d\.\d+)x \(95% CI (\d\.\d+)-(\d\.\d+)\)", failure.get("message"))
+    check(m is not None, f"{SCENARIO}: no speedup in {failure.get('message')}")
+    check(m.group(1).startswith("0.9998") and m.group(2) != m.group(3)
+          and not m.group(3).startswith("1.0"), f"{SCENARIO}: printed {m.group(0)}")
+    env.done()
+
+
 def same():
     """An A/A pair: a median 0.3% slower inside a CI that holds 1 is not significant, not
     slower ("slower" needs the whole CI below 1)."""
@@ -540,7 +559,7 @@ def main():
     else:
         {"rules_accepted": rules_accepted, "dry_run": dry_run, "dirty": dirty, "push": push,
          "test_target": test_target, "cmake_target": cmake_target,
-         "interactive": interactive, "same": same,
+         "interactive": interactive, "same": same, "slight": slight,
          "rank_gpu_time": rank_gpu_time, "app_noise": app_noise,
          "rank_recorded": rank_recorded, "default_artifacts": default_artifacts,
          "build_run_commands": build_run_commands,

@@ -229,11 +229,11 @@ typedef enum rpl_pipe_decision {
     RPL_PIPE_REJECT_WRONG_RESULT,     /* "wrong-result": replay mismatch, writes outside the
                                          outputs, a failed or crashed program check */
     RPL_PIPE_REJECT_NONDETERMINISTIC, /* "nondeterministic": two runs differ */
-    RPL_PIPE_REJECT_SLOWER,           /* "slower": confirmed slower (the speedup's whole CI
-                                         below 1, or the whole application's CI above
-                                         1 + app_tolerance) */
-    RPL_PIPE_REJECT_NOT_SIGNIFICANT,  /* "not-significant": not proven min_gain faster, and
-                                         not confirmed slower (the CI holds 1) */
+    RPL_PIPE_REJECT_SLOWER,           /* "slower": confirmed more than min_gain slower (the
+                                         speedup's whole CI below 1 / (1 + min_gain)), or the
+                                         whole application's CI above 1 + app_tolerance */
+    RPL_PIPE_REJECT_NOT_SIGNIFICANT,  /* "not-significant": neither proven min_gain faster
+                                         nor confirmed min_gain slower */
     RPL_PIPE_REJECT_PATCH,            /* "patch": llm-optimize rejected the model's reply itself
                                          (no kernel in it, edits outside the kernel) */
     RPL_PIPE_REJECT_IMPOSSIBLE,       /* "impossible": measured faster than the physical floor
@@ -244,6 +244,23 @@ typedef enum rpl_pipe_decision {
 
 /* "accepted", "build", "signature", "static", "wrong-result", ... */
 const char *rpl_pipe_decision_name(rpl_pipe_decision d);
+
+/*
+ * The measure step's verdict on the speedup's confidence interval [lo, hi]
+ * (original/candidate time): RPL_PIPE_ACCEPTED when lo > 1 + min_gain,
+ * RPL_PIPE_REJECT_SLOWER when hi < 1 / (1 + min_gain) (confirmed more than
+ * min_gain slower), else RPL_PIPE_REJECT_NOT_SIGNIFICANT: a difference within
+ * min_gain of 1 either way, or one the interval cannot tell.
+ */
+rpl_pipe_decision rpl_pipe_speedup_decision(double lo, double hi, double min_gain);
+
+/*
+ * Decimals to print a speedup and its interval with: 3, or more (up to
+ * RPL_PIPE_SPEEDUP_MAX_DIGITS) while the bounds print as one value or a
+ * number that is not 1 prints as 1.000 (0.99980x, CI 0.99965-0.99998).
+ */
+#define RPL_PIPE_SPEEDUP_MAX_DIGITS 6
+int rpl_pipe_speedup_digits(double speedup, double lo, double hi);
 
 /* One step: whether it ran and passed, how long it took, its evidence. */
 typedef struct rpl_pipe_step_result {

@@ -6,6 +6,7 @@
  * replay of the captured dispatch (not the whole application), from which
  * the roofline time and the physical floor follow.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,10 +19,6 @@
 #include "rpl/json.h"
 #include "rpl/log.h"
 #include "rpl/snapshot.h"
-
-/* Dispatches probed for other shapes: the first few, then sparser (programs that repeat one
-   size many times before the next cost a handful of captures, not one per repetition). */
-static const unsigned probe_dispatches[] = {1, 2, 3, 4, 8, 16, 32};
 
 /* A scalar parameter's value as its C type reads ("4096", "2.5"); bytes in hex otherwise. */
 static int scalar_text(rpl_strbuf *sb, const rpl_snap_param *pa, const unsigned char *v)
@@ -174,7 +171,8 @@ int pipe_shapes_capture(rpl_pipe *p, pipe_kernel *k)
 {
     unsigned want = p->opts.shapes ? p->opts.shapes : RPL_PIPE_DEFAULT_SHAPES;
     char **keys = NULL, *key = NULL, *text = NULL, *dir = NULL;
-    size_t nkeys = 0, ntext = 0, nshapes = 0;
+    size_t nkeys = 0, ntext = 0, nshapes = 0, nprobes = 0;
+    unsigned *probes = NULL, beyond = UINT_MAX;
     double t0 = rpl_clock_mono_s();
     int rc;
 
@@ -195,18 +193,22 @@ int pipe_shapes_capture(rpl_pipe *p, pipe_kernel *k)
         rc = pipe_argv_push(&k->shape_text, &ntext, text);
     free(key);
     free(text);
-    for (size_t i = 0; rc == 0 && nkeys < want && i < sizeof(probe_dispatches) / sizeof(unsigned);
-         i++) {
+    if (rc == 0 && want > 1)
+        rc = pipe_shape_probes_of_profile(p, k, &probes, &nprobes);
+    for (size_t i = 0; rc == 0 && nkeys < want && i < nprobes; i++) {
         bool seen = false;
         key = text = NULL;
+        if (probes[i] >= beyond)
+            continue;
         if ((rc = pipe_set(&dir, "%s-shape%zu", k->snapshot, nkeys + 1)) != 0)
             break;
         pipe_progress(p, NULL, RPL_PIPE_STEP_REPLAY, "capturing dispatch %u of %s for its shape",
-                      probe_dispatches[i], k->display);
-        rc = pipe_capture_dispatch(p, k, probe_dispatches[i], dir);
-        if (rc == RPL_ENOTFOUND) { /* no more dispatches */
+                      probes[i], k->display);
+        rc = pipe_capture_dispatch(p, k, probes[i], dir);
+        if (rc == RPL_ENOTFOUND) { /* the program makes fewer dispatches */
             rc = 0;
-            break;
+            beyond = probes[i];
+            continue;
         }
         if (rc != 0 && rc != RPL_ENOMEM && !rpl_interrupted()) {
             rpl_log_warn("%s: no more shapes: %s", k->display, rpl_error_last()->message);
@@ -222,7 +224,7 @@ int pipe_shapes_capture(rpl_pipe *p, pipe_kernel *k)
         for (size_t j = 0; rc == 0 && j < nkeys; j++)
             seen |= strcmp(keys[j], key) == 0;
         /* A shape seen already, or one the original does not replay on, is not kept. */
-        if (rc == 0 && (seen || (rc = replays(p, k, dir, probe_dispatches[i])) == RPL_ENOTFOUND))
+        if (rc == 0 && (seen || (rc = replays(p, k, dir, probes[i])) == RPL_ENOTFOUND))
             rc = rpl_remove_tree(dir);
         else if (rc == 0 && (rc = pipe_argv_push(&keys, &nkeys, key)) == 0 &&
                  (rc = pipe_argv_push(&k->shape_text, &ntext, text)) == 0)
@@ -241,6 +243,7 @@ int pipe_shapes_capture(rpl_pipe *p, pipe_kernel *k)
     rpl_log_info("%s: %zu shape%s, %.1f s to find the others", k->display, nkeys,
                  nkeys == 1 ? "" : "s", k->shapes_s);
     pipe_argv_free(keys);
+    free(probes);
     free(dir);
     return rc;
 }

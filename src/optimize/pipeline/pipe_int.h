@@ -156,6 +156,9 @@ int pipe_profile_app(rpl_pipe *p, const char *program, const char *dir, cJSON **
    set when it could not be made (the reason, for the facts). */
 int pipe_counter_pass(rpl_pipe *p, const pipe_kernel *k, const char *co, const char *dir,
                       char **why);
+/* The extended regex capture's --kernel gets for a kernel's name (a template's bare name
+   matches its instantiations). */
+int pipe_kernel_regex(char **out, const char *name);
 /* A capture of the dispatch-th matching dispatch into `dir`: 0, or RPL_ENOTFOUND (no error set)
    when the program makes fewer dispatches of the kernel. */
 int pipe_capture_dispatch(rpl_pipe *p, const pipe_kernel *k, unsigned dispatch, const char *dir);
@@ -163,6 +166,21 @@ int pipe_capture_dispatch(rpl_pipe *p, const pipe_kernel *k, unsigned dispatch, 
 /* Facts (facts.c): the other shapes, the written bytes, the static figures and the counter pass
    of the reference.  A fact that cannot be had is noted with its reason, never an error. */
 int pipe_shapes_capture(rpl_pipe *p, pipe_kernel *k);
+
+/*
+ * The dispatches (indices among the kernel's, 0 the snapshot's) to capture
+ * for other shapes (probes.c): of the dispatches in `trace` whose mangled or
+ * display name matches `regex`, in the order they ran, the first of each
+ * launch geometry not seen before (grid, block, dynamic shared memory; at
+ * most PIPE_SHAPE_PROBES_MAX), then 1-4, 8, 16 and 32 where not listed.
+ * `trace` NULL: those fixed ones only.  *out: free().
+ */
+#define PIPE_SHAPE_PROBES_MAX 32
+struct rpl_trace;
+int pipe_shape_probes(const struct rpl_trace *trace, const char *regex, unsigned **out, size_t *n);
+/* The same over the original's profile (artifacts/profile-original), the fixed ones without. */
+int pipe_shape_probes_of_profile(const rpl_pipe *p, const pipe_kernel *k, unsigned **out,
+                                 size_t *n);
 int pipe_kernel_measure(rpl_pipe *p, pipe_kernel *k);
 /* The floor, roofline time and figures of a counter pass in `dir` (roofline.json). */
 int pipe_counter_figures(const pipe_kernel *k, const char *dir, double *flops, double *bytes,

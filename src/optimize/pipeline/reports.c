@@ -131,10 +131,11 @@ static int write_markdown(const rpl_pipe *p, const char *path)
         cell(&sb, o->strategy);
         rpl_strbuf_printf(&sb, " | %s%s | ", o->decision == RPL_PIPE_ACCEPTED ? "✅ " : "❌ ",
                           rpl_pipe_decision_name(o->decision));
-        if (!isnan(o->speedup))
-            rpl_strbuf_printf(&sb, "%.3fx (%.3f-%.3f) | %+.1f%% ±%.1f%% | ", o->speedup,
-                              o->speedup_lo, o->speedup_hi, o->time_change_pct, o->ci_half_pct);
-        else
+        if (!isnan(o->speedup)) {
+            int d = rpl_pipe_speedup_digits(o->speedup, o->speedup_lo, o->speedup_hi);
+            rpl_strbuf_printf(&sb, "%.*fx (%.*f-%.*f) | %+.1f%% ±%.1f%% | ", d, o->speedup, d,
+                              o->speedup_lo, d, o->speedup_hi, o->time_change_pct, o->ci_half_pct);
+        } else
             rpl_strbuf_puts(&sb, "- | - | ");
         cell(&sb, o->message);
         rpl_strbuf_puts(&sb, " | ");

@@ -615,7 +615,8 @@ static int step_measure(cstate *s)
     char *failure = NULL, *why = NULL;
     double t0 = rpl_clock_mono_s(), lo, hi;
     rpl_pipe_outcome *o = s->o;
-    int rc = 0;
+    rpl_pipe_decision decision;
+    int rc = 0, digits;
 
     for (unsigned r = 0; rc == 0 && !failure && r < po->rounds; r++) {
         if ((rc = rpl_interrupt_check()) != 0)
@@ -659,19 +660,17 @@ static int step_measure(cstate *s)
         free(why);
         return rc;
     }
+    digits = rpl_pipe_speedup_digits(o->speedup, lo, hi);
     if ((rc = pipe_set(&why,
-                       "speedup %.3fx (%.0f%% CI %.3f-%.3f), median %.0f ns -> %.0f ns, %u rounds "
+                       "speedup %.*fx (%.0f%% CI %.*f-%.*f), median %.0f ns -> %.0f ns, %u rounds "
                        "x %u launches, needs > %.3fx",
-                       o->speedup, po->confidence * 100, lo, hi, o->median_orig_ns,
-                       o->median_cand_ns, po->rounds, po->iterations, 1 + po->min_gain)) != 0)
+                       digits, o->speedup, po->confidence * 100, digits, lo, digits, hi,
+                       o->median_orig_ns, o->median_cand_ns, po->rounds, po->iterations,
+                       1 + po->min_gain)) != 0)
         return rc;
-    /* Slower only when confirmed: the whole CI below 1.  A CI holding 1, or one whose lower
-       bound does not beat 1 + min_gain, is not significant (an A/A pair lands here). */
-    if (lo > 1 + po->min_gain)
-        rc = step_done(s, RPL_PIPE_STEP_MEASURE, t0, true, 0, why);
-    else
-        rc = step_done(s, RPL_PIPE_STEP_MEASURE, t0, false,
-                       hi < 1 ? RPL_PIPE_REJECT_SLOWER : RPL_PIPE_REJECT_NOT_SIGNIFICANT, why);
+    /* Within min_gain of 1 either way is not significant (an A/A pair lands here). */
+    decision = rpl_pipe_speedup_decision(lo, hi, po->min_gain);
+    rc = step_done(s, RPL_PIPE_STEP_MEASURE, t0, decision == RPL_PIPE_ACCEPTED, decision, why);
     free(why);
     return rc;
 }

@@ -63,7 +63,7 @@ static int child_error(const rpl_spawn_result *res, const char *what, int code)
 }
 
 /* "(^|:)name(\(|$)" with the name's regex characters escaped. */
-static int kernel_regex(char **out, const char *name)
+int pipe_kernel_regex(char **out, const char *name)
 {
     rpl_strbuf sb = RPL_STRBUF_INIT;
     /* A demangled template instantiation starts with its return type ("void k<16u>(...)"),
@@ -197,7 +197,7 @@ static int capture_run(rpl_pipe *p, const pipe_kernel *k, unsigned dispatch, con
     int rc;
 
     snprintf(nth, sizeof(nth), "%u", dispatch);
-    if ((rc = kernel_regex(&regex, k->display)) == 0) {
+    if ((rc = pipe_kernel_regex(&regex, k->display)) == 0) {
         const char *words[9];
         size_t w = 0;
         words[w++] = "capture";

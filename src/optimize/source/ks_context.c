@@ -17,6 +17,7 @@
 #include "ks_internal.h"
 #include "rpl/error.h"
 #include "rpl/log.h"
+#include "rpl/spawn.h"
 
 /* DIR/REL exists and is of `type` (S_IFREG, S_IFDIR). */
 static bool path_is(const char *dir, const char *rel, mode_t type)
@@ -123,6 +124,91 @@ static int add_sink(void *ctx, const char *prefix, const char *value)
     return add_arg(c, prefix, value);
 }
 
+/* A "-D" word of the build, or one of the --define values, defines `name`. */
+typedef struct define_probe {
+    const char *name;
+    bool found;
+} define_probe;
+
+static bool defines(const char *def, const char *name)
+{
+    size_t n = strlen(name);
+
+    return strncmp(def, name, n) == 0 && (def[n] == '\0' || def[n] == '=');
+}
+
+static int probe_sink(void *ctx, const char *prefix, const char *value)
+{
+    define_probe *d = ctx;
+
+    d->found |= strcmp(prefix, "-D") == 0 && value && defines(value, d->name);
+    return 0;
+}
+
+static int user_defines(const rpl_ks_options *o, const char *name, bool *found)
+{
+    define_probe d = {name, false};
+    int rc = ks_flags_take(o->compile_words, NULL, probe_sink, &d);
+
+    for (size_t i = 0; o->defines && o->defines[i]; i++)
+        d.found |= defines(o->defines[i], name);
+    *found = d.found;
+    return rc;
+}
+
+/*
+ * nvcc's __CUDA_ARCH_LIST__ ("800,900"), which libclang does not define: CCCL
+ * names its versioned namespace after it (cub::CUB_300001_SM_900), so the
+ * kernels must parse under the names the program's code object has.  The
+ * build's architectures, else the one asked for or parsed for.
+ */
+static bool cuda_arch_list(const rpl_ks_parse_ctx *c, const rpl_ks_options *o, char *out,
+                           size_t size)
+{
+    unsigned list[16];
+    size_t n = 0, len = 0;
+
+    if (!o->arch)
+        n = ks_flags_cuda_arch_list(o->compile_words, list, sizeof(list) / sizeof(list[0]));
+    if (n == 0) {
+        const char *one =
+            c->wanted_arch && strncmp(c->wanted_arch, "sm_", 3) == 0 ? c->wanted_arch : c->arch;
+        const char *const words[] = {"-arch", one, NULL};
+        n = ks_flags_cuda_arch_list(words, list, 1);
+    }
+    out[0] = '\0';
+    for (size_t i = 0; i < n && len < size; i++)
+        len += (size_t)snprintf(out + len, size - len, "%s%u", i ? "," : "", list[i]);
+    return n > 0 && len < size;
+}
+
+/*
+ * Where the host compiler keeps omp.h, for a build that asks for OpenMP: nvcc
+ * hands -Xcompiler -fopenmp to gcc, which finds its own omp.h; libclang's
+ * resource directory has none.  NULL when there is no such folder.
+ */
+static char *openmp_include(const rpl_libclang *lc, const rpl_ks_options *o)
+{
+    const char *cc = ks_flags_host_compiler(o->compile_words);
+    const char *argv[] = {cc ? cc : "gcc", "-print-file-name=include", NULL};
+    rpl_spawn_opts so = {
+        .argv = argv, .timeout_ms = 10000, .capture_stdout = true, .capture_stderr = true};
+    rpl_spawn_result res = {0};
+    char line[4096], *dir = NULL;
+
+    if (!ks_flags_openmp(o->compile_words) ||
+        (lc->resource_dir && path_is(lc->resource_dir, "include/omp.h", S_IFREG)))
+        return NULL;
+    if (rpl_spawn_run(&res, &so) == 0 && res.exited && res.exit_code == 0 &&
+        path_is(rpl_spawn_last_line(line, sizeof(line), res.out), "omp.h", S_IFREG))
+        dir = strdup(line);
+    else
+        rpl_log_debug("%s has no omp.h for the build's -fopenmp", argv[0]);
+    rpl_spawn_result_release(&res);
+    rpl_error_clear();
+    return dir;
+}
+
 #define ADD(prefix, value)                                                                         \
     do {                                                                                           \
         if ((rc = add_arg(c, (prefix), (value))) != 0)                                             \
@@ -133,6 +219,8 @@ static int build_args(rpl_ks_parse_ctx *c, const rpl_libclang *lc, const rpl_ks_
                       const char *name, const char *rocm, const char *cuda)
 {
     build_sink sink = {c, name};
+    char arch_list[128], *openmp;
+    bool user_list;
     int rc;
 
     ADD("-x", NULL);
@@ -189,8 +277,27 @@ static int build_args(rpl_ks_parse_ctx *c, const rpl_libclang *lc, const rpl_ks_
         ADD(KS_STUB_DIR, NULL);
         break;
     }
+    if (c->mode != RPL_KS_MODE_HIP) {
+        if ((rc = user_defines(o, "__CUDA_ARCH_LIST__", &user_list)) != 0)
+            return rc;
+        if (!user_list && cuda_arch_list(c, o, arch_list, sizeof(arch_list)))
+            ADD("-D__CUDA_ARCH_LIST__=", arch_list);
+    }
     if ((rc = ks_flags_take(o->compile_words, o->compile_dir, add_sink, &sink)) != 0)
         return rc;
+    /* After every other folder: the host compiler's own headers must not shadow clang's.
+       gcc's omp.h names a deallocator in __malloc__ (omp_free), which clang refuses: read
+       it as the plain __malloc__ (a bare __malloc__ is no function-like macro's call). */
+    if ((openmp = openmp_include(lc, o)) != NULL) {
+        rc = add_arg(c, "-idirafter", NULL);
+        if (rc == 0)
+            rc = add_arg(c, openmp, NULL);
+        if (rc == 0)
+            rc = add_arg(c, "-D__malloc__(...)=__malloc__", NULL);
+        free(openmp);
+        if (rc)
+            return rc;
+    }
     for (size_t i = 0; o->include_dirs && o->include_dirs[i]; i++)
         ADD("-I", o->include_dirs[i]);
     for (size_t i = 0; o->defines && o->defines[i]; i++)

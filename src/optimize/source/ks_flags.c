@@ -108,6 +108,83 @@ bool ks_flags_arch(const char *const *words, char *arch, size_t size)
     return false;
 }
 
+/* nvcc's number of an architecture: 900 for sm_90, compute_90 and sm_90a; 0 for another. */
+static unsigned cuda_arch_number(const char *arch)
+{
+    char *end;
+    unsigned long n;
+
+    if (strncmp(arch, "sm_", 3) != 0)
+        return 0;
+    n = strtoul(arch + 3, &end, 10);
+    return end != arch + 3 && n > 0 && n < 10000 ? (unsigned)n * 10 : 0;
+}
+
+size_t ks_flags_cuda_arch_list(const char *const *words, unsigned *list, size_t max)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; words && words[i]; i++)
+        for (size_t k = 0; k < sizeof(arch_options) / sizeof(arch_options[0]); k++) {
+            const char *value = NULL;
+            size_t used = 0, at = 0;
+            char arch[32];
+            unsigned num;
+            /* -code names real targets; __CUDA_ARCH_LIST__ holds the virtual ones. */
+            if (strcmp(arch_options[k], "-code") == 0 || strcmp(arch_options[k], "--gpu-code") == 0)
+                continue;
+            match(words[i], words[i + 1], arch_options[k], false, &value, &used);
+            if (!used || !arch_in(value, arch, sizeof(arch)) || !(num = cuda_arch_number(arch)))
+                continue;
+            while (at < n && list[at] < num)
+                at++;
+            if ((at < n && list[at] == num) || n == max)
+                continue;
+            memmove(list + at + 1, list + at, (n - at) * sizeof(*list));
+            list[at] = num;
+            n++;
+        }
+    return n;
+}
+
+/* One word of compile options (or an -Xcompiler list) asks for OpenMP. */
+static bool word_openmp(const char *word)
+{
+    static const char *const host_lists[] = {"-Xcompiler=", "--compiler-options="};
+
+    for (size_t k = 0; k < sizeof(host_lists) / sizeof(host_lists[0]); k++)
+        if (strncmp(word, host_lists[k], strlen(host_lists[k])) == 0)
+            word += strlen(host_lists[k]);
+    /* "-fopenmp", "-fopenmp=libomp", and an item of "-O3,-fopenmp" or "-O3 -fopenmp". */
+    for (const char *s = word; *s; s += strcspn(s, ", "), s += strspn(s, ", "))
+        if (strncmp(s, "-fopenmp", 8) == 0 && strchr(", =", s[8]))
+            return true;
+    return false;
+}
+
+bool ks_flags_openmp(const char *const *words)
+{
+    for (size_t i = 0; words && words[i]; i++)
+        if (word_openmp(words[i]))
+            return true;
+    return false;
+}
+
+const char *ks_flags_host_compiler(const char *const *words)
+{
+    static const char *const options[] = {"-ccbin", "--compiler-bindir"};
+
+    for (size_t i = 0; words && words[i]; i++)
+        for (size_t k = 0; k < sizeof(options) / sizeof(options[0]); k++) {
+            const char *value = NULL;
+            size_t used = 0;
+            match(words[i], words[i + 1], options[k], false, &value, &used);
+            if (used && value[0])
+                return value;
+        }
+    return NULL;
+}
+
 static int absolute(char **out, const char *dir, const char *path)
 {
     int n;

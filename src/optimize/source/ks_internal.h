@@ -31,6 +31,17 @@ void ks_ctx_free(rpl_ks_parse_ctx *ctx);
  * paths are made absolute against `dir` (NULL: left as they are).
  */
 bool ks_flags_arch(const char *const *words, char *arch, size_t size);
+/*
+ * ks_flags_cuda_arch_list: the architectures the words compile for, as nvcc
+ * lists them in __CUDA_ARCH_LIST__ (the virtual ones: "-arch=sm_90" and
+ * "-gencode arch=compute_90,code=sm_90" give 900), ascending and distinct, at
+ * most `max` into `list`; the count.  ks_flags_openmp: the words ask for
+ * OpenMP ("-fopenmp", or in an -Xcompiler list).  ks_flags_host_compiler:
+ * nvcc's -ccbin / --compiler-bindir value, or NULL.
+ */
+size_t ks_flags_cuda_arch_list(const char *const *words, unsigned *list, size_t max);
+bool ks_flags_openmp(const char *const *words);
+const char *ks_flags_host_compiler(const char *const *words);
 typedef int (*ks_flags_sink)(void *ctx, const char *prefix, const char *value);
 int ks_flags_take(const char *const *words, const char *dir, ks_flags_sink add, void *ctx);
 

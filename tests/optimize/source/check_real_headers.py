@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """rocm-perf kernels against the real CUDA toolkit headers (cooperative groups
-with cg::reduce, CUB, Thrust from include/cccl, cache-hint loads and stores),
+with cg::reduce, CUB, Thrust from include/cccl, cache-hint loads and stores,
+CCCL's versioned namespace, a host build with OpenMP),
 for sm_90, with the build's flags from --build (a command or a template of
 {src} {out} {arch} {dir}) and from compile_commands.json; template kernels,
 errors in headers and in kernels.  Exit 77 (skipped) without a CUDA toolkit.
@@ -168,8 +169,71 @@ def main(argv):
     expect("not a compilation database" in p.stderr, p.stderr)
     p = run([rocm_perf, "kernels", "--build", "nvcc 'unclosed", "x.cu"], want_rc=2)
     expect("--build: the single quote" in p.stderr, p.stderr)
+
+    check_arch_list(rocm_perf, nvcc, real, work)
+    check_openmp(rocm_perf, real)
     shutil.rmtree(work)
     return 0
+
+
+def check_arch_list(rocm_perf, nvcc, real, work):
+    """CCCL's versioned namespace (cub::CUB_<version>_SM_<__CUDA_ARCH_LIST__>): nvcc's
+    __CUDA_ARCH_LIST__ from the build's architectures, unless the build defines it."""
+    src = os.path.join(real, "cub_namespace.cu")
+    two = "nvcc -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 -c"
+    cases = ((["--arch", "sm_90"], "900"),
+             (["--build", f"{two} cub_namespace.cu"], "800_900"),
+             (["--build", "nvcc -arch=sm_90a -c cub_namespace.cu"], "900"),
+             (["--build", "nvcc -arch=sm_90 -D__CUDA_ARCH_LIST__=750 -c cub_namespace.cu"],
+              "750"))
+    for args, arch_list in cases:
+        doc, ks = kernels(rocm_perf, args + ["cub_namespace.cu"], cwd=real)
+        expect(doc["diagnostics"]["errors"] == 0, f"{args}: {doc['diagnostics']['first']}")
+        names = [q for q in ks if q.startswith("cub::CUB_")]
+        expect(len(names) == 1 and names[0].endswith(f"_SM_{arch_list}::versioned_fill"),
+               f"{args}: kernels {sorted(ks)}, wanted the namespace of SM_{arch_list}")
+    if not os.access(nvcc, os.X_OK):
+        print(f"note: no {nvcc}: the namespace not compared with a cubin's")
+        return
+    # The mangled name is the one nvcc gives the kernel in the code object.
+    cubin = os.path.join(work, "cub_namespace.cubin")
+    run([nvcc, "-cubin", "-arch=sm_90", "-o", cubin, src])
+    doc, ks = kernels(rocm_perf, ["--arch", "sm_90", src])
+    mangled = [k["mangled"] for k in doc["kernels"] if k["name"] == "versioned_fill"]
+    with open(cubin, "rb") as f:
+        held = f.read()
+    expect(len(mangled) == 1 and mangled[0].encode() in held,
+           f"{mangled} is not a symbol of nvcc's cubin")
+
+
+def check_openmp(rocm_perf, real):
+    """A build with OpenMP on the host: the host compiler's omp.h is found, as nvcc's gcc
+    finds it; without -fopenmp, or with a host compiler that is not there, it is not."""
+    gcc = subprocess.run(["gcc", "-print-file-name=omp.h"], capture_output=True, text=True)
+    if gcc.returncode != 0 or not os.path.isfile(gcc.stdout.strip()):
+        print("note: gcc has no omp.h here: the OpenMP folder not checked")
+        return
+
+    def errors(build):
+        doc, _ = kernels(rocm_perf, (["--build", build] if build else []) + ["openmp_host.cu"],
+                         cwd=real)
+        return doc["diagnostics"]
+
+    if errors(None)["errors"] == 0:
+        # libclang's own resource folder has an omp.h (LLVM's libomp installed with it).
+        print("note: libclang finds omp.h by itself: the host compiler's not needed")
+        return
+    for build in ("nvcc -Xcompiler -fopenmp -arch=sm_90 -c openmp_host.cu",
+                  "nvcc -Xcompiler=-O3,-fopenmp -arch=sm_90 -c openmp_host.cu",
+                  "nvcc -ccbin gcc --compiler-options '-Wall -fopenmp' -c openmp_host.cu",
+                  "clang++ -x cuda -fopenmp=libgomp -c openmp_host.cu"):
+        d = errors(build)
+        expect(d["errors"] == 0, f"{build}: {d['first']}")
+    for build in ("nvcc -Xcompiler -fopenmp-simd -c openmp_host.cu",
+                  "nvcc -ccbin /nonexistent/gcc -Xcompiler -fopenmp -c openmp_host.cu"):
+        d = errors(build)
+        expect(d["errors"] > 0 and "'omp.h' file not found" in d["first"][0]["message"],
+               f"{build}: omp.h found without the host compiler's OpenMP: {d}")
 
 
 if __name__ == "__main__":

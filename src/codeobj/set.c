@@ -11,6 +11,7 @@
 #include "rpl/array.h"
 #include "rpl/error.h"
 #include "rpl/free_all.h"
+#include "rpl/strbuf.h"
 
 int rpl_codeobj_set_new(rpl_codeobj_set **out)
 {
@@ -80,23 +81,20 @@ void co_globals_truncate(rpl_codeobj_set *set, size_t keep)
 
 int co_warn(rpl_codeobj_set *set, const char *fmt, ...)
 {
+    rpl_strbuf line = RPL_STRBUF_INIT;
     va_list ap;
-    char *line;
-    int n;
+    int rc;
 
     va_start(ap, fmt);
-    n = vsnprintf(NULL, 0, fmt, ap);
+    rc = rpl_strbuf_vprintf(&line, fmt, ap);
     va_end(ap);
-    if (n < 0 || !(line = malloc((size_t)n + 1)))
-        return rpl_error_oom();
-    va_start(ap, fmt);
-    vsnprintf(line, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    if (RPL_ARRAY_GROW(set->warnings, set->cap_warnings, set->n_warnings + 1) != RPL_OK) {
-        free(line);
-        return rpl_error_oom();
+    if (rc == RPL_OK)
+        rc = RPL_ARRAY_GROW(set->warnings, set->cap_warnings, set->n_warnings + 1);
+    if (rc != RPL_OK) {
+        rpl_strbuf_release(&line);
+        return rc;
     }
-    set->warnings[set->n_warnings++] = line;
+    set->warnings[set->n_warnings++] = rpl_strbuf_detach(&line);
     return RPL_OK;
 }
 

@@ -11,6 +11,9 @@
 #include "rpl/error.h"
 #include "rpl/heap.h"
 
+#define OP_OR_NODE_SIZE \
+    (sizeof(rpl_dag_node) > sizeof(rpl_dag_op) ? sizeof(rpl_dag_node) : sizeof(rpl_dag_op))
+
 static int read_ops(const rpl_trace *t, rpl_dag_op *ops, uint32_t nops)
 {
     uint32_t nd = t->dispatches.count;
@@ -230,8 +233,9 @@ static int merge_runs(rpl_dag_builder *b, lane_op *lops, const uint32_t *first, 
  * normally in time order already, as the trace lists them; one that is not
  * gets sorted), then merge the runs with a heap: O(V log L) for ordinary
  * traces, O(V log V) at worst.  Once the runs hold what the nodes need,
- * *ops becomes the node array (its memory is already paged in: on a
- * million operations that saves about 45 MB of fresh pages); *ops is NULL
+ * *ops becomes the node array in place (its memory is already paged in: on
+ * a million operations that saves about 45 MB of fresh pages; it was
+ * allocated with a node's room, see rpl_dag_nodes_build); *ops is NULL
  * after that.
  */
 static int sort_nodes(rpl_dag_builder *b, rpl_dag_op **opsp, uint32_t nops)
@@ -255,12 +259,7 @@ static int sort_nodes(rpl_dag_builder *b, rpl_dag_op **opsp, uint32_t nops)
     rc = make_runs(b, *opsp, nops, lops, first, next);
     if (rc)
         goto done;
-    _Static_assert(sizeof(rpl_dag_node) >= sizeof(rpl_dag_op), "nodes reuse the operations' array");
-    if (!(dag->nodes = realloc(*opsp, ((size_t)nops + 1) * sizeof(*dag->nodes)))) {
-        rc = rpl_error_oom();
-        goto done;
-    }
-    rpl_bigmem_advise(dag->nodes, (size_t)nops * sizeof(*dag->nodes));
+    dag->nodes = (rpl_dag_node *)*opsp; /* the operations are in lops now */
     *opsp = NULL;
     rc = merge_runs(b, lops, first, next, proc);
     if (rc == 0) {
@@ -310,10 +309,14 @@ int rpl_dag_nodes_build(rpl_dag_builder *b)
     if (total >= RPL_NONE)
         return rpl_error_set(RPL_EINPUT, "trace has too many operations for the DAG");
     nops = (uint32_t)total;
-    ops = malloc(((size_t)nops + 1) * sizeof(*ops));
+    /*
+     * Room for the nodes that replace the operations: growing the block later
+     * would move it (mremap), which splits its huge pages, and every page of
+     * the node array would fault again in the passes that follow.
+     */
+    ops = rpl_bigmem_malloc(((size_t)nops + 1) * OP_OR_NODE_SIZE);
     if (!ops)
         return rpl_error_oom();
-    rpl_bigmem_advise(ops, (size_t)nops * sizeof(*ops));
     rc = read_ops(t, ops, nops);
     if (rc == 0)
         rc = build_processes(b, ops, nops);

@@ -11,7 +11,7 @@
 #include "rpl/error.h"
 #include "rpl/heap.h"
 
-#define OP_OR_NODE_SIZE \
+#define OP_OR_NODE_SIZE                                                                            \
     (sizeof(rpl_dag_node) > sizeof(rpl_dag_op) ? sizeof(rpl_dag_node) : sizeof(rpl_dag_op))
 
 static int read_ops(const rpl_trace *t, rpl_dag_op *ops, uint32_t nops)

@@ -1,5 +1,6 @@
 /* Lookups in the architecture and product tables. */
 #include <ctype.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -11,26 +12,26 @@ const char *rpl_vendor_name(rpl_vendor vendor)
     return vendor == RPL_VENDOR_NVIDIA ? "nvidia" : "amd";
 }
 
-const rpl_arch *rpl_arch_find_gfx_version(unsigned gfx_target_version)
+/* The first architecture of `vendor` whose number at byte `field` of rpl_arch is v. */
+static const rpl_arch *find_by(rpl_vendor vendor, size_t field, unsigned v)
 {
     size_t n;
     const rpl_arch *all = rpl_arch_all(&n);
 
     for (size_t i = 0; i < n; i++)
-        if (all[i].vendor == RPL_VENDOR_AMD && all[i].gfx_target_version == gfx_target_version)
+        if (all[i].vendor == vendor && *(const unsigned *)((const char *)&all[i] + field) == v)
             return &all[i];
     return NULL;
 }
 
+const rpl_arch *rpl_arch_find_gfx_version(unsigned gfx_target_version)
+{
+    return find_by(RPL_VENDOR_AMD, offsetof(rpl_arch, gfx_target_version), gfx_target_version);
+}
+
 const rpl_arch *rpl_arch_find_cc(unsigned compute_capability)
 {
-    size_t n;
-    const rpl_arch *all = rpl_arch_all(&n);
-
-    for (size_t i = 0; i < n; i++)
-        if (all[i].vendor == RPL_VENDOR_NVIDIA && all[i].compute_capability == compute_capability)
-            return &all[i];
-    return NULL;
+    return find_by(RPL_VENDOR_NVIDIA, offsetof(rpl_arch, compute_capability), compute_capability);
 }
 
 /* Parse "90", "9.0", "90a" (digits, optional ".minor", one optional suffix letter). */

@@ -22,6 +22,7 @@
 #include "rpl/autotune.h"
 #include "tune_int.h"
 #include "rpl/error.h"
+#include "rpl/free.h"
 #include "rpl/fsutil.h"
 #include "rpl/json.h"
 #include "rpl/sha256.h"
@@ -252,9 +253,7 @@ void rpl_tune_cache_close(rpl_tune_cache *c)
     if (!c)
         return;
     sqlite3_close(c->db);
-    free(c->path);
-    free(c->note);
-    free(c);
+    RPL_FREE_EACH(c->path, c->note, c);
 }
 
 const char *rpl_tune_cache_note(const rpl_tune_cache *c)
@@ -264,9 +263,7 @@ const char *rpl_tune_cache_note(const rpl_tune_cache *c)
 
 void rpl_tune_entry_release(rpl_tune_entry *e)
 {
-    free(e->samples);
-    free(e->kernel);
-    free(e->device);
+    RPL_FREE_EACH(e->samples, e->kernel, e->device);
     memset(e, 0, sizeof(*e));
 }
 
@@ -446,8 +443,6 @@ int rpl_tune_cache_put(rpl_tune_cache *c, const char *key, const rpl_tune_key_pa
         rc = RPL_OK;
     }
 out:
-    free(argv);
-    free(build);
-    free(samples);
+    RPL_FREE_EACH(argv, build, samples);
     return rc;
 }

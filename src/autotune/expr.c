@@ -24,6 +24,7 @@
 #include "rpl/array.h"
 #include "rpl/autotune.h"
 #include "rpl/error.h"
+#include "rpl/free.h"
 
 #define MAX_DEPTH 64   /* nesting, so hostile input cannot exhaust the stack */
 #define MAX_TEXT  4096 /* characters; bounds the tree's depth in evaluation too */
@@ -364,9 +365,7 @@ void rpl_expr_free(rpl_expr *e)
 {
     if (!e)
         return;
-    free(e->nodes);
-    free(e->text);
-    free(e);
+    RPL_FREE_EACH(e->nodes, e->text, e);
 }
 
 const char *rpl_expr_text(const rpl_expr *e)

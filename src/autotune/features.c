@@ -14,15 +14,13 @@
 #include "rpl/autotune.h"
 #include "rpl/codeobj.h"
 #include "rpl/error.h"
+#include "rpl/free.h"
 #include "rpl/kernel_filter.h"
 #include "rpl/occupancy.h"
 
 void rpl_tune_features_release(rpl_tune_features *f)
 {
-    free(f->kernel);
-    free(f->arch);
-    free(f->prune);
-    free(f->note);
+    RPL_FREE_EACH(f->kernel, f->arch, f->prune, f->note);
     memset(f, 0, sizeof(*f));
 }
 

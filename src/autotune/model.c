@@ -22,6 +22,7 @@
 
 #include "rpl/autotune.h"
 #include "rpl/error.h"
+#include "rpl/free.h"
 #include "rpl/rng.h"
 
 #define DEFAULT_FOLDS 5
@@ -30,10 +31,7 @@ void rpl_tune_model_free(rpl_tune_model *m)
 {
     if (!m)
         return;
-    free(m->terms);
-    free(m->coef);
-    free(m->active);
-    free(m);
+    RPL_FREE_EACH(m->terms, m->coef, m->active, m);
 }
 
 static double term_value(const rpl_tune_term *t, const double *x)
@@ -209,11 +207,7 @@ static int solve(double *c, const double *x, const double *y, size_t n, size_t d
     }
     rc = fit_design(c, p, &(design){z, rows, col, kept, mean, sd}, y, n, mask, skip);
 out:
-    free(z);
-    free(q);
-    free(mean);
-    free(sd);
-    free(col);
+    RPL_FREE_EACH(z, q, mean, sd, col);
     return rc;
 }
 

@@ -13,6 +13,7 @@
 
 #include "rpl/autotune.h"
 #include "rpl/error.h"
+#include "rpl/free.h"
 #include "rpl/rng.h"
 
 #define MAX_DESIGNS 64
@@ -149,13 +150,6 @@ int rpl_tune_sample(size_t *chosen, size_t *nchosen, size_t n, const rpl_tune_sp
 out:
     if (rng)
         gsl_rng_free(rng);
-    free(cu);
-    free(tu);
-    free(pu);
-    free(target);
-    free(pick);
-    free(best_pick);
-    free(perm);
-    free(used);
+    RPL_FREE_EACH(cu, tu, pu, target, pick, best_pick, perm, used);
     return rc;
 }

@@ -14,6 +14,7 @@
 #include "rpl/autotune.h"
 #include "rpl/clock.h"
 #include "rpl/error.h"
+#include "rpl/free.h"
 #include "rpl/fsutil.h"
 #include "rpl/json.h"
 #include "rpl/log.h"
@@ -436,10 +437,7 @@ void rpl_tune_space_free(rpl_tune_space *s)
     free(s->params);
     for (size_t i = 0; i < s->nconstraints; i++)
         rpl_expr_free(s->constraints[i]);
-    free(s->constraints);
-    free(s->levels);
-    free(s->name);
-    free(s);
+    RPL_FREE_EACH(s->constraints, s->levels, s->name, s);
 }
 
 double rpl_tune_space_value(const rpl_tune_space *s, size_t config, size_t param)

@@ -19,6 +19,7 @@
 #include "rpl/array.h"
 #include "rpl/autotune.h"
 #include "rpl/error.h"
+#include "rpl/free.h"
 #include "rpl/strbuf.h"
 
 #define MAX_TEMPLATE 65536 /* characters */
@@ -219,9 +220,7 @@ void rpl_template_free(rpl_template *t)
     if (!t)
         return;
     rpl_argv_free(t->words);
-    free(t->text);
-    free(t->what);
-    free(t);
+    RPL_FREE_EACH(t->text, t->what, t);
 }
 
 int rpl_template_expand(char ***out, const rpl_template *t, const char *const *names,

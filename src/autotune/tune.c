@@ -16,8 +16,10 @@
 
 #include "rpl/clock.h"
 #include "rpl/error.h"
+#include "rpl/free.h"
 #include "rpl/fsutil.h"
 #include "rpl/kernel_filter.h"
+#include "rpl/names.h"
 #include "rpl/profile_backend.h"
 #include "rpl/strbuf.h"
 #include "tune_int.h"
@@ -43,7 +45,7 @@ const char *rpl_tune_status_name(rpl_tune_status s)
     static const char *const names[] = {"not_run", "ok",         "build_failed",
                                         "pruned",  "run_failed", "timeout"};
 
-    return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
+    return RPL_NAME_OF(names, s, "?");
 }
 
 void rpl_tune_result_free(rpl_tune_result *r)
@@ -55,26 +57,15 @@ void rpl_tune_result_free(rpl_tune_result *r)
         free(cfg->message);
         free(cfg->samples);
         rpl_tune_features_release(&cfg->features);
-        free(cfg->binary);
-        free(cfg->binary_sha256);
-        free(cfg->code_sha256);
-        free(cfg->inputs_sha256);
-        free(cfg->kernel);
+        RPL_FREE_EACH(cfg->binary, cfg->binary_sha256, cfg->code_sha256, cfg->inputs_sha256,
+                      cfg->kernel);
     }
     free(r->configs);
     rpl_tune_space_free(r->space);
     rpl_tune_model_free(r->model);
-    for (size_t i = 0; i < r->ninputs; i++)
-        free(r->input_names[i]);
-    free(r->input_names);
-    free(r->confirmed);
-    free(r->tied);
-    free(r->cmp);
-    free(r->device);
-    free(r->driver);
-    for (size_t i = 0; i < r->nwarnings; i++)
-        free(r->warnings[i]);
-    free(r->warnings);
+    rpl_free_strings(r->input_names, r->ninputs);
+    RPL_FREE_EACH(r->confirmed, r->tied, r->cmp, r->device, r->driver);
+    rpl_free_strings(r->warnings, r->nwarnings);
     free(r);
 }
 
@@ -328,9 +319,7 @@ static void release(tuner *t)
         if (t->keys)
             free(t->keys[c]);
     }
-    free(t->argv);
-    free(t->bargv);
-    free(t->keys);
+    RPL_FREE_EACH(t->argv, t->bargv, t->keys);
     for (size_t i = 0; t->slot_env && i < t->jobs * (TUNE_SLOT_VARS + 1); i++)
         free(t->slot_env[i]);
     free(t->slot_env);
@@ -342,11 +331,7 @@ static void release(tuner *t)
     rpl_template_free(t->build);
     rpl_argv_free(t->launcher);
     rpl_expr_free(t->block);
-    free(t->names);
-    free(t->settings);
-    free(t->cmd_sha);
-    free(t->measured_device);
-    free(t->fatal_msg);
+    RPL_FREE_EACH(t->names, t->settings, t->cmd_sha, t->measured_device, t->fatal_msg);
     pthread_mutex_destroy(&t->lock);
 }
 

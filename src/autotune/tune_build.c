@@ -23,6 +23,7 @@
 
 #include "rpl/clock.h"
 #include "rpl/error.h"
+#include "rpl/free.h"
 #include "rpl/fsutil.h"
 #include "rpl/sha256.h"
 #include "rpl/spawn.h"
@@ -406,9 +407,7 @@ int tune_build_start(tuner *t, tune_builds **out, const size_t *first, size_t nf
     if (rc == RPL_OK)
         rc = make_groups(b, keys, n);
     t->r->builds = b->ngroups;
-    for (size_t c = 0; c < n; c++)
-        free(keys[c]);
-    free(keys);
+    rpl_free_strings(keys, n);
     if (rc == RPL_OK) {
         b->progress = rpl_progress_start("autotune: building", b->ngroups);
         rc = start_threads(t, b, first, nfirst);
@@ -494,9 +493,7 @@ void tune_build_free(tune_builds *b)
         free(b->groups[g].cfgs);
         free(b->groups[g].out);
     }
-    free(b->groups);
-    free(b->queue);
-    free(b->group_of);
+    RPL_FREE_EACH(b->groups, b->queue, b->group_of);
     pthread_cond_destroy(&b->changed);
     free(b);
 }

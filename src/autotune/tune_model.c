@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "rpl/error.h"
+#include "rpl/free.h"
 #include "tune_int.h"
 
 bool tune_runnable(const rpl_tune_config *c)
@@ -25,9 +26,7 @@ bool tune_measured(const rpl_tune_config *c)
 
 void tune_inputs_release(tune_inputs *in)
 {
-    for (size_t i = 0; i < in->d; i++)
-        free(in->names[i]);
-    free(in->names);
+    rpl_free_strings(in->names, in->d);
     free(in->x);
     free(in->quadratic);
     memset(in, 0, sizeof(*in));

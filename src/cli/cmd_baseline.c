@@ -53,6 +53,10 @@
     "0 ok, 2 bad usage or a corrupt baseline (left untouched),\n"                                  \
     "3 environment, 77 no GPU (APP input)."
 
+/* The help every subcommand shows: the whole command's. */
+#define BASELINE_HELP                                                                              \
+    .usage = BASELINE_USAGE, .description = BASELINE_DESCRIPTION, .exit_codes = BASELINE_EXIT_CODES
+
 typedef struct trend_args {
     const char *test, *dir, *arch;
     bool json;
@@ -92,18 +96,14 @@ static const rpl_option baseline_options[] = {
 
 static const rpl_command baseline_command = {
     .name = "baseline",
-    .usage = BASELINE_USAGE,
-    .description = BASELINE_DESCRIPTION,
+    BASELINE_HELP,
     .options = baseline_options,
-    .exit_codes = BASELINE_EXIT_CODES,
 };
 
 static const rpl_command update_command = {
     .name = "baseline update",
-    .usage = BASELINE_USAGE,
-    .description = BASELINE_DESCRIPTION,
+    BASELINE_HELP,
     .options = update_options,
-    .exit_codes = BASELINE_EXIT_CODES,
     .flags = RPL_PARSE_STOP_AT_ARG | RPL_PARSE_KEEP_DASHDASH,
     .foreign = gate_only_options,
     .foreign_name = "gate",
@@ -111,10 +111,8 @@ static const rpl_command update_command = {
 
 static const rpl_command trend_command = {
     .name = "baseline trend",
-    .usage = BASELINE_USAGE,
-    .description = BASELINE_DESCRIPTION,
+    BASELINE_HELP,
     .options = trend_options,
-    .exit_codes = BASELINE_EXIT_CODES,
 };
 
 static int update(int argc, char **argv, bool accepting)

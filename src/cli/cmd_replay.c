@@ -44,6 +44,10 @@ typedef struct replay_args {
     "usage, bad snapshot or unfit code object, 3 the driver library is missing or\n"               \
     "the ranges could not be reserved at their addresses, 77 no suitable GPU."
 
+/* The help every subcommand shows: the whole command's. */
+#define REPLAY_HELP                                                                                \
+    .usage = REPLAY_USAGE, .description = REPLAY_DESCRIPTION, .exit_codes = REPLAY_EXIT_CODES
+
 #define F(m) RPL_FIELD(replay_args, m)
 
 static const rpl_option full_vm_options[] = {
@@ -79,18 +83,14 @@ static const rpl_option no_options[] = {OPT_END()};
 
 static const rpl_command full_vm_command = {
     .name = "replay full-vm",
-    .usage = REPLAY_USAGE,
-    .description = REPLAY_DESCRIPTION,
+    REPLAY_HELP,
     .options = full_vm_options,
-    .exit_codes = REPLAY_EXIT_CODES,
 };
 
 static const rpl_command reserve_check_command = {
     .name = "replay reserve-check",
-    .usage = REPLAY_USAGE,
-    .description = REPLAY_DESCRIPTION,
+    REPLAY_HELP,
     .options = no_options,
-    .exit_codes = REPLAY_EXIT_CODES,
     .foreign = full_vm_options,
     .foreign_name = "replay full-vm",
 };

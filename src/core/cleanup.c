@@ -9,6 +9,7 @@
 #include "rpl/cleanup.h"
 #include "rpl/error.h"
 #include "rpl/fsutil.h"
+#include "rpl/names.h"
 
 typedef struct entry {
     struct entry *next; /* older entries */
@@ -168,16 +169,10 @@ int rpl_interrupted(void)
 
 static const char *signal_name(int sig)
 {
-    switch (sig) {
-    case SIGINT:
-        return "SIGINT";
-    case SIGTERM:
-        return "SIGTERM";
-    case SIGHUP:
-        return "SIGHUP";
-    default:
-        return "a signal";
-    }
+    static const char *const names[] = {
+        [SIGINT] = "SIGINT", [SIGTERM] = "SIGTERM", [SIGHUP] = "SIGHUP"};
+
+    return RPL_NAME_OF(names, sig, "a signal");
 }
 
 int rpl_interrupt_check(void)

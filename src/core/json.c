@@ -57,14 +57,25 @@ int rpl_json_parse_file(cJSON **out, const char *path, size_t max)
     return rc;
 }
 
+/* obj's member `key` into *item when it has the type `is` checks; `want` names that type. */
+static int typed_member(const cJSON **item, const cJSON *obj, const char *key,
+                        cJSON_bool (*is)(const cJSON *), const char *want)
+{
+    *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!*item)
+        return RPL_ENOTFOUND;
+    if (!is(*item))
+        return rpl_error_set(RPL_EINPUT, "'%s' must be %s", key, want);
+    return 0;
+}
+
 int rpl_json_get_number(const cJSON *obj, const char *key, double *out)
 {
-    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+    const cJSON *item;
+    int rc = typed_member(&item, obj, key, cJSON_IsNumber, "a number");
 
-    if (!item)
-        return RPL_ENOTFOUND;
-    if (!cJSON_IsNumber(item))
-        return rpl_error_set(RPL_EINPUT, "'%s' must be a number", key);
+    if (rc)
+        return rc;
     /* cJSON reads 1e400 as infinity. */
     if (!isfinite(item->valuedouble))
         return rpl_error_set(RPL_EINPUT, "'%s' is a number out of range (beyond ±1.8e308)", key);
@@ -88,26 +99,22 @@ int rpl_json_get_int64(const cJSON *obj, const char *key, int64_t *out)
 
 int rpl_json_get_string(const cJSON *obj, const char *key, const char **out)
 {
-    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+    const cJSON *item;
+    int rc = typed_member(&item, obj, key, cJSON_IsString, "a string");
 
-    if (!item)
-        return RPL_ENOTFOUND;
-    if (!cJSON_IsString(item))
-        return rpl_error_set(RPL_EINPUT, "'%s' must be a string", key);
-    *out = item->valuestring;
-    return 0;
+    if (!rc)
+        *out = item->valuestring;
+    return rc;
 }
 
 int rpl_json_get_bool(const cJSON *obj, const char *key, bool *out)
 {
-    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+    const cJSON *item;
+    int rc = typed_member(&item, obj, key, cJSON_IsBool, "true or false");
 
-    if (!item)
-        return RPL_ENOTFOUND;
-    if (!cJSON_IsBool(item))
-        return rpl_error_set(RPL_EINPUT, "'%s' must be true or false", key);
-    *out = cJSON_IsTrue(item);
-    return 0;
+    if (!rc)
+        *out = cJSON_IsTrue(item);
+    return rc;
 }
 
 cJSON *rpl_json_add_int64(cJSON *obj, const char *key, int64_t v)

@@ -11,6 +11,7 @@
 
 #include "rpl/baseline.h"
 #include "rpl/error.h"
+#include "rpl/free.h"
 #include "rpl/fsutil.h"
 #include "rpl/json.h"
 
@@ -34,11 +35,7 @@ void rpl_baseline_free(rpl_baseline *b)
 {
     if (!b)
         return;
-    free(b->test);
-    free(b->arch);
-    free(b->device);
-    free(b->driver);
-    free(b->toolkit);
+    RPL_FREE_EACH(b->test, b->arch, b->device, b->driver, b->toolkit);
     rpl_static_kernels_free(b->statics, b->nstatics);
     rpl_runtime_kernels_free(b->kernels, b->nkernels);
     for (size_t i = 0; i < b->nruns; i++)

@@ -14,15 +14,14 @@
 #include "rpl/baseline.h"
 #include "rpl/classify.h"
 #include "rpl/error.h"
+#include "rpl/free.h"
 #include "rpl/profile.h"
 #include "rpl/roofline.h"
 
 void rpl_runtime_kernels_free(rpl_runtime_kernel *k, size_t n)
 {
     for (size_t i = 0; k && i < n; i++) {
-        free(k[i].name);
-        free(k[i].samples);
-        free(k[i].history);
+        RPL_FREE_EACH(k[i].name, k[i].samples, k[i].history);
         for (size_t j = 0; j < k[i].ncounters; j++)
             free(k[i].counters[j].name);
         free(k[i].counters);

@@ -9,6 +9,7 @@
 
 #include "rpl/baseline.h"
 #include "rpl/error.h"
+#include "rpl/free.h"
 #include "rpl/occupancy.h"
 
 static char *dup_or_null(const char *s)
@@ -18,9 +19,7 @@ static char *dup_or_null(const char *s)
 
 void rpl_static_kernels_free_one(rpl_static_kernel *k)
 {
-    free(k->name);
-    free(k->occ_unit);
-    free(k->limiter);
+    RPL_FREE_EACH(k->name, k->occ_unit, k->limiter);
 }
 
 void rpl_static_kernels_free(rpl_static_kernel *k, size_t n)

@@ -13,6 +13,7 @@
 
 #include "rpl/error.h"
 #include "rpl/gate.h"
+#include "rpl/names.h"
 #include "rpl/rng.h"
 
 void rpl_gate_stat_opts_init(rpl_gate_stat_opts *o)
@@ -28,30 +29,24 @@ static const char *const change_names[] = {"same", "faster", "slower", "undecide
 
 const char *rpl_change_name(rpl_change c)
 {
-    return (unsigned)c < 4 ? change_names[c] : "?";
+    return RPL_NAME_OF(change_names, c, "?");
 }
 
 int rpl_change_parse(const char *name)
 {
-    for (int i = 0; i < 4; i++)
-        if (strcmp(name, change_names[i]) == 0)
-            return i;
-    return -1;
+    return RPL_NAME_INDEX(change_names, name);
 }
 
 static const char *const verdict_names[] = {"pass", "improved", "warn", "fail"};
 
 const char *rpl_verdict_name(rpl_verdict v)
 {
-    return (unsigned)v < 4 ? verdict_names[v] : "?";
+    return RPL_NAME_OF(verdict_names, v, "?");
 }
 
 int rpl_verdict_parse(const char *name)
 {
-    for (int i = 0; i < 4; i++)
-        if (strcmp(name, verdict_names[i]) == 0)
-            return i;
-    return -1;
+    return RPL_NAME_INDEX(verdict_names, name);
 }
 
 /* Median of a copy of x[0..n) (GSL reorders its input). */

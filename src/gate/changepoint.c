@@ -11,6 +11,7 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "rpl/error.h"
+#include "rpl/free.h"
 #include "rpl/rng.h"
 #include "rpl/trend.h"
 
@@ -180,10 +181,7 @@ int rpl_change_points(rpl_change_point **out, size_t *nout, const double *x, siz
 done:
     if (rng)
         gsl_rng_free(rng);
-    free(y);
-    free(buf);
-    free(seg);
-    free(cp);
+    RPL_FREE_EACH(y, buf, seg, cp);
     return rc;
 }
 

@@ -11,7 +11,9 @@
 
 #include "rpl/array.h"
 #include "rpl/error.h"
+#include "rpl/free.h"
 #include "rpl/gate.h"
+#include "rpl/names.h"
 #include "rpl/report.h"
 
 int rpl_gate_result_set(char **field, const char *value)
@@ -43,12 +45,7 @@ int rpl_gate_result_new(rpl_gate_result **out, const char *test, const char *arc
 
 static void check_release(rpl_gate_check *c)
 {
-    free(c->kernel);
-    free(c->family);
-    free(c->metric);
-    free(c->base_text);
-    free(c->cand_text);
-    free(c->message);
+    RPL_FREE_EACH(c->kernel, c->family, c->metric, c->base_text, c->cand_text, c->message);
 }
 
 void rpl_gate_result_clear_checks(rpl_gate_result *r)
@@ -65,21 +62,10 @@ void rpl_gate_result_free(rpl_gate_result *r)
     if (!r)
         return;
     rpl_gate_result_clear_checks(r);
-    free(r->checks);
-    free(r->test);
-    free(r->arch);
-    free(r->device);
-    free(r->mode);
-    free(r->input);
-    free(r->baseline_path);
-    free(r->create_command);
-    free(r->confirmation);
-    for (size_t i = 0; i < r->nattachments; i++)
-        free(r->attachments[i]);
-    free(r->attachments);
-    for (size_t i = 0; i < r->ntraces; i++)
-        free(r->traces[i]);
-    free(r->traces);
+    RPL_FREE_EACH(r->checks, r->test, r->arch, r->device, r->mode, r->input, r->baseline_path,
+                  r->create_command, r->confirmation);
+    rpl_free_strings(r->attachments, r->nattachments);
+    rpl_free_strings(r->traces, r->ntraces);
     free(r);
 }
 
@@ -246,17 +232,13 @@ int rpl_gate_compare_static(rpl_gate_result *r, const rpl_static_kernel *base, s
 
 static const char *change_text(rpl_change c)
 {
-    switch (c) {
-    case RPL_CHANGE_SLOWER:
-        return "slower beyond the tolerance with confidence";
-    case RPL_CHANGE_FASTER:
-        return "confidently faster: consider updating the baseline";
-    case RPL_CHANGE_UNDECIDED:
-        return "the interval straddles the tolerance, the data cannot tell (measure more: "
-               "--retry-undecided N)";
-    default:
-        return "within the tolerance with confidence";
-    }
+    static const char *const texts[] = {
+        [RPL_CHANGE_SLOWER] = "slower beyond the tolerance with confidence",
+        [RPL_CHANGE_FASTER] = "confidently faster: consider updating the baseline",
+        [RPL_CHANGE_UNDECIDED] = "the interval straddles the tolerance, the data cannot tell "
+                                 "(measure more: --retry-undecided N)"};
+
+    return RPL_NAME_OF(texts, c, "within the tolerance with confidence");
 }
 
 static int runtime_check(rpl_gate_result *r, const rpl_runtime_kernel *b,

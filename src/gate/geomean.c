@@ -11,6 +11,7 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "rpl/error.h"
+#include "rpl/free.h"
 #include "rpl/gate.h"
 #include "rpl/rng.h"
 
@@ -74,9 +75,6 @@ int rpl_suite_geomean_compute(rpl_suite_geomean *out, const rpl_gate_result *con
 done:
     if (rng)
         gsl_rng_free(rng);
-    free(sum);
-    free(count);
-    free(with);
-    free(boot);
+    RPL_FREE_EACH(sum, count, with, boot);
     return rc;
 }

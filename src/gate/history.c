@@ -10,15 +10,12 @@
 
 #include "rpl/baseline.h"
 #include "rpl/error.h"
+#include "rpl/free.h"
 #include "rpl/git_head.h"
 
 void rpl_history_entry_release(rpl_history_entry *e)
 {
-    free(e->date);
-    free(e->commit);
-    free(e->device);
-    free(e->driver);
-    free(e->accepted);
+    RPL_FREE_EACH(e->date, e->commit, e->device, e->driver, e->accepted);
     for (size_t i = 0; i < e->nmedians; i++)
         free(e->medians[i].name);
     free(e->medians);

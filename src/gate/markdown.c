@@ -9,6 +9,7 @@
 
 #include "rpl/error.h"
 #include "rpl/gate.h"
+#include "rpl/names.h"
 #include "rpl/report.h"
 
 /* Table cells must not break the table: '|' and newlines are escaped. */
@@ -41,16 +42,11 @@ static void value(char *buf, size_t cap, const rpl_gate_check *c, bool has, doub
 
 static const char *badge(rpl_verdict v)
 {
-    switch (v) {
-    case RPL_VERDICT_FAIL:
-        return "❌ fail";
-    case RPL_VERDICT_WARN:
-        return "⚠️ warn";
-    case RPL_VERDICT_IMPROVED:
-        return "🚀 improved";
-    default:
-        return "✅ pass";
-    }
+    static const char *const badges[] = {[RPL_VERDICT_FAIL] = "❌ fail",
+                                         [RPL_VERDICT_WARN] = "⚠️ warn",
+                                         [RPL_VERDICT_IMPROVED] = "🚀 improved"};
+
+    return RPL_NAME_OF(badges, v, "✅ pass");
 }
 
 int rpl_gate_markdown(rpl_strbuf *out, const rpl_gate_result *r)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "rpl/error.h"
+#include "rpl/free.h"
 #include "rpl/fsutil.h"
 #include "rpl/gate.h"
 #include "rpl/html.h"
@@ -410,9 +411,7 @@ static void history_chart(rpl_strbuf *out, const rpl_baseline *b, const char *ke
     if (s.ncp)
         change_table(out, &s);
 done:
-    free(s.cp);
-    free(s.x);
-    free(s.entry);
+    RPL_FREE_EACH(s.cp, s.x, s.entry);
 }
 
 static rpl_baseline *load_baseline(const rpl_gate_result *r, const char *dir)

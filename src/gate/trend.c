@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "rpl/error.h"
+#include "rpl/free.h"
 #include "rpl/json.h"
 #include "rpl/kernel_filter.h"
 #include "rpl/report.h"
@@ -158,9 +159,7 @@ static int kernel_trend(cJSON *karr, rpl_strbuf *text, const rpl_baseline *b, co
     if (!dj)
         rc = rpl_error_oom();
 done:
-    free(cp);
-    free(s.v);
-    free(s.entry);
+    RPL_FREE_EACH(cp, s.v, s.entry);
     return rc;
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "rpl/error.h"
+#include "rpl/free.h"
 #include "rpl/gate.h"
 #include "rpl/trend.h"
 
@@ -95,9 +96,7 @@ static int kernel_trend(rpl_gate_result *r, const rpl_baseline *b, rpl_gate_chec
         t->change = d.total;
     }
 done:
-    free(cp);
-    free(x);
-    free(entry);
+    RPL_FREE_EACH(cp, x, entry);
     return rc;
 }
 

@@ -16,6 +16,7 @@
 #include "rpl/clock.h"
 #include "rpl/dag_report.h"
 #include "rpl/error.h"
+#include "rpl/free.h"
 #include "rpl/fsutil.h"
 #include "rpl/json.h"
 #include "rpl/log.h"
@@ -350,9 +351,7 @@ static void release(analyze_ctx *ctx)
     rpl_profile_free(ctx->profile);
     rpl_trace_free(ctx->trace);
     rpl_kernel_filter_release(&ctx->filter);
-    for (size_t i = 0; i < ctx->ninputs; i++)
-        free(ctx->inputs[i]);
-    free(ctx->inputs);
+    rpl_free_strings(ctx->inputs, ctx->ninputs);
 }
 
 static int run(analyze_ctx *ctx)

@@ -4,6 +4,7 @@
 
 #include "profile_int.h"
 #include "rpl/error.h"
+#include "rpl/free.h"
 #include "rpl/fsutil.h"
 #include "rpl/log.h"
 #include "rpl/strbuf.h"
@@ -13,12 +14,8 @@ void rpl_profile_result_free(rpl_profile_result *r)
     if (!r)
         return;
     rpl_trace_free(r->trace);
-    for (uint32_t i = 0; i < r->nfiles; i++)
-        free(r->files[i]);
-    free(r->files);
-    free(r->run_dir);
-    free(r->timing_dir);
-    free(r->counters);
+    rpl_free_strings(r->files, r->nfiles);
+    RPL_FREE_EACH(r->run_dir, r->timing_dir, r->counters);
     rpl_counter_plan_free(r->plan);
     free(r);
 }

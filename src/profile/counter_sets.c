@@ -40,22 +40,19 @@ typedef struct counter_group {
         }                                                                                          \
     }
 
+/* The FLOP counters every roofline set starts with: VALU at each precision, then MFMA. */
+#define FLOP_GROUPS VALU("F16"), VALU("F32"), VALU("F64"), MOPS
+
 /* MI200: read = 32*RDREQ_32B + 64*(RDREQ - RDREQ_32B); write = 64*WRREQ_64B + 32*(rest). */
 static const counter_group gfx90a_roofline[] = {
-    VALU("F16"),
-    VALU("F32"),
-    VALU("F64"),
-    MOPS,
+    FLOP_GROUPS,
     {{"TCC_EA_RDREQ_sum", "TCC_EA_RDREQ_32B_sum", NULL}},
     {{"TCC_EA_WRREQ_sum", "TCC_EA_WRREQ_64B_sum", NULL}},
 };
 
 /* MI300: reads add 128-byte requests counted by TCC_BUBBLE; FP8 MFMA. */
 static const counter_group gfx942_roofline[] = {
-    VALU("F16"),
-    VALU("F32"),
-    VALU("F64"),
-    MOPS,
+    FLOP_GROUPS,
     {{"SQ_INSTS_VALU_MFMA_MOPS_F8", NULL}},
     {{"TCC_EA0_RDREQ_sum", "TCC_EA0_RDREQ_32B_sum", "TCC_BUBBLE_sum", NULL}},
     {{"TCC_EA0_WRREQ_sum", "TCC_EA0_WRREQ_64B_sum", NULL}},
@@ -63,10 +60,7 @@ static const counter_group gfx942_roofline[] = {
 
 /* MI350: TCC_BUBBLE reads 0, so reads come from the per-size counters; FP6/FP4 MFMA. */
 static const counter_group gfx950_roofline[] = {
-    VALU("F16"),
-    VALU("F32"),
-    VALU("F64"),
-    MOPS,
+    FLOP_GROUPS,
     {{"SQ_INSTS_VALU_MFMA_MOPS_F8", "SQ_INSTS_VALU_MFMA_MOPS_F6F4", NULL}},
     {{"TCC_EA0_RDREQ_128B_sum", "TCC_EA0_RDREQ_64B_sum", "TCC_EA0_RDREQ_32B_sum", NULL}},
     {{"TCC_EA0_WRREQ_sum", "TCC_EA0_WRREQ_64B_sum", NULL}},

@@ -5,6 +5,7 @@
 
 #include "csv.h"
 #include "rpl/error.h"
+#include "rpl/free.h"
 
 struct rpl_csv_reader {
     FILE *f;
@@ -43,9 +44,7 @@ void rpl_csv_close(rpl_csv_reader *r)
 {
     if (!r)
         return;
-    free(r->label);
-    free(r->buf);
-    free(r);
+    RPL_FREE_EACH(r->label, r->buf, r);
 }
 
 size_t rpl_csv_line(const rpl_csv_reader *r)

@@ -11,6 +11,7 @@
 #include "profile_int.h"
 #include "rpl/clock.h"
 #include "rpl/error.h"
+#include "rpl/free.h"
 #include "rpl/fsutil.h"
 #include "rpl/log.h"
 #include "rpl/spawn.h"
@@ -158,9 +159,7 @@ static int write_plan(rpl_profile_ctx *ctx, char **plan)
     if (!rc)
         rc = rpl_file_write_atomic(*plan, sb.ptr ? sb.ptr : "", sb.len);
 out:
-    for (uint32_t i = 0; i < nfiles; i++)
-        free(files[i]);
-    free(files);
+    rpl_free_strings(files, nfiles);
     free(count);
     rpl_strbuf_release(&sb);
     rpl_trace_free(t);

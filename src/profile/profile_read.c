@@ -20,6 +20,7 @@
 
 #include "profile_int.h"
 #include "rpl/error.h"
+#include "rpl/free.h"
 #include "rpl/fsutil.h"
 #include "rpl/log.h"
 #include "rpl/rocpd.h"
@@ -37,9 +38,7 @@ typedef struct path_list {
 
 static void list_release(path_list *l)
 {
-    for (uint32_t i = 0; i < l->count; i++)
-        free(l->items[i]);
-    free(l->items);
+    rpl_free_strings(l->items, l->count);
     l->items = NULL;
     l->count = l->cap = 0;
 }

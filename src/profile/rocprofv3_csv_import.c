@@ -37,7 +37,9 @@
 #include "csv.h"
 #include "rpl/array.h"
 #include "rpl/error.h"
+#include "rpl/free.h"
 #include "rpl/log.h"
+#include "rpl/names.h"
 #include "rpl/number.h"
 #include "rpl/profile_backend.h"
 
@@ -67,9 +69,7 @@ typedef struct header {
 
 static void header_free(header *h)
 {
-    for (size_t i = 0; i < h->n; i++)
-        free(h->names[i]);
-    free(h->names);
+    rpl_free_strings(h->names, h->n);
     h->names = NULL;
     h->n = 0;
 }
@@ -737,18 +737,12 @@ rpl_rocprofv3_csv_kind rpl_rocprofv3_csv_kind_of(const char *path)
 
 const char *rpl_rocprofv3_csv_kind_name(rpl_rocprofv3_csv_kind kind)
 {
-    switch (kind) {
-    case RPL_CSV_KERNEL_TRACE:
-        return "kernel trace";
-    case RPL_CSV_AGENT_INFO:
-        return "agent_info";
-    case RPL_CSV_MEMORY_COPY:
-        return "memory_copy_trace";
-    case RPL_CSV_COUNTERS:
-        return "counter_collection";
-    default:
-        return "unknown";
-    }
+    static const char *const names[] = {[RPL_CSV_KERNEL_TRACE] = "kernel trace",
+                                        [RPL_CSV_AGENT_INFO] = "agent_info",
+                                        [RPL_CSV_MEMORY_COPY] = "memory_copy_trace",
+                                        [RPL_CSV_COUNTERS] = "counter_collection"};
+
+    return RPL_NAME_OF(names, kind, "unknown");
 }
 
 /* prefix + suffix when that file's header is of `kind`, else NULL (not an error). */

@@ -21,6 +21,7 @@
 
 #include "profile_int.h"
 #include "rpl/error.h"
+#include "rpl/free.h"
 #include "rpl/fsutil.h"
 #include "rpl/log.h"
 #include "rpl/spawn.h"
@@ -304,9 +305,7 @@ static int run_once(rpl_profile_ctx *ctx, const char *rocprofv3, const char *for
         rc = explain(&res, ctx, rpl_profile_dir_has_output(dir));
 out:
     rpl_spawn_result_release(&res);
-    free(argv);
-    free(input_text);
-    free(input_file);
+    RPL_FREE_EACH(argv, input_text, input_file);
     return rc;
 }
 

@@ -11,6 +11,7 @@
 
 #include "replay_backend.h"
 #include "rpl/error.h"
+#include "rpl/free.h"
 #include "rpl/fsutil.h"
 #include "rpl/stats.h"
 
@@ -27,16 +28,8 @@ void rpl_replay_result_free(rpl_replay_result *r)
 {
     if (!r)
         return;
-    free(r->snapshot);
-    free(r->backend);
-    free(r->arch);
-    free(r->device);
-    free(r->kernel);
-    free(r->code_object);
-    free(r->times_ns);
-    free(r->timer);
-    free(r->checks);
-    free(r);
+    RPL_FREE_EACH(r->snapshot, r->backend, r->arch, r->device, r->kernel, r->code_object,
+                  r->times_ns, r->timer, r->checks, r);
 }
 
 static int check_opts(const rpl_replay_opts *o)

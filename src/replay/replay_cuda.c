@@ -35,6 +35,7 @@
 #include "rpl/clock.h"
 #include "rpl/codeobj.h"
 #include "rpl/error.h"
+#include "rpl/free.h"
 #include "rpl/fsutil.h"
 #include "rpl/log.h"
 
@@ -905,9 +906,7 @@ static int prove_poison(replay *r)
     }
 out:
     r->run = saved;
-    free(tmp);
-    free(hashes);
-    free(one);
+    RPL_FREE_EACH(tmp, hashes, one);
     return rc;
 }
 
@@ -1138,12 +1137,7 @@ static void teardown(replay *r)
         cu->cuDevicePrimaryCtxRelease_v2(r->dev);
     for (size_t i = 0; r->gpre && i < r->snap->nglobals; i++)
         free(r->gpre[i]);
-    free(r->gpre);
-    free(r->want);
-    free(r->offset);
-    free(r->kernarg);
-    free(r->spans);
-    free(r->poison);
+    RPL_FREE_EACH(r->gpre, r->want, r->offset, r->kernarg, r->spans, r->poison);
 }
 
 static int describe(replay *r)

@@ -16,6 +16,7 @@
 #include "replay_hsa_int.h"
 #include "rpl/clock.h"
 #include "rpl/error.h"
+#include "rpl/free.h"
 #include "rpl/stats.h"
 
 typedef struct agent_list {
@@ -324,9 +325,7 @@ void rh_session_close(rh_session *s)
     }
     rh_placeholders_unmap(&s->placeholders);
     rh_api_close(&s->api);
-    free(s->spans);
-    free(s->code);
-    free(s->global_addr);
+    RPL_FREE_EACH(s->spans, s->code, s->global_addr);
     memset(s, 0, sizeof(*s));
 }
 

@@ -19,9 +19,9 @@
 #include "rpl/array.h"
 #include "rpl/dag_report.h"
 #include "rpl/error.h"
-#include "rpl/fsutil.h"
 #include "rpl/report.h"
 #include "rpl/strbuf.h"
+#include "svg_file.h"
 #include "svg_text.h"
 
 #define WIDTH           1400.0
@@ -481,15 +481,12 @@ int rpl_dag_svg_render(rpl_strbuf *out, const rpl_dag *dag)
     return s.rc;
 }
 
+static int render_dag(rpl_strbuf *out, const void *dag)
+{
+    return rpl_dag_svg_render(out, dag);
+}
+
 int rpl_dag_svg_write(const char *path, const rpl_dag *dag)
 {
-    rpl_strbuf sb = RPL_STRBUF_INIT;
-    int rc = rpl_strbuf_puts(&sb, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-
-    if (!rc)
-        rc = rpl_dag_svg_render(&sb, dag);
-    if (!rc)
-        rc = rpl_file_write_atomic(path, sb.ptr, sb.len);
-    rpl_strbuf_release(&sb);
-    return rc;
+    return rpl_svg_file_write(path, render_dag, dag);
 }

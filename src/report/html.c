@@ -30,22 +30,15 @@ const char rpl_html_style[] =
 
 void rpl_html_esc(rpl_strbuf *out, const char *s)
 {
+    static const char *const entities[256] = {
+        ['<'] = "&lt;", ['>'] = "&gt;", ['&'] = "&amp;", ['"'] = "&quot;"};
+
     for (; s && *s; s++) {
-        switch (*s) {
-        case '<':
-            rpl_strbuf_puts(out, "&lt;");
-            break;
-        case '>':
-            rpl_strbuf_puts(out, "&gt;");
-            break;
-        case '&':
-            rpl_strbuf_puts(out, "&amp;");
-            break;
-        case '"':
-            rpl_strbuf_puts(out, "&quot;");
-            break;
-        default:
+        const char *entity = entities[(unsigned char)*s];
+
+        if (entity)
+            rpl_strbuf_puts(out, entity);
+        else
             rpl_strbuf_putc(out, *s);
-        }
     }
 }

@@ -17,11 +17,11 @@
 
 #include "rpl/analysis_report.h"
 #include "rpl/error.h"
-#include "rpl/fsutil.h"
 #include "rpl/json.h"
 #include "rpl/kernel_filter.h"
 #include "rpl/roofline.h"
 #include "rpl/strbuf.h"
+#include "svg_file.h"
 
 #define LEFT        90.0
 #define TOP         50.0
@@ -583,15 +583,12 @@ int rpl_roofline_svg_render(rpl_strbuf *sb, const cJSON *doc)
     return rc;
 }
 
+static int render_roofline(rpl_strbuf *out, const void *doc)
+{
+    return rpl_roofline_svg_render(out, doc);
+}
+
 int rpl_roofline_svg_write(const char *path, const cJSON *doc)
 {
-    rpl_strbuf sb = RPL_STRBUF_INIT;
-    int rc = rpl_strbuf_puts(&sb, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-
-    if (!rc)
-        rc = rpl_roofline_svg_render(&sb, doc);
-    if (!rc)
-        rc = rpl_file_write_atomic(path, rpl_strbuf_cstr(&sb), strlen(rpl_strbuf_cstr(&sb)));
-    rpl_strbuf_release(&sb);
-    return rc;
+    return rpl_svg_file_write(path, render_roofline, doc);
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "rpl/error.h"
+#include "rpl/free.h"
 #include "rpl/kernel_filter.h"
 
 #define ELLIPSIS "\xe2\x80\xa6" /* U+2026, one column */
@@ -229,9 +230,7 @@ void rpl_kernel_labels_free(char **labels, size_t n)
 {
     if (!labels)
         return;
-    for (size_t i = 0; i < n; i++)
-        free(labels[i]);
-    free(labels);
+    rpl_free_strings(labels, n);
 }
 
 int rpl_kernel_labels(char ***out, const char *const *names, size_t n, size_t width)

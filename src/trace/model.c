@@ -8,6 +8,7 @@
 #include "rpl/bigmem.h"
 #include "rpl/error.h"
 #include "model_int.h"
+#include "rpl/free.h"
 #include "rpl/trace.h"
 #include "strpool.h"
 
@@ -78,20 +79,10 @@ void rpl_trace_free(rpl_trace *t)
         return;
     for (uint32_t i = 0; i < t->agents.count; i++)
         cJSON_Delete(t->agents.items[i].extdata);
-    free(t->sources.items);
-    free(t->processes.items);
-    free(t->agents.items);
-    free(t->symbols.items);
-    free(t->queues.items);
-    free(t->streams.items);
-    free(t->threads.items);
-    free(t->thread_slots);
-    free(t->dispatches.items);
-    free(t->memcpys.items);
-    free(t->regions.items);
-    free(t->args.items);
-    free(t->counter_names.items);
-    free(t->counter_values.items);
+    RPL_FREE_EACH(t->sources.items, t->processes.items, t->agents.items, t->symbols.items,
+                  t->queues.items, t->streams.items, t->threads.items, t->thread_slots,
+                  t->dispatches.items, t->memcpys.items, t->regions.items, t->args.items,
+                  t->counter_names.items, t->counter_values.items);
     rpl_strpool_free(t->strings);
     free(t);
 }

@@ -5,6 +5,7 @@
 
 #include "rocpd_batch.h"
 #include "rpl/error.h"
+#include "rpl/free.h"
 #include "rpl/strbuf.h"
 
 /* Bound variables per multi-row statement (SQLite allows 32766). */
@@ -224,9 +225,7 @@ int rpl_rocpd_batch_close(rpl_rocpd_batch *b)
     rc = b->rc;
     sqlite3_finalize(b->full);
     sqlite3_finalize(b->one);
-    for (size_t i = 0; i < b->nowned; i++)
-        free(b->owned[i]);
-    free(b->owned);
+    rpl_free_strings(b->owned, b->nowned);
     free(b->cells);
     free(b);
     return rc;

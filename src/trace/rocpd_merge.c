@@ -10,6 +10,7 @@
 
 #include "rocpd_idmap.h"
 #include "rpl/error.h"
+#include "rpl/free.h"
 #include "rpl/rocpd.h"
 
 /* Dispatches grouped by kernel name: group g holds order[first[g] .. first[g + 1]). */
@@ -22,9 +23,7 @@ typedef struct kernel_groups {
 
 static void free_groups(kernel_groups *g)
 {
-    free(g->first);
-    free(g->order);
-    free(g->group);
+    RPL_FREE_EACH(g->first, g->order, g->group);
 }
 
 /* Counting sort of dispatch indices by group, keeping array order within a group. */

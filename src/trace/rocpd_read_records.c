@@ -15,6 +15,7 @@
 #include "model_int.h"
 #include "rocpd_reader_int.h"
 #include "rpl/error.h"
+#include "rpl/free.h"
 
 /* --- shared column checks -------------------------------------------------- */
 
@@ -435,9 +436,7 @@ static int attach_values(rd_reader *r)
             rc = rpl_trace_set_dispatch_counters(r->trace, first_dispatch + d, grouped + start[d],
                                                  start[d + 1] - start[d]);
 out:
-    free(start);
-    free(next);
-    free(grouped);
+    RPL_FREE_EACH(start, next, grouped);
     return rc;
 }
 

@@ -17,6 +17,7 @@
 
 #include "rocpd_reader_int.h"
 #include "rpl/error.h"
+#include "rpl/free.h"
 #include "rpl/log.h"
 #include "rpl/rocpd.h"
 
@@ -30,12 +31,8 @@ static void free_reader(rd_reader *r)
 
     for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
         rpl_idmap_free(maps[i]);
-    free(r->strings);
-    free(r->text);
-    free(r->node_hosts);
-    free(r->arg_keys);
-    free(r->pending_values);
-    free(r->dispatch_event_ids);
+    RPL_FREE_EACH(r->strings, r->text, r->node_hosts, r->arg_keys, r->pending_values,
+                  r->dispatch_event_ids);
 }
 
 static int add_source(rd_reader *r)

@@ -4,21 +4,16 @@
 
 #include "rocpd_reader_int.h"
 #include "rpl/error.h"
+#include "rpl/names.h"
 
 static const char *type_name(int type)
 {
-    switch (type) {
-    case SQLITE_INTEGER:
-        return "an integer";
-    case SQLITE_FLOAT:
-        return "a real";
-    case SQLITE_TEXT:
-        return "text";
-    case SQLITE_BLOB:
-        return "a blob";
-    default:
-        return "NULL";
-    }
+    static const char *const names[] = {[SQLITE_INTEGER] = "an integer",
+                                        [SQLITE_FLOAT] = "a real",
+                                        [SQLITE_TEXT] = "text",
+                                        [SQLITE_BLOB] = "a blob"};
+
+    return RPL_NAME_OF(names, type, "NULL");
 }
 
 int rd_row_begin(rd_row *row)

@@ -26,6 +26,7 @@
 #include "rocpd_writer_int.h"
 #include "rpl/clock.h"
 #include "rpl/error.h"
+#include "rpl/free.h"
 #include "rpl/fsutil.h"
 
 typedef rpl_rocpd_writer writer;
@@ -374,9 +375,6 @@ int rpl_rocpd_write(const rpl_trace *trace, const char *path, const rpl_rocpd_wr
         if (rc == RPL_EIO || rc == RPL_ERROR)
             rpl_error_prefix("cannot write rocpd database '%s'", path);
     }
-    free(tmp);
-    free(w.strs);
-    free(w.pids);
-    free(w.threads);
+    RPL_FREE_EACH(tmp, w.strs, w.pids, w.threads);
     return rc;
 }

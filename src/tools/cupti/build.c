@@ -20,6 +20,7 @@
 #include "recorder.h"
 #include "rpl/array.h"
 #include "rpl/error.h"
+#include "rpl/free.h"
 #include "rpl/log.h"
 
 /* ---- a small open-addressing map from 64-bit keys to 32-bit values ---- */
@@ -50,9 +51,7 @@ static int map_init(u64map *m, size_t expected)
     m->vals = malloc(cap * sizeof(*m->vals));
     m->used = calloc(cap, 1);
     if (!m->keys || !m->vals || !m->used) {
-        free(m->keys);
-        free(m->vals);
-        free(m->used);
+        RPL_FREE_EACH(m->keys, m->vals, m->used);
         return rpl_error_oom();
     }
     m->cap = cap;
@@ -61,9 +60,7 @@ static int map_init(u64map *m, size_t expected)
 
 static void map_free(u64map *m)
 {
-    free(m->keys);
-    free(m->vals);
-    free(m->used);
+    RPL_FREE_EACH(m->keys, m->vals, m->used);
 }
 
 static void map_insert(u64map *m, uint64_t key, uint32_t val)

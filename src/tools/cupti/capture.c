@@ -36,6 +36,7 @@
 #include "cupti_int.h"
 #include "rpl/capture_env.h"
 #include "rpl/error.h"
+#include "rpl/free.h"
 #include "rpl/log.h"
 #include "rpl/version.h"
 
@@ -699,9 +700,7 @@ static void target_release(target *t)
     if (t->w)
         rpl_snapshot_writer_abort(t->w);
     rpl_snapshot_free(t->meta);
-    free(t->region_hash);
-    free(t->global_hash);
-    free(t->global_addr);
+    RPL_FREE_EACH(t->region_hash, t->global_hash, t->global_addr);
     memset(t, 0, sizeof(*t));
 }
 

@@ -8,22 +8,17 @@
 #include "capture.h"
 #include "rpl/array.h"
 #include "rpl/error.h"
+#include "rpl/names.h"
 
 const char *cc_kind_name(cc_kind k)
 {
-    switch (k) {
-    case CC_DEVICE:
-        return "device";
-    case CC_POOL:
-        return "pool";
-    case CC_VMM:
-        return "vmm";
-    case CC_MANAGED:
-        return "managed";
-    case CC_HOST:
-        return "host";
-    }
-    return "device";
+    static const char *const names[] = {[CC_DEVICE] = "device",
+                                        [CC_POOL] = "pool",
+                                        [CC_VMM] = "vmm",
+                                        [CC_MANAGED] = "managed",
+                                        [CC_HOST] = "host"};
+
+    return RPL_NAME_OF(names, k, "device");
 }
 
 static uint64_t end_of(const cc_alloc *e)

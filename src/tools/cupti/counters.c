@@ -28,6 +28,7 @@
 #include <cupti_target.h>
 
 #include "cupti_int.h"
+#include "rpl/free.h"
 #include "rpl/log.h"
 
 /* About 0.5 MB of counter data per range for the roofline set on GH100. */
@@ -143,12 +144,7 @@ static void release(pctx *p)
     }
     host_free(p->host);
     p->host = NULL;
-    free(p->avail);
-    free(p->config);
-    free(p->data);
-    free(p->names);
-    free(p->slot);
-    free(p->corrs);
+    RPL_FREE_EACH(p->avail, p->config, p->data, p->names, p->slot, p->corrs);
     p->config = p->data = p->avail = NULL;
     p->names = NULL;
     p->slot = NULL;

@@ -7,6 +7,7 @@
 
 #include "recorder.h"
 #include "rpl/error.h"
+#include "rpl/free.h"
 #include "rpl/fsutil.h"
 
 /*
@@ -51,13 +52,8 @@ void cr_state_release(cr_state *st)
 {
     for (size_t i = 0; i < st->devices.count; i++)
         cJSON_Delete(st->devices.items[i].extdata);
-    free(st->apis.items);
-    free(st->kernels.items);
-    free(st->copies.items);
-    free(st->syncs.items);
-    free(st->events.items);
-    free(st->devices.items);
-    free(st->ranges.items);
+    RPL_FREE_EACH(st->apis.items, st->kernels.items, st->copies.items, st->syncs.items,
+                  st->events.items, st->devices.items, st->ranges.items);
     cr_sample_release(&st->sample);
     free(st->range_values.items);
     free(st->metrics);

@@ -10,12 +10,11 @@
 #include "capture_pure.h"
 #include "rpl/array.h"
 #include "rpl/error.h"
+#include "rpl/free.h"
 
 void ch_kernel_release(ch_kernel *k)
 {
-    free(k->symbol);
-    free(k->name);
-    free(k->demangled);
+    RPL_FREE_EACH(k->symbol, k->name, k->demangled);
     memset(k, 0, sizeof(*k));
 }
 

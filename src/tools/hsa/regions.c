@@ -10,6 +10,7 @@
 #include "capture_pure.h"
 #include "rpl/array.h"
 #include "rpl/error.h"
+#include "rpl/names.h"
 
 static bool overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
 {
@@ -18,19 +19,13 @@ static bool overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
 
 const char *ch_kind_name(ch_kind k)
 {
-    switch (k) {
-    case CH_POOL:
-        return "pool";
-    case CH_HOST:
-        return "host";
-    case CH_KERNARG:
-        return "kernarg";
-    case CH_DEVICE:
-        return "device";
-    case CH_VMM:
-        return "vmm";
-    }
-    return "device";
+    static const char *const names[] = {[CH_POOL] = "pool",
+                                        [CH_HOST] = "host",
+                                        [CH_KERNARG] = "kernarg",
+                                        [CH_DEVICE] = "device",
+                                        [CH_VMM] = "vmm"};
+
+    return RPL_NAME_OF(names, k, "device");
 }
 
 /* Drop the allocations that overlap [base, base+size). */

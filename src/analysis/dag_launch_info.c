@@ -21,7 +21,7 @@
 #include "rpl/array.h"
 #include "rpl/bigmem.h"
 #include "rpl/error.h"
-#include "rpl/free_all.h"
+#include "rpl/free.h"
 
 /* Interned names repeat: remember the last classification of each (a small direct-mapped cache). */
 typedef struct api_cache {
@@ -422,7 +422,7 @@ int rpl_dag_launch_info(rpl_dag_builder *b)
 
 void rpl_dag_launch_info_release(rpl_dag_builder *b)
 {
-    RPL_FREE_ALL(b->api_kind, b->launches, b->launch_flags, b->threads, b->handles, b->blocking);
+    RPL_FREE_EACH(b->api_kind, b->launches, b->launch_flags, b->threads, b->handles, b->blocking);
     b->api_kind = NULL;
     b->launches = NULL;
     b->launch_flags = NULL;

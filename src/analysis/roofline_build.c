@@ -12,7 +12,7 @@
 #include "rpl/bigmem.h"
 #include "rpl/classify.h"
 #include "rpl/error.h"
-#include "rpl/free_all.h"
+#include "rpl/free.h"
 #include "rpl/kernel_filter.h"
 #include "rpl/log.h"
 #include "rpl/occupancy.h"
@@ -542,7 +542,7 @@ static int build_kernels(rpl_analysis *a, build *b, const rpl_kernel_filter *fil
 
 static void release_build(build *b)
 {
-    RPL_FREE_ALL(b->group_of, b->kernels, b->acc, b->slot);
+    RPL_FREE_EACH(b->group_of, b->kernels, b->acc, b->slot);
     rpl_roof_names_release(&b->names);
 }
 

@@ -2,6 +2,7 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "rpl/error.h"
+#include "rpl/names.h"
 #include "rpl/stats.h"
 
 /*
@@ -58,5 +59,5 @@ const char *rpl_stability_name(rpl_stability s)
     static const char *const names[] = {
         [RPL_STABLE] = "stable", [RPL_MODERATE] = "moderate", [RPL_UNSTABLE] = "unstable"};
 
-    return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "unstable";
+    return RPL_NAME_OF(names, s, "unstable");
 }

@@ -10,7 +10,7 @@
 #include "codeobj_int.h"
 #include "rpl/array.h"
 #include "rpl/error.h"
-#include "rpl/free_all.h"
+#include "rpl/free.h"
 #include "rpl/strbuf.h"
 
 int rpl_codeobj_set_new(rpl_codeobj_set **out)
@@ -21,10 +21,10 @@ int rpl_codeobj_set_new(rpl_codeobj_set **out)
 
 void co_kernel_clear(rpl_kernel_info *k)
 {
-    RPL_FREE_ALL(k->name, k->symbol, k->arch, k->target, k->origin);
+    RPL_FREE_EACH(k->name, k->symbol, k->arch, k->target, k->origin);
     for (size_t i = 0; i < k->n_args; i++) {
-        RPL_FREE_ALL(k->args[i].name, k->args[i].type_name, k->args[i].value_kind,
-                     k->args[i].address_space);
+        RPL_FREE_EACH(k->args[i].name, k->args[i].type_name, k->args[i].value_kind,
+                      k->args[i].address_space);
     }
     free(k->args);
     memset(k, 0, sizeof(*k));

@@ -8,7 +8,7 @@
 
 #include "llm_int.h"
 #include "rpl/error.h"
-#include "rpl/free_all.h"
+#include "rpl/free.h"
 #include "rpl/json.h"
 #include "rpl/kernel_filter.h"
 #include "rpl/strbuf.h"
@@ -167,7 +167,7 @@ void rpl_llm_api_error_release(rpl_llm_api_error *err)
 {
     if (!err)
         return;
-    RPL_FREE_ALL(err->type, err->code, err->message, err->request_id);
+    RPL_FREE_EACH(err->type, err->code, err->message, err->request_id);
     memset(err, 0, sizeof(*err));
 }
 

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "rpl/error.h"
-#include "rpl/free_all.h"
+#include "rpl/free.h"
 #include "rpl/llm.h"
 
 const char *rpl_llm_provider_name(rpl_llm_provider provider)
@@ -56,7 +56,7 @@ void rpl_llm_turn_release(rpl_llm_turn *turn)
 {
     if (!turn)
         return;
-    RPL_FREE_ALL(turn->text, turn->finish_reason, turn->request_id, turn->error);
+    RPL_FREE_EACH(turn->text, turn->finish_reason, turn->request_id, turn->error);
     memset(turn, 0, sizeof(*turn));
     turn->input_tokens = turn->output_tokens = -1;
 }

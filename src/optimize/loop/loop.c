@@ -12,7 +12,7 @@
 #include "loop_int.h"
 #include "rpl/cleanup.h"
 #include "rpl/error.h"
-#include "rpl/free_all.h"
+#include "rpl/free.h"
 #include "rpl/kernel_source.h"
 #include "rpl/log.h"
 #include "rpl/strbuf.h"
@@ -49,8 +49,8 @@ const char *rpl_llm_loop_stop_name(rpl_llm_loop_stop stop)
 
 void rpl_llm_facts_release(rpl_llm_facts *f)
 {
-    RPL_FREE_ALL(f->arch_facts, f->geometry, f->roofline, f->resources, f->critical_path,
-                 f->bottleneck, f->att);
+    RPL_FREE_EACH(f->arch_facts, f->geometry, f->roofline, f->resources, f->critical_path,
+                  f->bottleneck, f->att);
     memset(f, 0, sizeof(*f));
 }
 
@@ -234,7 +234,7 @@ static int set_target(loop_state *st, const char *name)
 
     if ((rc = find_kernel(st->best, name, &st->kernel)) != 0)
         return rc;
-    RPL_FREE_ALL(st->target, st->signature, st->system, st->contract);
+    RPL_FREE_EACH(st->target, st->signature, st->system, st->contract);
     st->system = st->contract = st->signature = NULL;
     if (!(st->target = strdup(st->kernel->name)))
         return rpl_error_oom();
@@ -582,7 +582,7 @@ static int one_turn(loop_state *st, unsigned iteration, unsigned repair, bool *a
         }
     }
     rpl_kernel_source_free(parsed);
-    RPL_FREE_ALL(text, why, strategy, label);
+    RPL_FREE_EACH(text, why, strategy, label);
     rpl_llm_turn_release(&turn);
     return rc;
 }
@@ -684,6 +684,6 @@ int rpl_llm_loop_run(rpl_llm_client *client, const rpl_llm_loop_backend *backend
     rpl_archive_release(&st.archive);
     rpl_llm_facts_release(&st.facts);
     rpl_kernel_source_free(st.best);
-    RPL_FREE_ALL(st.target, st.signature, st.system, st.contract, st.feedback);
+    RPL_FREE_EACH(st.target, st.signature, st.system, st.contract, st.feedback);
     return rc;
 }

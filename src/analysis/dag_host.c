@@ -37,6 +37,7 @@
 #include "dag_internal.h"
 #include "radix_sort.h"
 #include "rpl/error.h"
+#include "rpl/free.h"
 #include "rpl/log.h"
 
 /* A blocking call: the nodes it waited for are wait[first .. first + count) or an op list. */
@@ -307,10 +308,7 @@ typedef struct host_sync {
 
 static void host_sync_free(host_sync *s)
 {
-    free(s->calls);
-    free(s->threads);
-    free(s->target_first);
-    free(s->targets);
+    RPL_FREE_EACH(s->calls, s->threads, s->target_first, s->targets);
 }
 
 /* The blocking calls of the DAG's processes, with what each waited for, by (pid, tid, end). */
@@ -576,13 +574,8 @@ static int barrier_node(const host_ctx *h, proc_barriers *pb, barrier_ctx *bc, u
 
 static void proc_barriers_free(proc_barriers *pb)
 {
-    free(pb->legacy);
-    free(pb->leg_index);
-    free(pb->last);
-    free(pb->dirty);
-    free(pb->dirty_list);
-    free(pb->dirty_count);
-    free(pb->linked);
+    RPL_FREE_EACH(pb->legacy, pb->leg_index, pb->last, pb->dirty, pb->dirty_list, pb->dirty_count,
+                  pb->linked);
     memset(pb, 0, sizeof(*pb));
 }
 
@@ -680,10 +673,7 @@ static int barrier_edges(host_ctx *h)
 done:
     for (uint32_t p = 0; pbs && p < np; p++)
         proc_barriers_free(&pbs[p]);
-    free(pbs);
-    free(keys);
-    free(order);
-    free(bc.items);
+    RPL_FREE_EACH(pbs, keys, order, bc.items);
     return rc;
 }
 
@@ -731,11 +721,6 @@ int rpl_dag_host_edges(rpl_dag_deps *d)
                                  (32 * ((uint64_t)dag->node_count + dag->blocking_calls) + 4096)));
     }
 done:
-    free(h.pos);
-    free(h.proc_lane_first);
-    free(h.proc_lane_count);
-    free(h.wait);
-    free(h.op_next);
-    free(h.nonblocking);
+    RPL_FREE_EACH(h.pos, h.proc_lane_first, h.proc_lane_count, h.wait, h.op_next, h.nonblocking);
     return rc;
 }

@@ -18,6 +18,7 @@
 #include "dag_internal.h"
 #include "radix_sort.h"
 #include "rpl/error.h"
+#include "rpl/free.h"
 
 /* True when node u may precede a node starting at `start`. */
 static bool before(const rpl_dag_node *u, int64_t start)
@@ -83,10 +84,6 @@ int rpl_dag_infer_edges(rpl_dag_builder *b, const uint8_t *infer)
             rc = rpl_dag_edge_add(b, u, v, RPL_DAG_EDGE_INFERRED);
     }
 done:
-    free(keys);
-    free(order);
-    free(byproc);
-    free(first);
-    free(ptr);
+    RPL_FREE_EACH(keys, order, byproc, first, ptr);
     return rc;
 }

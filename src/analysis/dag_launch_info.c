@@ -18,8 +18,10 @@
 #include <string.h>
 
 #include "dag_internal.h"
+#include "rpl/array.h"
 #include "rpl/bigmem.h"
 #include "rpl/error.h"
+#include "rpl/free.h"
 
 /* Interned names repeat: remember the last classification of each (a small direct-mapped cache). */
 typedef struct api_cache {
@@ -151,24 +153,22 @@ static void corr_index_free(corr_index *ci)
     free(ci->sorted);
 }
 
+static bool corr_below(const void *entry, const void *key)
+{
+    return cmp_corr(entry, key) < 0;
+}
+
 /* The first region with (source, corr), or RPL_NONE. */
 static uint32_t corr_index_find(const corr_index *ci, uint32_t source, int64_t corr)
 {
     corr_entry key = {source, corr, 0};
-    uint32_t lo = 0, hi = ci->n;
+    size_t lo;
 
     if (ci->table) {
         uint64_t k = (uint64_t)corr - (uint64_t)ci->base;
         return source == ci->source && k < ci->span ? ci->table[k] : RPL_NONE;
     }
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-
-        if (cmp_corr(&ci->sorted[mid], &key) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    lo = rpl_lower_bound(ci->sorted, ci->n, sizeof(*ci->sorted), &key, corr_below);
     if (lo < ci->n && ci->sorted[lo].source == source && ci->sorted[lo].corr == corr)
         return ci->sorted[lo].region;
     return RPL_NONE;
@@ -422,12 +422,7 @@ int rpl_dag_launch_info(rpl_dag_builder *b)
 
 void rpl_dag_launch_info_release(rpl_dag_builder *b)
 {
-    free(b->api_kind);
-    free(b->launches);
-    free(b->launch_flags);
-    free(b->threads);
-    free(b->handles);
-    free(b->blocking);
+    RPL_FREE_EACH(b->api_kind, b->launches, b->launch_flags, b->threads, b->handles, b->blocking);
     b->api_kind = NULL;
     b->launches = NULL;
     b->launch_flags = NULL;
@@ -454,17 +449,15 @@ const rpl_dag_launch *rpl_dag_node_launch(const rpl_dag_builder *b, uint32_t nod
     return l->thread != RPL_NONE ? l : NULL;
 }
 
+static bool blocking_below(const void *blocking, const void *op)
+{
+    return ((const rpl_dag_blocking *)blocking)->op < *(const uint32_t *)op;
+}
+
 uint32_t rpl_dag_blocking_region(const rpl_dag_builder *b, uint32_t op)
 {
-    uint32_t lo = 0, hi = b->nblocking;
+    size_t lo =
+        rpl_lower_bound(b->blocking, b->nblocking, sizeof(*b->blocking), &op, blocking_below);
 
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-
-        if (b->blocking[mid].op < op)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
     return lo < b->nblocking && b->blocking[lo].op == op ? b->blocking[lo].region : RPL_NONE;
 }

@@ -4,6 +4,7 @@
 
 #include "dag_internal.h"
 #include "rpl/error.h"
+#include "rpl/free.h"
 
 typedef struct sym_key {
     const char *name;
@@ -136,10 +137,6 @@ int rpl_dag_build_symbols(rpl_dag_builder *b, rpl_dag_op *ops, uint32_t nops)
         ops[i].symbol = remap[nk + find_ptr(copy, nc, name ? name : "")];
     }
 done:
-    free(of_kernel);
-    free(kern);
-    free(copy);
-    free(all);
-    free(remap);
+    RPL_FREE_EACH(of_kernel, kern, copy, all, remap);
     return rc;
 }

@@ -42,25 +42,20 @@ unsigned rpl_occ_amd_total_vgprs(const rpl_arch *arch, unsigned arch_vgprs, unsi
 
 const char *rpl_occ_limit_name(rpl_occ_limit limit, rpl_vendor vendor)
 {
-    int nv = vendor == RPL_VENDOR_NVIDIA;
+    /* Each limit's name in AMD's and in NVIDIA's words. */
+    static const char *const names[][2] = {
+        [RPL_OCC_LIMIT_WAVES] = {"waves", "warps"},
+        [RPL_OCC_LIMIT_VGPR] = {"vgpr", "registers"},
+        [RPL_OCC_LIMIT_SGPR] = {"sgpr", "sgpr"},
+        [RPL_OCC_LIMIT_LDS] = {"lds", "shared"},
+        [RPL_OCC_LIMIT_WORKGROUPS] = {"workgroups", "blocks"},
+        [RPL_OCC_LIMIT_BARRIERS] = {"barriers", "barriers"},
+        [RPL_OCC_LIMIT_BLOCK_SIZE] = {"block_size", "block_size"},
+    };
 
-    switch (limit) {
-    case RPL_OCC_LIMIT_WAVES:
-        return nv ? "warps" : "waves";
-    case RPL_OCC_LIMIT_VGPR:
-        return nv ? "registers" : "vgpr";
-    case RPL_OCC_LIMIT_SGPR:
-        return "sgpr";
-    case RPL_OCC_LIMIT_LDS:
-        return nv ? "shared" : "lds";
-    case RPL_OCC_LIMIT_WORKGROUPS:
-        return nv ? "blocks" : "workgroups";
-    case RPL_OCC_LIMIT_BARRIERS:
-        return "barriers";
-    case RPL_OCC_LIMIT_BLOCK_SIZE:
-        return "block_size";
-    }
-    return "unknown";
+    if ((unsigned)limit >= sizeof(names) / sizeof(names[0]))
+        return "unknown";
+    return names[limit][vendor == RPL_VENDOR_NVIDIA];
 }
 
 static unsigned amd_waves_by_vgprs(const rpl_vgpr_file *file, unsigned max, unsigned vgprs)

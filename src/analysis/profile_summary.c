@@ -12,6 +12,7 @@
 #include "busy_time.h"
 #include "rpl/bigmem.h"
 #include "rpl/error.h"
+#include "rpl/free.h"
 #include "rpl/profile.h"
 
 enum { SYM_SELECTED = 1, SYM_HELPER = 2 };
@@ -307,11 +308,7 @@ int rpl_profile_build(rpl_profile **out, const rpl_trace *trace, const rpl_kerne
         rc = summarise_kernels(&b);
     if (!rc)
         qsort(b.p->devices, b.p->ndevices, sizeof(*b.p->devices), cmp_device);
-    free(b.sym_group);
-    free(b.sym_flags);
-    free(b.groups);
-    free(b.agent_device);
-    free(b.durations);
+    RPL_FREE_EACH(b.sym_group, b.sym_flags, b.groups, b.agent_device, b.durations);
     if (rc) {
         rpl_profile_free(b.p);
         return rc;
@@ -324,11 +321,7 @@ void rpl_profile_free(rpl_profile *p)
 {
     if (!p)
         return;
-    free(p->kernels);
-    free(p->devices);
-    free(p->kernel_regex);
-    free(p->helper_regex);
-    free(p);
+    RPL_FREE_EACH(p->kernels, p->devices, p->kernel_regex, p->helper_regex, p);
 }
 
 const rpl_agent *rpl_profile_primary_agent(const rpl_profile *p)

@@ -12,6 +12,7 @@
 #include "rpl/bigmem.h"
 #include "rpl/classify.h"
 #include "rpl/error.h"
+#include "rpl/free.h"
 #include "rpl/kernel_filter.h"
 #include "rpl/log.h"
 #include "rpl/occupancy.h"
@@ -541,10 +542,7 @@ static int build_kernels(rpl_analysis *a, build *b, const rpl_kernel_filter *fil
 
 static void release_build(build *b)
 {
-    free(b->group_of);
-    free(b->kernels);
-    free(b->acc);
-    free(b->slot);
+    RPL_FREE_EACH(b->group_of, b->kernels, b->acc, b->slot);
     rpl_roof_names_release(&b->names);
 }
 

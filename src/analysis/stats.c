@@ -2,6 +2,7 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "rpl/error.h"
+#include "rpl/names.h"
 #include "rpl/stats.h"
 
 /*
@@ -55,13 +56,8 @@ rpl_stability rpl_stability_classify(double cv)
 
 const char *rpl_stability_name(rpl_stability s)
 {
-    switch (s) {
-    case RPL_STABLE:
-        return "stable";
-    case RPL_MODERATE:
-        return "moderate";
-    case RPL_UNSTABLE:
-        return "unstable";
-    }
-    return "unstable";
+    static const char *const names[] = {
+        [RPL_STABLE] = "stable", [RPL_MODERATE] = "moderate", [RPL_UNSTABLE] = "unstable"};
+
+    return RPL_NAME_OF(names, s, "unstable");
 }

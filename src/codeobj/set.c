@@ -10,6 +10,8 @@
 #include "codeobj_int.h"
 #include "rpl/array.h"
 #include "rpl/error.h"
+#include "rpl/free.h"
+#include "rpl/strbuf.h"
 
 int rpl_codeobj_set_new(rpl_codeobj_set **out)
 {
@@ -19,16 +21,10 @@ int rpl_codeobj_set_new(rpl_codeobj_set **out)
 
 void co_kernel_clear(rpl_kernel_info *k)
 {
-    free(k->name);
-    free(k->symbol);
-    free(k->arch);
-    free(k->target);
-    free(k->origin);
+    RPL_FREE_EACH(k->name, k->symbol, k->arch, k->target, k->origin);
     for (size_t i = 0; i < k->n_args; i++) {
-        free(k->args[i].name);
-        free(k->args[i].type_name);
-        free(k->args[i].value_kind);
-        free(k->args[i].address_space);
+        RPL_FREE_EACH(k->args[i].name, k->args[i].type_name, k->args[i].value_kind,
+                      k->args[i].address_space);
     }
     free(k->args);
     memset(k, 0, sizeof(*k));
@@ -85,23 +81,20 @@ void co_globals_truncate(rpl_codeobj_set *set, size_t keep)
 
 int co_warn(rpl_codeobj_set *set, const char *fmt, ...)
 {
+    rpl_strbuf line = RPL_STRBUF_INIT;
     va_list ap;
-    char *line;
-    int n;
+    int rc;
 
     va_start(ap, fmt);
-    n = vsnprintf(NULL, 0, fmt, ap);
+    rc = rpl_strbuf_vprintf(&line, fmt, ap);
     va_end(ap);
-    if (n < 0 || !(line = malloc((size_t)n + 1)))
-        return rpl_error_oom();
-    va_start(ap, fmt);
-    vsnprintf(line, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    if (RPL_ARRAY_GROW(set->warnings, set->cap_warnings, set->n_warnings + 1) != RPL_OK) {
-        free(line);
-        return rpl_error_oom();
+    if (rc == RPL_OK)
+        rc = RPL_ARRAY_GROW(set->warnings, set->cap_warnings, set->n_warnings + 1);
+    if (rc != RPL_OK) {
+        rpl_strbuf_release(&line);
+        return rc;
     }
-    set->warnings[set->n_warnings++] = line;
+    set->warnings[set->n_warnings++] = rpl_strbuf_detach(&line);
     return RPL_OK;
 }
 

@@ -54,24 +54,35 @@ int rpl_strbuf_putc(rpl_strbuf *sb, char c)
     return rpl_strbuf_put(sb, &c, 1);
 }
 
+int rpl_strbuf_vprintf(rpl_strbuf *sb, const char *fmt, va_list ap)
+{
+    va_list again;
+    int n, rc;
+
+    va_copy(again, ap);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    if (n < 0) {
+        va_end(again);
+        return rpl_error_set(RPL_ERROR, "bad format string");
+    }
+    rc = rpl_strbuf_grow(sb, (size_t)n);
+    if (rc == 0) {
+        vsnprintf(sb->ptr + sb->len, (size_t)n + 1, fmt, again);
+        sb->len += (size_t)n;
+    }
+    va_end(again);
+    return rc;
+}
+
 int rpl_strbuf_printf(rpl_strbuf *sb, const char *fmt, ...)
 {
     va_list ap;
-    int n, rc;
+    int rc;
 
     va_start(ap, fmt);
-    n = vsnprintf(NULL, 0, fmt, ap);
+    rc = rpl_strbuf_vprintf(sb, fmt, ap);
     va_end(ap);
-    if (n < 0)
-        return rpl_error_set(RPL_ERROR, "bad format string");
-    rc = rpl_strbuf_grow(sb, (size_t)n);
-    if (rc)
-        return rc;
-    va_start(ap, fmt);
-    vsnprintf(sb->ptr + sb->len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    sb->len += (size_t)n;
-    return 0;
+    return rc;
 }
 
 const char *rpl_strbuf_cstr(const rpl_strbuf *sb)

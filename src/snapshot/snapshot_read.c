@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "rpl/error.h"
+#include "rpl/free.h"
 #include "rpl/fsutil.h"
 #include "rpl/sha256.h"
 #include "snapshot_int.h"
@@ -41,19 +42,9 @@ void rpl_snapshot_free(rpl_snapshot *s)
 {
     if (!s)
         return;
-    free(s->dir);
-    free(s->arch);
-    free(s->target);
-    free(s->device_name);
-    free(s->driver_version);
-    free(s->runtime_version);
-    free(s->tool_version);
-    free(s->mangled_name);
-    free(s->demangled_name);
-    free(s->code_object_file);
-    free(s->code_object_symbol);
-    free(s->kernarg_file);
-    free(s->captured_at);
+    RPL_FREE_EACH(s->dir, s->arch, s->target, s->device_name, s->driver_version, s->runtime_version,
+                  s->tool_version, s->mangled_name, s->demangled_name, s->code_object_file,
+                  s->code_object_symbol, s->kernarg_file, s->captured_at);
     for (size_t i = 0; s->params && i < s->nparams; i++)
         free(s->params[i].type);
     free(s->params);

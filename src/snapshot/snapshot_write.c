@@ -18,6 +18,7 @@
 
 #include "rpl/array.h"
 #include "rpl/error.h"
+#include "rpl/free.h"
 #include "rpl/fsutil.h"
 #include "rpl/json.h"
 #include "rpl/log.h"
@@ -328,10 +329,7 @@ static void writer_free(rpl_snapshot_writer *w)
     snap_files_free(w->files, w->nfiles);
     for (size_t i = 0; i < w->ndirs; i++)
         free(w->dirs[i]);
-    free(w->dirs);
-    free(w->tmp);
-    free(w->dir);
-    free(w);
+    RPL_FREE_EACH(w->dirs, w->tmp, w->dir, w);
 }
 
 static void remove_quietly(const rpl_snapshot_writer *w, const char *rel, bool is_dir)

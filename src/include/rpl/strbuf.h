@@ -2,6 +2,7 @@
 #ifndef RPL_STRBUF_H
 #define RPL_STRBUF_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 typedef struct rpl_strbuf {
@@ -21,6 +22,9 @@ int rpl_strbuf_put(rpl_strbuf *sb, const void *data, size_t len);
 int rpl_strbuf_puts(rpl_strbuf *sb, const char *s);
 int rpl_strbuf_putc(rpl_strbuf *sb, char c);
 int rpl_strbuf_printf(rpl_strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* rpl_strbuf_printf with a va_list, which it uses up (the caller va_end()s it, as for vprintf). */
+int rpl_strbuf_vprintf(rpl_strbuf *sb, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
 /* The contents as a C string; "" for an empty buffer, never NULL. */
 const char *rpl_strbuf_cstr(const rpl_strbuf *sb);
 /* Hand the allocation to the caller (free() it) and reset the buffer. */

@@ -10,6 +10,7 @@
 #include "client.h"
 #include "key.h"
 #include "rpl/error.h"
+#include "rpl/free.h"
 #include "rpl/log.h"
 #include "rpl/strbuf.h"
 
@@ -241,10 +242,7 @@ void rpl_llm_client_free(rpl_llm_client *c)
     if (c->curl)
         curl_easy_cleanup(c->curl);
     rpl_llm_key_free(c->key);
-    free(c->model);
-    free(c->base_url);
-    free(c->endpoint);
-    free(c);
+    RPL_FREE_EACH(c->model, c->base_url, c->endpoint, c);
 }
 
 const char *rpl_llm_client_endpoint(const rpl_llm_client *c)

@@ -13,6 +13,7 @@
 
 #include "patch_int.h"
 #include "rpl/error.h"
+#include "rpl/free.h"
 
 /* Languages whose blocks may hold the kernel; "" is a fence without one. */
 static const char *const kernel_langs[] = {"", "cpp", "c++", "cxx", "hip", "cuda", "cu", "c"};
@@ -361,10 +362,7 @@ void rpl_llm_patch_free(rpl_llm_patch *patch)
         free(patch->edits[i].search);
         free(patch->edits[i].replace);
     }
-    free(patch->edits);
-    free(patch->code);
-    free(patch->notes);
-    free(patch);
+    RPL_FREE_EACH(patch->edits, patch->code, patch->notes, patch);
 }
 
 const char *rpl_llm_patch_kind_name(rpl_llm_patch_kind kind)

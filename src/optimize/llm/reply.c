@@ -8,6 +8,7 @@
 
 #include "llm_int.h"
 #include "rpl/error.h"
+#include "rpl/free.h"
 #include "rpl/json.h"
 #include "rpl/kernel_filter.h"
 #include "rpl/strbuf.h"
@@ -166,10 +167,7 @@ void rpl_llm_api_error_release(rpl_llm_api_error *err)
 {
     if (!err)
         return;
-    free(err->type);
-    free(err->code);
-    free(err->message);
-    free(err->request_id);
+    RPL_FREE_EACH(err->type, err->code, err->message, err->request_id);
     memset(err, 0, sizeof(*err));
 }
 

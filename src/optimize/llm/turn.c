@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "rpl/error.h"
+#include "rpl/free.h"
 #include "rpl/llm.h"
 
 const char *rpl_llm_provider_name(rpl_llm_provider provider)
@@ -55,10 +56,7 @@ void rpl_llm_turn_release(rpl_llm_turn *turn)
 {
     if (!turn)
         return;
-    free(turn->text);
-    free(turn->finish_reason);
-    free(turn->request_id);
-    free(turn->error);
+    RPL_FREE_EACH(turn->text, turn->finish_reason, turn->request_id, turn->error);
     memset(turn, 0, sizeof(*turn));
     turn->input_tokens = turn->output_tokens = -1;
 }

@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 
 #include "rpl/error.h"
+#include "rpl/free.h"
 #include "rpl/fsutil.h"
 #include "rpl/json.h"
 #include "rpl/kernel_filter.h"
@@ -313,10 +314,7 @@ int rpl_llm_analysis_load(rpl_llm_analysis **out, const char *dir)
     if ((rc = read_file(&rpath, &rtext, &rlen, dir, RPL_ROOFLINE_JSON_NAME)) == 0 &&
         (rc = read_file(&apath, &atext, &alen, dir, RPL_ANALYSIS_JSON_NAME)) == 0)
         rc = rpl_llm_analysis_parse(out, rtext, rlen, rpath, atext, alen, apath);
-    free(rpath);
-    free(apath);
-    free(rtext);
-    free(atext);
+    RPL_FREE_EACH(rpath, apath, rtext, atext);
     return rc;
 }
 

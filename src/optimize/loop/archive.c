@@ -9,6 +9,7 @@
 
 #include "loop_int.h"
 #include "rpl/error.h"
+#include "rpl/free.h"
 #include "rpl/strbuf.h"
 
 int rpl_archive_init(rpl_archive *a, size_t k)
@@ -24,10 +25,7 @@ int rpl_archive_init(rpl_archive *a, size_t k)
 
 static void entry_release(rpl_archive_entry *e)
 {
-    free(e->kernel);
-    free(e->strategy);
-    free(e->verdict);
-    free(e->facts);
+    RPL_FREE_EACH(e->kernel, e->strategy, e->verdict, e->facts);
     memset(e, 0, sizeof(*e));
 }
 

@@ -12,6 +12,7 @@
 #include "loop_int.h"
 #include "rpl/cleanup.h"
 #include "rpl/error.h"
+#include "rpl/free.h"
 #include "rpl/kernel_source.h"
 #include "rpl/log.h"
 #include "rpl/strbuf.h"
@@ -48,13 +49,8 @@ const char *rpl_llm_loop_stop_name(rpl_llm_loop_stop stop)
 
 void rpl_llm_facts_release(rpl_llm_facts *f)
 {
-    free(f->arch_facts);
-    free(f->geometry);
-    free(f->roofline);
-    free(f->resources);
-    free(f->critical_path);
-    free(f->bottleneck);
-    free(f->att);
+    RPL_FREE_EACH(f->arch_facts, f->geometry, f->roofline, f->resources, f->critical_path,
+                  f->bottleneck, f->att);
     memset(f, 0, sizeof(*f));
 }
 
@@ -238,10 +234,7 @@ static int set_target(loop_state *st, const char *name)
 
     if ((rc = find_kernel(st->best, name, &st->kernel)) != 0)
         return rc;
-    free(st->target);
-    free(st->signature);
-    free(st->system);
-    free(st->contract);
+    RPL_FREE_EACH(st->target, st->signature, st->system, st->contract);
     st->system = st->contract = st->signature = NULL;
     if (!(st->target = strdup(st->kernel->name)))
         return rpl_error_oom();
@@ -589,10 +582,7 @@ static int one_turn(loop_state *st, unsigned iteration, unsigned repair, bool *a
         }
     }
     rpl_kernel_source_free(parsed);
-    free(text);
-    free(why);
-    free(strategy);
-    free(label);
+    RPL_FREE_EACH(text, why, strategy, label);
     rpl_llm_turn_release(&turn);
     return rc;
 }
@@ -694,10 +684,6 @@ int rpl_llm_loop_run(rpl_llm_client *client, const rpl_llm_loop_backend *backend
     rpl_archive_release(&st.archive);
     rpl_llm_facts_release(&st.facts);
     rpl_kernel_source_free(st.best);
-    free(st.target);
-    free(st.signature);
-    free(st.system);
-    free(st.contract);
-    free(st.feedback);
+    RPL_FREE_EACH(st.target, st.signature, st.system, st.contract, st.feedback);
     return rc;
 }

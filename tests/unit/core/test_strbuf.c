@@ -1,4 +1,4 @@
-/* rpl_strbuf: growth, printf, detach, reset, release. */
+/* rpl_strbuf: growth, printf and vprintf, detach, reset, release. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -67,6 +67,34 @@ static void printf_appends(void **state)
     rpl_strbuf_release(&sb);
 }
 
+/* A caller with its own variadic interface, as co_warn is. */
+static int append_line(rpl_strbuf *sb, const char *fmt, ...)
+{
+    va_list ap;
+    int rc;
+
+    va_start(ap, fmt);
+    rc = rpl_strbuf_vprintf(sb, fmt, ap);
+    va_end(ap);
+    return rc == 0 ? rpl_strbuf_putc(sb, '\n') : rc;
+}
+
+static void vprintf_formats_the_callers_arguments(void **state)
+{
+    rpl_strbuf sb = RPL_STRBUF_INIT;
+    char big[300];
+
+    assert_int_equal(append_line(&sb, "%s=%u", "n", 7u), 0);
+    memset(big, 'q', sizeof(big) - 1);
+    big[sizeof(big) - 1] = '\0';
+    /* Past the first allocation: the arguments are read a second time after growing. */
+    assert_int_equal(append_line(&sb, "<%s>%d", big, -3), 0);
+    assert_int_equal(sb.len, 4 + 1 + 299 + 3 + 1);
+    assert_memory_equal(sb.ptr, "n=7\n<qqq", 8);
+    assert_string_equal(sb.ptr + sb.len - 4, ">-3\n");
+    rpl_strbuf_release(&sb);
+}
+
 static void detach_hands_over_and_resets(void **state)
 {
     rpl_strbuf sb = RPL_STRBUF_INIT;
@@ -125,6 +153,7 @@ int main(void)
         cmocka_unit_test(grows_and_keeps_every_byte),
         cmocka_unit_test(put_keeps_binary_data),
         cmocka_unit_test(printf_appends),
+        cmocka_unit_test(vprintf_formats_the_callers_arguments),
         cmocka_unit_test(detach_hands_over_and_resets),
         cmocka_unit_test(reset_keeps_allocation),
         cmocka_unit_test(impossible_growth_is_oom),

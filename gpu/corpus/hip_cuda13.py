@@ -30,7 +30,7 @@ REMOVED_CALLS = re.compile(
 # cudaDeviceProp fields CUDA 13 dropped, read or written one per line.
 REMOVED_FIELDS = re.compile(
     r"\bcdprop\.(clockRate|memoryClockRate|computeMode|cooperativeMultiDeviceLaunch"
-    r"|kernelExecTimeoutEnabled|maxTexture1DLinear|deviceOverlap)\b")
+    r"|kernelExecTimeoutEnabled)\b")
 REMOVED_ENUMS = re.compile(r"\bcudaDevAttrCooperativeMultiDeviceLaunch\b")
 # A definition starts at column 0 (template header or storage words) and ends at
 # the first "}" in column 0.

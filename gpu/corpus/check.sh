@@ -207,7 +207,7 @@ program matmul karpathy+llm.c/dev/cuda matmul_forward.cu 'matmul_forward_kernel4
     'nvcc -O3 --use_fast_math -std=c++17 -arch={arch} -Xcompiler -fopenmp {src} -lcublas -lcublasLt -o {out}' \
     --no-app --kernel matmul_forward_kernel4 --shapes 1 -- matmul_forward 4
 # Its naive kernel 1 (one output per thread, every load from global memory) against the
-# stand-in answer written from the program's own kernel 4 (shared-memory tiles): the pipeline
+# stand-in answer written from the program's own kernel 4 (its 128-bit loads): the pipeline
 # only (each run of the program is long: its CPU reference and 404 launches of kernel 1).
 program matmul1 karpathy+llm.c/dev/cuda matmul_forward.cu 'matmul_forward_kernel1' \
     'nvcc -O3 --use_fast_math -std=c++17 -arch={arch} -Xcompiler -fopenmp {src} -lcublas -lcublasLt -o {out}' \

@@ -13,6 +13,8 @@ programs=$(cd "$3" && pwd)
 bundle_start "$1" "$4"
 mkdir -p "$out/corpus/src" "$out/templates"
 cp -r "$programs/bin" "$out/corpus/"
+# HIP's headers for the NVIDIA platform (gpu/corpus/build.sh): the HIP programs' optimizer builds.
+[ ! -d "$programs/hip-include" ] || cp -r "$programs/hip-include" "$out/corpus/"
 # matmul_forward links OpenMP's runtime, which a GPU machine without gcc lacks.
 gomp=$(ldd "$programs/bin/matmul_forward" 2>/dev/null | awk '/libgomp/ { print $3 }')
 [ -z "$gomp" ] || { mkdir -p "$out/corpus/gomp" && cp -L "$gomp" "$out/corpus/gomp/"; }

@@ -103,15 +103,16 @@ library_kernel() {
 # repository), SOURCE the kernel source in it ("": no kernel of its own; with a KERNEL_REGEX
 # and BUILD_CMD "library:HEADER", the library header that defines it), BUILD_CMD optimize's
 # --build; the OPTIMIZE_OPTIONs replace `--max-kernels 1 --app-rounds 2` (a program whose
-# every run is long).
+# every run is long) and are llm-optimize's too.
 program() {
-    local name=$1 root=$2 source=$3 kre=$4 build=$5 opts=()
+    local name=$1 root=$2 source=$3 kre=$4 build=$5 opts=() llm_opts=()
     shift 5
     while [ $# -gt 0 ] && [ "$1" != -- ]; do
         opts+=("$1")
         shift
     done
     shift
+    [ ${#opts[@]} -gt 0 ] && llm_opts=("${opts[@]}")
     [ ${#opts[@]} -gt 0 ] || opts=(--max-kernels 1 --app-rounds 2)
     local app=("$@") repo=$work/repo-$name steps=${CORPUS_STEPS:-all}
     case " ${CORPUS_PROGRAMS:-$name} " in *" $name "*) ;; *) return 0 ;; esac
@@ -143,7 +144,7 @@ program() {
         OPENAI_API_KEY=$key step "$name" llm-optimize "$opt_limit" "$rp" llm-optimize \
             "$repo/$source" "./${app[0]} ${app[*]:1}" --base-url "$url" --model standin-model \
             --artifacts "$work/art-$name-llm" --rounds 4 --app-rounds 2 --max-iters 1 \
-            --max-repairs 0 --auto-approve "${extra[@]}"
+            --max-repairs 0 --auto-approve "${llm_opts[@]}" "${extra[@]}"
         kill "$server_pid" 2>/dev/null
         wait "$server_pid" 2>/dev/null
     fi
@@ -205,6 +206,23 @@ program radixsort NVIDIA+cuda-samples '' 'DeviceRadixSortOnesweepKernel' \
 program matmul karpathy+llm.c/dev/cuda matmul_forward.cu 'matmul_forward_kernel4' \
     'nvcc -O3 --use_fast_math -std=c++17 -arch={arch} -Xcompiler -fopenmp {src} -lcublas -lcublasLt -o {out}' \
     --no-app --kernel matmul_forward_kernel4 --shapes 1 -- matmul_forward 4
+# Its naive kernel 1 (one output per thread, every load from global memory) against the
+# stand-in answer written from the program's own kernel 4 (its 128-bit loads): the pipeline
+# only (each run of the program is long: its CPU reference and 404 launches of kernel 1).
+program matmul1 karpathy+llm.c/dev/cuda matmul_forward.cu 'matmul_forward_kernel1' \
+    'nvcc -O3 --use_fast_math -std=c++17 -arch={arch} -Xcompiler -fopenmp {src} -lcublas -lcublasLt -o {out}' \
+    --no-app --kernel matmul_forward_kernel1 --shapes 1 --timeout 240 -- matmul_forward 1
+# ROCm's HIP examples, built for the NVIDIA platform as build.sh builds them (nvcc -x cu,
+# HIP's headers from corpus/hip-include, __HIP_PLATFORM_NVIDIA__).  optimize's code object
+# is built by its default nvcc line, which takes -I/-D options and not --build's words.
+hipinc=$bundle/corpus/hip-include
+hipbuild="nvcc -x cu -O3 -std=c++17 -arch={arch} -D__HIP_PLATFORM_NVIDIA__ -isystem $hipinc -I{dir}/Common {src} -o {out}"
+program hipmatmul ROCm+rocm-examples HIP-Basic/matrix_multiplication/main.hip \
+    'matrix_multiplication_kernel' "$hipbuild" --max-kernels 1 --app-rounds 2 \
+    -I "$hipinc" -I "$work/repo-hipmatmul/Common" -D __HIP_PLATFORM_NVIDIA__ -- hip_matmul
+program hipcg ROCm+rocm-examples HIP-Basic/cooperative_groups/main.hip 'vector_reduce_kernel' \
+    "$hipbuild" --max-kernels 1 --app-rounds 2 \
+    -I "$hipinc" -I "$work/repo-hipcg/Common" -D __HIP_PLATFORM_NVIDIA__ -- hip_cg
 # The same program with its other kernels: longer runs of >= 10k launches (kernel 2 makes
 # three launches per call).
 [ "${CORPUS_BENCH:-yes}" = yes ] && for k in 1 2; do

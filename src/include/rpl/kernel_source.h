@@ -30,7 +30,8 @@ extern "C" {
 #endif
 
 typedef enum rpl_ks_lang {
-    RPL_KS_LANG_AUTO = 0, /* .cu/.cuh: CUDA; anything else: HIP */
+    RPL_KS_LANG_AUTO = 0, /* .cu/.cuh, or a build for NVIDIA (sm_, -D__HIP_PLATFORM_NVIDIA__):
+                             CUDA; anything else: HIP */
     RPL_KS_LANG_HIP,
     RPL_KS_LANG_CUDA
 } rpl_ks_lang;

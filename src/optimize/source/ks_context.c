@@ -70,6 +70,33 @@ static bool name_is_cuda(const char *name)
     return dot && (strcmp(dot, ".cu") == 0 || strcmp(dot, ".cuh") == 0);
 }
 
+/* ks_flags_take's sink: is __HIP_PLATFORM_NVIDIA__ among the build's -D words? */
+static int note_nvidia_platform(void *ctx, const char *prefix, const char *value)
+{
+    static const char macro[] = "__HIP_PLATFORM_NVIDIA__";
+    size_t n = sizeof(macro) - 1;
+
+    if (value && strcmp(prefix, "-D") == 0 && strncmp(value, macro, n) == 0 &&
+        (value[n] == '\0' || value[n] == '='))
+        *(bool *)ctx = true;
+    return 0;
+}
+
+/*
+ * A HIP source that the build compiles for NVIDIA GPUs (HIP's NVIDIA
+ * platform: nvcc with -D__HIP_PLATFORM_NVIDIA__, or an sm_ architecture)
+ * is CUDA to the compiler, and must be to libclang too: HIP mode defines
+ * __HIP_PLATFORM_AMD__ as well, which HIP's headers refuse.
+ */
+static bool build_targets_nvidia(const rpl_ks_options *o, const char *build_arch)
+{
+    bool nvidia = strncmp(build_arch, "sm_", 3) == 0;
+
+    if (!nvidia && o->compile_words)
+        (void)ks_flags_take(o->compile_words, NULL, note_nvidia_platform, &nvidia);
+    return nvidia;
+}
+
 /* Append the argument `prefix` followed by `value` (may be NULL). */
 static int add_arg(rpl_ks_parse_ctx *c, const char *prefix, const char *value)
 {
@@ -376,8 +403,15 @@ int ks_ctx_new(rpl_ks_parse_ctx **out, const rpl_libclang *lc, const char *name,
     int rc;
 
     *out = NULL;
+    if (o->arch)
+        snprintf(build_arch, sizeof(build_arch), "%s", o->arch);
+    else if (!ks_flags_arch(o->compile_words, build_arch, sizeof(build_arch)))
+        build_arch[0] = '\0';
     if (lang == RPL_KS_LANG_AUTO)
-        lang = name_is_cuda(name) ? RPL_KS_LANG_CUDA : RPL_KS_LANG_HIP;
+        lang = name_is_cuda(name) || build_targets_nvidia(o, build_arch) ? RPL_KS_LANG_CUDA
+                                                                         : RPL_KS_LANG_HIP;
+    if (!build_arch[0])
+        snprintf(build_arch, sizeof(build_arch), "%s", o->gpu_arch ? o->gpu_arch : "");
     c = calloc(1, sizeof(*c));
     if (!c)
         return rpl_error_oom();
@@ -390,10 +424,6 @@ int ks_ctx_new(rpl_ks_parse_ctx **out, const rpl_libclang *lc, const char *name,
             /* A portable .hip source (rpl_harness.h) reads as CUDA where only CUDA is. */
             c->mode = RPL_KS_MODE_CUDA;
     }
-    if (o->arch)
-        snprintf(build_arch, sizeof(build_arch), "%s", o->arch);
-    else if (!ks_flags_arch(o->compile_words, build_arch, sizeof(build_arch)))
-        snprintf(build_arch, sizeof(build_arch), "%s", o->gpu_arch ? o->gpu_arch : "");
     wanted = build_arch[0] ? build_arch : NULL;
     if (c->mode == RPL_KS_MODE_HIP)
         rc = (c->arch = strdup(wanted && strncmp(wanted, "gfx", 3) == 0 ? wanted : "gfx90a"))

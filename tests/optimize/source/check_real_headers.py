@@ -136,6 +136,16 @@ def main(argv):
     p = run([rocm_perf, "kernels", "--build", "nvcc -o {out} {source}", "x.cu"], want_rc=2)
     expect("unknown placeholder '{source}'" in p.stderr, p.stderr)
 
+    # A HIP source the build compiles for NVIDIA GPUs (-D__HIP_PLATFORM_NVIDIA__, or an
+    # sm_ architecture) parses as CUDA: HIP mode would define __HIP_PLATFORM_AMD__ too.
+    hip = os.path.join(real, "nvidia_platform.hip")
+    for build in ("nvcc -x cu -O3 -D__HIP_PLATFORM_NVIDIA__ -o {out} {src}",
+                  "nvcc -x cu -O3 -arch=sm_90 -o {out} {src}"):
+        doc, ks = kernels(rocm_perf, ["--build", build, hip])
+        expect(doc["mode"] == "cuda", f"{build}: mode {doc['mode']}")
+        expect(doc["diagnostics"]["errors"] == 0, f"{build}: {doc['diagnostics']['first']}")
+        expect(ks["scale_rows"]["loops"][0]["verdict"] == "unroll", f"{build}: the loop")
+
     # The build's include directories and macros: --build, then compile_commands.json.
     doc, ks = kernels(rocm_perf, env_cuda + [os.path.join(flags, "needs_flags.cu")])
     expect(ks["scaled"]["error"] is not None, "needs_flags.cu without its flags")

@@ -7,6 +7,7 @@ each and must not change.
 
 usage: optimize_cli_test.py ROCM_PERF OPTCHECK SOURCE_DIR SCENARIO CMAKE
 """
+import glob
 import hashlib
 import html
 import json
@@ -397,6 +398,12 @@ def build_run_commands():
     check(len(env.branches()) == 1, f"{SCENARIO}: branches {env.branches()}\n{env.out}")
     log = open(os.path.join(env.art, "original.build.log")).read()
     check("-DTAG=a b" in log or "'-DTAG=a b'" in log, f"{SCENARIO}: build log\n{log}")
+    # The candidates' code objects are compiled with the build command's macros too.
+    cand_logs = glob.glob(os.path.join(env.art, "candidates", "*", "build.log"))
+    commands = [line for path in cand_logs for line in open(path).read().splitlines()
+                if line.startswith("$ hipcc") and "--genco" in line]
+    check(commands and all("-DTAG=a b" in c for c in commands),
+          f"{SCENARIO}: code object builds {commands} in {cand_logs}")
     for args, words in ((["--build", "hipcc -o {out}"], "--build must hold {src}"),
                         (["--build", "hipcc -o {out} {src} {lib}"],
                          "unknown placeholder '{lib}'"),

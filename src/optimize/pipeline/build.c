@@ -23,11 +23,16 @@ void pipe_build_release(pipe_build *b)
     memset(b, 0, sizeof(*b));
 }
 
-/* The default commands; {out} {src} {arch} are filled in by pipe_argv_expand. */
+/*
+ * The default commands; {out} {src} {arch} are filled in by pipe_argv_expand.
+ * The target's -I/-D words, and where the program has a build command, that
+ * command's include, macro and -std words: the code object is compiled as
+ * the program is.
+ */
 static int default_argv(char ***out, const rpl_pipe *p, bool codeobj)
 {
     const bool nv = strcmp(p->compiler, "nvcc") == 0;
-    char **argv = NULL;
+    char **argv = NULL, **build_flags = NULL;
     size_t n = 0;
     int rc = pipe_argv_push(&argv, &n, p->compiler);
 
@@ -35,6 +40,11 @@ static int default_argv(char ***out, const rpl_pipe *p, bool codeobj)
         rc = pipe_argv_push(&argv, &n, "-O3");
     for (size_t i = 0; rc == 0 && p->target->cflags && p->target->cflags[i]; i++)
         rc = pipe_argv_push(&argv, &n, p->target->cflags[i]);
+    if (rc == 0 && p->ks_words)
+        rc = rpl_ks_compile_flags((const char *const *)p->ks_words, p->ks_dir, &build_flags);
+    for (size_t i = 0; rc == 0 && build_flags && build_flags[i]; i++)
+        rc = pipe_argv_push(&argv, &n, build_flags[i]);
+    pipe_argv_free(build_flags);
     if (rc == 0 && codeobj)
         rc = pipe_argv_push(&argv, &n, nv ? "-cubin" : "--genco");
     if (rc == 0 && (codeobj || nv))

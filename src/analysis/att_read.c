@@ -275,7 +275,7 @@ static int push(rpl_att_set *set, size_t *cap, const char *dir, const char *name
 {
     int rc = RPL_ARRAY_GROW(set->items, *cap, set->count + 1);
 
-    if (rc != RPL_OK)
+    if (rc != 0)
         return rc;
     rc = read_folder(&set->items[set->count], dir, name);
     if (rc < 0)

@@ -19,7 +19,7 @@ int rpl_trace_interval_ns(int64_t *out, int64_t start, int64_t end, const char *
                              "timing (a corrupt trace?)",
                              what, (long long)id, (long long)start, (long long)end);
     *out = d;
-    return RPL_OK;
+    return 0;
 }
 
 int rpl_add_ns(int64_t *sum, int64_t v)
@@ -29,5 +29,5 @@ int rpl_add_ns(int64_t *sum, int64_t v)
     if (__builtin_add_overflow(*sum, v, &s))
         return rpl_error_set(RPL_EINPUT, "the times of the trace add up to more than 2^63 ns");
     *sum = s;
-    return RPL_OK;
+    return 0;
 }

@@ -139,7 +139,7 @@ int rpl_occ_amd(rpl_occupancy *out, const rpl_arch *arch, const rpl_occ_amd_inpu
         o.limiter = RPL_OCC_LIMIT_BLOCK_SIZE;
         o.limit_vgpr = o.limit_sgpr = o.limit_lds = o.limit_workgroups = 0;
         *out = o;
-        return RPL_OK;
+        return 0;
     }
 
     n = div_ceil(in->workgroup_size, in->wave_size);
@@ -160,7 +160,7 @@ int rpl_occ_amd(rpl_occupancy *out, const rpl_arch *arch, const rpl_occ_amd_inpu
     o.fraction = (double)o.waves_per_cu / o.max_waves_per_cu;
     o.limiter = pick_amd_limiter(&o);
     *out = o;
-    return RPL_OK;
+    return 0;
 }
 
 /* Registers: cudaOccMaxBlocksPerSMRegsLimit with partitioned global caching off. */
@@ -244,7 +244,7 @@ int rpl_occ_nv(rpl_occupancy *out, const rpl_arch *arch, const rpl_occ_nv_input 
     if (in->block_size > kmax || in->block_size > arch->max_workgroup_size) {
         o.limiter = RPL_OCC_LIMIT_BLOCK_SIZE;
         *out = o;
-        return RPL_OK;
+        return 0;
     }
     warps = div_ceil(in->block_size, arch->wave_size);
     o.limit_waves = arch->max_waves_per_cu / warps;
@@ -274,7 +274,7 @@ int rpl_occ_nv(rpl_occupancy *out, const rpl_arch *arch, const rpl_occ_nv_input 
     else
         o.limiter = RPL_OCC_LIMIT_BARRIERS;
     *out = o;
-    return RPL_OK;
+    return 0;
 }
 
 int rpl_occ_kernel(rpl_kernel_occupancy *out, const rpl_kernel_info *k, const rpl_arch *arch,
@@ -297,7 +297,7 @@ int rpl_occ_kernel(rpl_kernel_occupancy *out, const rpl_kernel_info *k, const rp
         /* e.g. wave64 on an arch table row without it, or no VGPR count recorded */
         if (!rpl_arch_vgpr_file(arch, k->wavefront_size) || k->vgpr_count < 0) {
             *out = r;
-            return RPL_OK;
+            return 0;
         }
         in.wave_size = k->wavefront_size;
         in.vgprs = regs;
@@ -322,9 +322,9 @@ int rpl_occ_kernel(rpl_kernel_occupancy *out, const rpl_kernel_info *k, const rp
         r.rule = "cuda_occupancy";
         rc = rpl_occ_nv(&r.occ, arch, &in);
     }
-    if (rc != RPL_OK)
+    if (rc != 0)
         return rc;
     r.known = true;
     *out = r;
-    return RPL_OK;
+    return 0;
 }

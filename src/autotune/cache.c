@@ -59,7 +59,7 @@ static int key_part(rpl_sha256 *h, const char *s)
     if (!s)
         return rpl_sha256_update(h, "-", 1);
     snprintf(len, sizeof(len), "%zu:", strlen(s));
-    if ((rc = rpl_sha256_update(h, len, strlen(len))) != RPL_OK)
+    if ((rc = rpl_sha256_update(h, len, strlen(len))) != 0)
         return rc;
     return rpl_sha256_update(h, s, strlen(s));
 }
@@ -74,7 +74,7 @@ static int key_list(rpl_sha256 *h, const char *const *v)
         k++;
     snprintf(n, sizeof(n), v ? "[%zu]" : "[-]", k);
     rc = rpl_sha256_update(h, n, strlen(n));
-    for (size_t i = 0; rc == RPL_OK && i < k; i++)
+    for (size_t i = 0; rc == 0 && i < k; i++)
         rc = key_part(h, v[i]);
     return rc;
 }
@@ -86,14 +86,14 @@ int rpl_tune_key(char out[65], const rpl_tune_key_parts *p)
     rpl_sha256 *h;
     int rc;
 
-    if ((rc = rpl_sha256_new(&h)) != RPL_OK)
+    if ((rc = rpl_sha256_new(&h)) != 0)
         return rc;
-    if ((rc = key_part(h, "rocm-perf autotune v2")) == RPL_OK &&
-        (rc = key_part(h, p->cmd_template)) == RPL_OK && (rc = key_list(h, p->argv)) == RPL_OK)
+    if ((rc = key_part(h, "rocm-perf autotune v2")) == 0 &&
+        (rc = key_part(h, p->cmd_template)) == 0 && (rc = key_list(h, p->argv)) == 0)
         rc = key_list(h, p->build_argv);
-    for (size_t i = 0; rc == RPL_OK && i < sizeof(parts) / sizeof(parts[0]); i++)
+    for (size_t i = 0; rc == 0 && i < sizeof(parts) / sizeof(parts[0]); i++)
         rc = key_part(h, parts[i]);
-    if (rc != RPL_OK) {
+    if (rc != 0) {
         rpl_sha256_free(h);
         return rc;
     }
@@ -123,7 +123,7 @@ static int pragma_int(rpl_tune_cache *c, const char *sql, int *out)
         rc = SQLITE_OK;
     }
     sqlite3_finalize(st);
-    return rc == SQLITE_OK ? RPL_OK : db_error(c, rc, sql);
+    return rc == SQLITE_OK ? 0 : db_error(c, rc, sql);
 }
 
 /* Version 1 to 2 (inside setup's transaction): the old rows aside, a new table. */
@@ -132,7 +132,7 @@ static int migrate_v1(rpl_tune_cache *c)
     char sql[160];
     int rows = 0, rc = pragma_int(c, "SELECT count(*) FROM measurements", &rows);
 
-    if (rc != RPL_OK)
+    if (rc != 0)
         return rc;
     snprintf(sql, sizeof(sql),
              "ALTER TABLE measurements RENAME TO measurements_v1; PRAGMA user_version=%d",
@@ -147,7 +147,7 @@ static int migrate_v1(rpl_tune_cache *c)
                  "version %d",
                  c->path, rows, RPL_TUNE_CACHE_SCHEMA) < 0)
         c->note = NULL;
-    return RPL_OK;
+    return 0;
 }
 
 /* Create or check the schema, inside one write transaction. */
@@ -161,21 +161,21 @@ static int setup(rpl_tune_cache *c)
     sqlite3_exec(c->db, "PRAGMA journal_mode=WAL", NULL, NULL, NULL);
     if ((rc = sqlite3_exec(c->db, "BEGIN IMMEDIATE", NULL, NULL, NULL)) != SQLITE_OK)
         return db_error(c, rc, "begin");
-    if ((rc = pragma_int(c, "PRAGMA application_id", &app)) == RPL_OK)
+    if ((rc = pragma_int(c, "PRAGMA application_id", &app)) == 0)
         rc = pragma_int(c, "PRAGMA user_version", &version);
-    if (rc == RPL_OK && app != 0 && app != APPLICATION_ID)
+    if (rc == 0 && app != 0 && app != APPLICATION_ID)
         rc = rpl_error_set(RPL_EINPUT,
                            "'%s' is a SQLite database of another program, not an "
                            "autotune cache",
                            c->path);
-    if (rc == RPL_OK && version > RPL_TUNE_CACHE_SCHEMA)
+    if (rc == 0 && version > RPL_TUNE_CACHE_SCHEMA)
         rc = rpl_error_set(RPL_EINPUT,
                            "cache '%s' has schema version %d; this rocm-perf reads version %d "
                            "(use another --cache or --no-cache)",
                            c->path, version, RPL_TUNE_CACHE_SCHEMA);
-    if (rc == RPL_OK && app == APPLICATION_ID && version == 1)
+    if (rc == 0 && app == APPLICATION_ID && version == 1)
         rc = migrate_v1(c);
-    if (rc == RPL_OK && app == 0) {
+    if (rc == 0 && app == 0) {
         sqlite3_stmt *st = NULL;
         /* A database with tables of its own is someone else's, even without an id. */
         int r = sqlite3_prepare_v2(c->db, "SELECT count(*) FROM sqlite_master", -1, &st, NULL);
@@ -187,16 +187,16 @@ static int setup(rpl_tune_cache *c)
         else if (r != SQLITE_OK)
             rc = db_error(c, r, "reading the schema");
         sqlite3_finalize(st);
-        if (rc == RPL_OK && (r = sqlite3_exec(c->db, schema_sql, NULL, NULL, NULL)) != SQLITE_OK)
+        if (rc == 0 && (r = sqlite3_exec(c->db, schema_sql, NULL, NULL, NULL)) != SQLITE_OK)
             rc = db_error(c, r, "creating the table");
         snprintf(sql, sizeof(sql), "PRAGMA application_id=%d; PRAGMA user_version=%d",
                  APPLICATION_ID, RPL_TUNE_CACHE_SCHEMA);
-        if (rc == RPL_OK && (r = sqlite3_exec(c->db, sql, NULL, NULL, NULL)) != SQLITE_OK)
+        if (rc == 0 && (r = sqlite3_exec(c->db, sql, NULL, NULL, NULL)) != SQLITE_OK)
             rc = db_error(c, r, "marking the file");
     }
-    if (rc == RPL_OK && (rc = sqlite3_exec(c->db, "COMMIT", NULL, NULL, NULL)) != SQLITE_OK)
+    if (rc == 0 && (rc = sqlite3_exec(c->db, "COMMIT", NULL, NULL, NULL)) != SQLITE_OK)
         return db_error(c, rc, "commit");
-    if (rc != RPL_OK)
+    if (rc != 0)
         sqlite3_exec(c->db, "ROLLBACK", NULL, NULL, NULL);
     return rc;
 }
@@ -205,7 +205,7 @@ static int setup(rpl_tune_cache *c)
 static int make_parent(const char *path)
 {
     char *dir = strdup(path), *slash;
-    int rc = RPL_OK;
+    int rc = 0;
 
     if (!dir)
         return rpl_error_oom();
@@ -228,7 +228,7 @@ int rpl_tune_cache_open(rpl_tune_cache **out, const char *path)
         free(c);
         return rpl_error_oom();
     }
-    if ((rc = make_parent(path)) != RPL_OK) {
+    if ((rc = make_parent(path)) != 0) {
         rpl_tune_cache_close(c);
         return rc;
     }
@@ -240,12 +240,12 @@ int rpl_tune_cache_open(rpl_tune_cache **out, const char *path)
         rpl_tune_cache_close(c);
         return rc;
     }
-    if ((rc = setup(c)) != RPL_OK) {
+    if ((rc = setup(c)) != 0) {
         rpl_tune_cache_close(c);
         return rc;
     }
     *out = c;
-    return RPL_OK;
+    return 0;
 }
 
 void rpl_tune_cache_close(rpl_tune_cache *c)
@@ -280,7 +280,7 @@ static int parse_samples(rpl_tune_entry *e, const char *text)
     cJSON *doc = NULL, *v;
     size_t n = 0;
 
-    if (text && rpl_json_parse(&doc, text, strlen(text), "the cache's samples") != RPL_OK)
+    if (text && rpl_json_parse(&doc, text, strlen(text), "the cache's samples") != 0)
         return RPL_EINPUT;
 
     if (!cJSON_IsArray(doc) || cJSON_GetArraySize(doc) == 0 ||
@@ -303,7 +303,7 @@ static int parse_samples(rpl_tune_entry *e, const char *text)
     }
     e->nsamples = n;
     cJSON_Delete(doc);
-    return RPL_OK;
+    return 0;
 }
 
 int rpl_tune_cache_get(rpl_tune_cache *c, const char *key, rpl_tune_entry *out)
@@ -339,7 +339,7 @@ int rpl_tune_cache_get(rpl_tune_cache *c, const char *key, rpl_tune_entry *out)
     out->runs = (unsigned)sqlite3_column_int(st, 4);
     out->remeasured = sqlite3_column_int(st, 5) != 0;
     sqlite3_finalize(st);
-    if (rc != RPL_OK)
+    if (rc != 0)
         rpl_tune_entry_release(out);
     return rc;
 }
@@ -350,7 +350,7 @@ static int json_list(char **out, const char *const *v)
 
     *out = NULL;
     if (!v)
-        return RPL_OK;
+        return 0;
     if (!a)
         return rpl_error_oom();
     for (size_t i = 0; v[i]; i++) {
@@ -363,7 +363,7 @@ static int json_list(char **out, const char *const *v)
     }
     *out = cJSON_PrintUnformatted(a);
     cJSON_Delete(a);
-    return *out ? RPL_OK : rpl_error_oom();
+    return *out ? 0 : rpl_error_oom();
 }
 
 static int samples_text(char **out, const rpl_tune_entry *e)
@@ -371,11 +371,11 @@ static int samples_text(char **out, const rpl_tune_entry *e)
     rpl_strbuf sb = RPL_STRBUF_INIT;
     int rc = rpl_strbuf_putc(&sb, '[');
 
-    for (size_t i = 0; rc == RPL_OK && i < e->nsamples; i++)
+    for (size_t i = 0; rc == 0 && i < e->nsamples; i++)
         rc = rpl_strbuf_printf(&sb, "%s%.17g", i ? "," : "", e->samples[i]);
-    if (rc == RPL_OK)
+    if (rc == 0)
         rc = rpl_strbuf_putc(&sb, ']');
-    *out = rc == RPL_OK ? rpl_strbuf_detach(&sb) : NULL;
+    *out = rc == 0 ? rpl_strbuf_detach(&sb) : NULL;
     rpl_strbuf_release(&sb);
     return rc;
 }
@@ -391,9 +391,8 @@ int rpl_tune_cache_put(rpl_tune_cache *c, const char *key, const rpl_tune_key_pa
 
     gmtime_r(&t, &tm);
     strftime(now, sizeof(now), "%Y-%m-%dT%H:%M:%SZ", &tm);
-    if ((rc = json_list(&argv, p->argv)) != RPL_OK ||
-        (rc = json_list(&build, p->build_argv)) != RPL_OK ||
-        (rc = samples_text(&samples, e)) != RPL_OK)
+    if ((rc = json_list(&argv, p->argv)) != 0 || (rc = json_list(&build, p->build_argv)) != 0 ||
+        (rc = samples_text(&samples, e)) != 0)
         goto out;
     rc = sqlite3_exec(c->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
     if (rc == SQLITE_OK)
@@ -440,7 +439,7 @@ int rpl_tune_cache_put(rpl_tune_cache *c, const char *key, const rpl_tune_key_pa
         sqlite3_exec(c->db, "ROLLBACK", NULL, NULL, NULL);
         rc = err;
     } else {
-        rc = RPL_OK;
+        rc = 0;
     }
 out:
     RPL_FREE_EACH(argv, build, samples);

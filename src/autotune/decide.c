@@ -50,9 +50,9 @@ int rpl_tune_decide(size_t *winner, bool *tied, rpl_runtime_cmp *cmp, const doub
             continue;
         rc = rpl_gate_compare_samples(&cmp[i], samples[i], nsamples[i], samples[*winner],
                                       nsamples[*winner], NULL, 0, opts);
-        if (rc != RPL_OK)
+        if (rc != 0)
             return rc;
         tied[i] = !(cmp[i].upper < 0);
     }
-    return RPL_OK;
+    return 0;
 }

@@ -31,7 +31,7 @@ static int update_part(rpl_sha256 *h, const char *label, const void *data, size_
     int rc;
 
     snprintf(head, sizeof(head), "%s:%zu:", label, len);
-    if ((rc = rpl_sha256_update(h, head, strlen(head))) != RPL_OK)
+    if ((rc = rpl_sha256_update(h, head, strlen(head))) != 0)
         return rc;
     return rpl_sha256_update(h, data, len);
 }
@@ -40,20 +40,20 @@ static void on_image(void *ctx, const char *kind, const void *data, size_t len)
 {
     image_digest *d = ctx;
 
-    if (d->rc == RPL_OK)
+    if (d->rc == 0)
         d->rc = update_part(d->h, kind, data, len);
     d->images++;
 }
 
 int rpl_tune_code_digest(char out[65], const char **kind, const char *path)
 {
-    image_digest d = {NULL, 0, RPL_OK};
+    image_digest d = {NULL, 0, 0};
     rpl_codeobj_set *set = NULL;
     int rc;
 
-    if ((rc = rpl_sha256_new(&d.h)) != RPL_OK)
+    if ((rc = rpl_sha256_new(&d.h)) != 0)
         return rc;
-    if ((rc = rpl_codeobj_set_new(&set)) != RPL_OK) {
+    if ((rc = rpl_codeobj_set_new(&set)) != 0) {
         rpl_sha256_free(d.h);
         return rc;
     }
@@ -61,16 +61,16 @@ int rpl_tune_code_digest(char out[65], const char **kind, const char *path)
     set->image_ctx = &d;
     rc = rpl_codeobj_read_file(set, path);
     rpl_codeobj_set_free(set);
-    if (rc == RPL_OK && d.images > 0) {
+    if (rc == 0 && d.images > 0) {
         *kind = "gpu_code";
-        if (d.rc != RPL_OK) {
+        if (d.rc != 0) {
             rpl_sha256_free(d.h);
             return d.rc;
         }
         return rpl_sha256_final(d.h, out);
     }
     rpl_sha256_free(d.h);
-    if (rc != RPL_OK && rc != RPL_EINPUT)
+    if (rc != 0 && rc != RPL_EINPUT)
         return rc; /* unreadable: the whole-file digest would fail the same way */
     /* No GPU code the readers know (a host-only program, a script): the whole file. */
     rpl_error_clear();
@@ -83,9 +83,9 @@ int rpl_tune_inputs_digest(char out[65], const char *const *build_argv)
     rpl_sha256 *h;
     int rc;
 
-    if ((rc = rpl_sha256_new(&h)) != RPL_OK)
+    if ((rc = rpl_sha256_new(&h)) != 0)
         return rc;
-    for (size_t i = 0; rc == RPL_OK && build_argv[i]; i++) {
+    for (size_t i = 0; rc == 0 && build_argv[i]; i++) {
         const char *w = build_argv[i];
         struct stat st;
         char *data = NULL;
@@ -93,13 +93,13 @@ int rpl_tune_inputs_digest(char out[65], const char *const *build_argv)
 
         rc = update_part(h, "word", w, strlen(w));
         /* A word after the compiler that names a file is a source (or a list, a header...). */
-        if (rc != RPL_OK || i == 0 || stat(w, &st) != 0 || !S_ISREG(st.st_mode))
+        if (rc != 0 || i == 0 || stat(w, &st) != 0 || !S_ISREG(st.st_mode))
             continue;
-        if ((rc = rpl_file_read_all(w, MAX_SOURCE, &data, &len)) == RPL_OK)
+        if ((rc = rpl_file_read_all(w, MAX_SOURCE, &data, &len)) == 0)
             rc = update_part(h, "file", data, len);
         free(data);
     }
-    if (rc != RPL_OK) {
+    if (rc != 0) {
         rpl_sha256_free(h);
         return rc;
     }

@@ -105,7 +105,7 @@ int rpl_tune_driver_version(char *out, size_t size, const char *text)
     if (!text)
         return rpl_error_set(RPL_EINPUT, "no driver version text");
     if (cuda_integer(out, size, text))
-        return RPL_OK;
+        return 0;
     for (size_t i = 0; !hit && i < sizeof(labels) / sizeof(labels[0]); i++) {
         const char *after = find_label(text, labels[i]);
         if (after)
@@ -116,5 +116,5 @@ int rpl_tune_driver_version(char *out, size_t size, const char *text)
     if (!hit)
         return rpl_error_set(RPL_EINPUT, "no driver version in '%.60s'", text);
     snprintf(out, size, "%.*s", (int)len, hit);
-    return RPL_OK;
+    return 0;
 }

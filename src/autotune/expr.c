@@ -129,7 +129,7 @@ static int add_node(parser *p, node_kind kind, int a, int b, size_t where)
     rpl_expr *e = p->e;
     int rc = RPL_ARRAY_GROW(e->nodes, e->cap, e->count + 1);
 
-    if (rc != RPL_OK)
+    if (rc != 0)
         return rc;
     e->nodes[e->count] = (node){kind, 0, 0, a, b, where};
     return (int)e->count++;
@@ -358,7 +358,7 @@ int rpl_expr_parse(rpl_expr **out, const char *text, const char *const *names, s
     }
     e->root = root;
     *out = e;
-    return RPL_OK;
+    return 0;
 }
 
 void rpl_expr_free(rpl_expr *e)
@@ -420,31 +420,31 @@ static int eval(const rpl_expr *e, int id, const double *v, double *out)
     switch (n->kind) {
     case N_NUM:
         *out = n->num;
-        return RPL_OK;
+        return 0;
     case N_VAR:
         *out = v[n->var];
-        return RPL_OK;
+        return 0;
     case N_AND:
     case N_OR:
         /* Short-circuit, so "TM != 0 && BM % TM == 0" never divides by zero. */
-        if ((rc = eval(e, n->a, v, &a)) != RPL_OK)
+        if ((rc = eval(e, n->a, v, &a)) != 0)
             return rc;
         if ((n->kind == N_AND) == (a == 0)) {
             *out = n->kind == N_OR;
-            return RPL_OK;
+            return 0;
         }
-        if ((rc = eval(e, n->b, v, &b)) != RPL_OK)
+        if ((rc = eval(e, n->b, v, &b)) != 0)
             return rc;
         *out = b != 0;
-        return RPL_OK;
+        return 0;
     default:
         break;
     }
     if (n->kind < N_NEG || n->kind > N_NE) /* the operators apply() knows, in enum order */
         return rpl_error_set(RPL_ERROR, "expression: bad node %d", id);
-    if ((rc = eval(e, n->a, v, &a)) != RPL_OK)
+    if ((rc = eval(e, n->a, v, &a)) != 0)
         return rc;
-    if (n->b >= 0 && (rc = eval(e, n->b, v, &b)) != RPL_OK)
+    if (n->b >= 0 && (rc = eval(e, n->b, v, &b)) != 0)
         return rc;
     if ((n->kind == N_DIV || n->kind == N_MOD) && b == 0) {
         char cut[SHOWN + 8];
@@ -454,7 +454,7 @@ static int eval(const rpl_expr *e, int id, const double *v, double *out)
                              n->kind == N_DIV ? "division" : "remainder");
     }
     *out = apply(n->kind, a, b);
-    return RPL_OK;
+    return 0;
 }
 
 int rpl_expr_eval(const rpl_expr *e, const double *values, double *out)

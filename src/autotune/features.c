@@ -33,9 +33,9 @@ static int pick_kernel(const rpl_kernel_info **out, const rpl_codeobj_set *set,
     int rc = rpl_kernel_filter_init(&f, kernel_regex, NULL, false);
 
     *out = NULL;
-    if (rc != RPL_OK)
+    if (rc != 0)
         return rc;
-    for (size_t i = 0; i < set->count && rc == RPL_OK; i++) {
+    for (size_t i = 0; i < set->count && rc == 0; i++) {
         const rpl_kernel_info *k = &set->kernels[i];
         if (arch && strcasecmp(k->arch, arch) != 0)
             continue;
@@ -71,7 +71,7 @@ static int set_text(char **field, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(buf, sizeof(buf), fmt, ap);
     va_end(ap);
-    return (*field = strdup(buf)) ? RPL_OK : rpl_error_oom();
+    return (*field = strdup(buf)) ? 0 : rpl_error_oom();
 }
 
 static int judge(rpl_tune_features *f, const rpl_kernel_info *k, const rpl_arch *a, unsigned block)
@@ -87,8 +87,8 @@ static int judge(rpl_tune_features *f, const rpl_kernel_info *k, const rpl_arch 
     if (f->spills > 0)
         return set_text(&f->prune, "spills %ld registers", f->spills);
     if (!a)
-        return RPL_OK;
-    if ((rc = rpl_occ_kernel(&ko, k, a, block, 0)) != RPL_OK)
+        return 0;
+    if ((rc = rpl_occ_kernel(&ko, k, a, block, 0)) != 0)
         return rc;
     f->block = ko.block;
     f->max_block = ko.max_block;
@@ -96,12 +96,12 @@ static int judge(rpl_tune_features *f, const rpl_kernel_info *k, const rpl_arch 
         return set_text(&f->prune, "a block of %u threads exceeds the kernel's limit of %u",
                         ko.block, ko.max_block);
     if (!ko.known)
-        return RPL_OK;
+        return 0;
     f->occupancy = ko.occ.fraction;
     if (ko.occ.waves_per_cu == 0)
         return set_text(&f->prune, "cannot launch: no block is resident (limited by %s)",
                         rpl_occ_limit_name(ko.occ.limiter, k->vendor));
-    return RPL_OK;
+    return 0;
 }
 
 int rpl_tune_features_read(rpl_tune_features *out, const char *path, const char *kernel_regex,
@@ -114,7 +114,7 @@ int rpl_tune_features_read(rpl_tune_features *out, const char *path, const char 
     memset(out, 0, sizeof(*out));
     out->spills = -1;
     out->occupancy = -1;
-    if ((rc = rpl_codeobj_set_new(&set)) != RPL_OK)
+    if ((rc = rpl_codeobj_set_new(&set)) != 0)
         return rc;
     rc = rpl_codeobj_read_file(set, path);
     if (rc == RPL_EINPUT) {
@@ -122,29 +122,29 @@ int rpl_tune_features_read(rpl_tune_features *out, const char *path, const char 
         out->note = strdup(rpl_error_last()->message);
         rpl_error_clear();
         rpl_codeobj_set_free(set);
-        return out->note ? RPL_OK : rpl_error_oom();
+        return out->note ? 0 : rpl_error_oom();
     }
-    if (rc == RPL_OK)
+    if (rc == 0)
         rc = pick_kernel(&k, set, kernel_regex, arch, path);
-    if (rc == RPL_OK && !k) {
+    if (rc == 0 && !k) {
         char buf[512];
         snprintf(buf, sizeof(buf), "no kernel%s%s%s%s in '%s'", kernel_regex ? " matching '" : "",
                  kernel_regex ? kernel_regex : "", kernel_regex ? "'" : "",
                  arch ? " for that architecture" : "", path);
         if (!(out->note = strdup(buf)))
             rc = rpl_error_oom();
-    } else if (rc == RPL_OK) {
+    } else if (rc == 0) {
         out->known = true;
         out->vgpr = k->vgpr_count;
         out->lds_bytes = k->group_segment_fixed_size;
         out->scratch_bytes = k->private_segment_fixed_size;
         if (!(out->kernel = strdup(k->name)) || !(out->arch = strdup(k->arch)))
             rc = rpl_error_oom();
-        if (rc == RPL_OK)
+        if (rc == 0)
             rc = judge(out, k, rpl_arch_find(k->arch), block);
     }
     rpl_codeobj_set_free(set);
-    if (rc != RPL_OK)
+    if (rc != 0)
         rpl_tune_features_release(out);
     return rc;
 }

@@ -62,7 +62,7 @@ static void nvidia_driver(char *buf, size_t size)
     buf[0] = '\0';
     if (!f)
         return;
-    if (fgets(line, sizeof(line), f) && rpl_tune_driver_version(buf, size, line) != RPL_OK)
+    if (fgets(line, sizeof(line), f) && rpl_tune_driver_version(buf, size, line) != 0)
         rpl_error_clear();
     fclose(f);
 }
@@ -81,7 +81,7 @@ static int add_model(rpl_strbuf *sb, const char *name)
     while (*p) {
         size_t len = strcspn(p, ",");
         if (len == n && strncmp(p, name, n) == 0)
-            return RPL_OK;
+            return 0;
         p += len;
         while (*p == ',' || *p == ' ')
             p++;
@@ -95,16 +95,16 @@ static int probe_nvidia(rpl_tune_device *out, rpl_strbuf *models, rpl_strbuf *dr
     size_t n = 0;
     struct dirent *e;
     DIR *d = opendir(NV_GPUS);
-    int rc = RPL_OK;
+    int rc = 0;
 
     if (!d)
-        return RPL_OK;
+        return 0;
     while (n < MAX_GPUS && (e = readdir(d)) != NULL)
         if (e->d_name[0] != '.' && !(bus[n++] = strdup(e->d_name)))
             rc = rpl_error_oom();
     closedir(d);
     qsort(bus, n, sizeof(*bus), cmp_str);
-    for (size_t i = 0; i < n && rc == RPL_OK; i++) {
+    for (size_t i = 0; i < n && rc == 0; i++) {
         snprintf(path, sizeof(path), "%s/%s/information", NV_GPUS, bus[i]);
         read_field(model, sizeof(model), path, "Model");
         rc = add_model(models, model[0] ? model : "NVIDIA GPU");
@@ -113,7 +113,7 @@ static int probe_nvidia(rpl_tune_device *out, rpl_strbuf *models, rpl_strbuf *dr
     for (size_t i = 0; i < n; i++)
         free(bus[i]);
     nvidia_driver(ver, sizeof(ver));
-    if (rc == RPL_OK && n && ver[0])
+    if (rc == 0 && n && ver[0])
         rc = rpl_strbuf_printf(drivers, "%snvidia %s", drivers->len ? ", " : "", ver);
     return rc;
 }
@@ -124,16 +124,16 @@ static int probe_amd(rpl_tune_device *out, rpl_strbuf *models, rpl_strbuf *drive
     size_t n = rpl_kfd_node_list(nodes, MAX_GPUS, KFD_NODES);
     char path[512], ver[128];
     unsigned found = 0;
-    int rc = RPL_OK;
+    int rc = 0;
 
-    for (size_t i = 0; i < n && rc == RPL_OK; i++) {
+    for (size_t i = 0; i < n && rc == 0; i++) {
         uint64_t simds = 0, gfx = 0;
         char name[16];
         snprintf(path, sizeof(path), "%s/%ld/properties", KFD_NODES, nodes[i]);
         rpl_kfd_node_read(path, &simds, &gfx);
         if (simds == 0)
             continue;
-        if (rpl_gfx_name(name, sizeof(name), (uint32_t)gfx) != RPL_OK) {
+        if (rpl_gfx_name(name, sizeof(name), (uint32_t)gfx) != 0) {
             rpl_error_clear();
             snprintf(name, sizeof(name), "AMD GPU");
         }
@@ -141,7 +141,7 @@ static int probe_amd(rpl_tune_device *out, rpl_strbuf *models, rpl_strbuf *drive
         found++;
     }
     out->count += found;
-    if (rc != RPL_OK || !found)
+    if (rc != 0 || !found)
         return rc;
     ver[0] = '\0';
     {
@@ -150,7 +150,7 @@ static int probe_amd(rpl_tune_device *out, rpl_strbuf *models, rpl_strbuf *drive
         char line[128];
         if (f) {
             if (fgets(line, sizeof(line), f) &&
-                rpl_tune_driver_version(ver, sizeof(ver), line) != RPL_OK)
+                rpl_tune_driver_version(ver, sizeof(ver), line) != 0)
                 rpl_error_clear();
             fclose(f);
         }
@@ -170,12 +170,11 @@ int rpl_tune_device_probe(rpl_tune_device *out)
 
     memset(out, 0, sizeof(*out));
     rc = probe_nvidia(out, &models, &drivers);
-    if (rc == RPL_OK)
+    if (rc == 0)
         rc = probe_amd(out, &models, &drivers);
-    if (rc == RPL_OK &&
-        (rpl_strbuf_grow(&models, 1) != RPL_OK || rpl_strbuf_grow(&drivers, 1) != RPL_OK))
+    if (rc == 0 && (rpl_strbuf_grow(&models, 1) != 0 || rpl_strbuf_grow(&drivers, 1) != 0))
         rc = rpl_error_oom();
-    if (rc == RPL_OK) {
+    if (rc == 0) {
         out->device = rpl_strbuf_detach(&models);
         out->driver = rpl_strbuf_detach(&drivers);
     }

@@ -158,7 +158,7 @@ static int fit_design(double *c, size_t p, const design *dz, const double *y, si
         return rpl_error_oom();
     if (status != GSL_SUCCESS)
         return rpl_error_set(RPL_ERROR, "least squares failed: %s", gsl_strerror(status));
-    return RPL_OK;
+    return 0;
 }
 
 /*
@@ -237,16 +237,16 @@ static int cross_validate(double *rmse, double *rel, const double *x, const doub
                           unsigned folds)
 {
     double *c = malloc((p + 1) * sizeof(*c)), *err = malloc(n * sizeof(*err)), sse = 0;
-    int rc = RPL_OK;
+    int rc = 0;
 
     if (!c || !err) {
         free(c);
         free(err);
         return rpl_error_oom();
     }
-    for (unsigned f = 0; f < folds && rc == RPL_OK; f++) {
+    for (unsigned f = 0; f < folds && rc == 0; f++) {
         rc = solve(c, x, y, n, d, terms, p, fold, f, NULL);
-        for (size_t i = 0; rc == RPL_OK && i < n; i++) {
+        for (size_t i = 0; rc == 0 && i < n; i++) {
             if (fold[i] == f) {
                 double e = predict_with(c, terms, p, x + i * d) - y[i];
                 sse += e * e;
@@ -255,7 +255,7 @@ static int cross_validate(double *rmse, double *rel, const double *x, const doub
         }
     }
     *rmse = sqrt(sse / (double)n);
-    if (rc == RPL_OK) {
+    if (rc == 0) {
         qsort(err, n, sizeof(*err), cmp_double);
         *rel = n % 2 ? err[n / 2] : (err[n / 2 - 1] + err[n / 2]) / 2;
     }
@@ -285,7 +285,7 @@ static int make_terms(rpl_tune_term **base, size_t *nbase, size_t *ninter, size_
             t[k++] = (rpl_tune_term){(int)a, (int)b};
     *ninter = k - *nbase;
     *base = t;
-    return RPL_OK;
+    return 0;
 }
 
 static int assign_folds(unsigned *fold, size_t n, unsigned folds, unsigned long seed)
@@ -306,7 +306,7 @@ static int assign_folds(unsigned *fold, size_t n, unsigned folds, unsigned long 
         fold[perm[i]] = (unsigned)(i % folds);
     gsl_rng_free(rng);
     free(perm);
-    return RPL_OK;
+    return 0;
 }
 
 /* R^2 of the fitted coefficients on every point. */
@@ -337,7 +337,7 @@ static int fit(rpl_tune_model *m, const double *x, size_t n, size_t d, const dou
 
     if (folds > n)
         folds = (unsigned)n;
-    if ((rc = make_terms(&terms, &nbase, &ninter, d, o)) != RPL_OK)
+    if ((rc = make_terms(&terms, &nbase, &ninter, d, o)) != 0)
         return rc;
     /* Each training set keeps one residual degree of freedom beyond p + 1 coefficients. */
     train_min = folds >= 2 ? n - (n + folds - 1) / folds : n;
@@ -347,21 +347,21 @@ static int fit(rpl_tune_model *m, const double *x, size_t n, size_t d, const dou
     m->cv_rmse = m->cv_rmse_base = m->cv_rmse_interactions = m->cv_error = NAN;
     if (folds >= 2 && !(fold = malloc(n * sizeof(*fold))))
         rc = rpl_error_oom();
-    if (rc == RPL_OK && fold)
+    if (rc == 0 && fold)
         rc = assign_folds(fold, n, folds, o->seed);
-    if (rc == RPL_OK && fold) {
+    if (rc == 0 && fold) {
         m->folds = folds;
         rc = cross_validate(&m->cv_rmse_base, &m->cv_error, x, y, n, d, terms, m->nterms, fold,
                             folds);
         m->cv_rmse = m->cv_rmse_base;
     }
     /* Interactions only when every base term fits beside them and they predict better. */
-    if (rc == RPL_OK && fold && o->try_interactions && ninter > 0 && m->dropped == 0 &&
+    if (rc == 0 && fold && o->try_interactions && ninter > 0 && m->dropped == 0 &&
         nbase + ninter <= pmax) {
         double rel = NAN;
         rc = cross_validate(&m->cv_rmse_interactions, &rel, x, y, n, d, terms, nbase + ninter, fold,
                             folds);
-        if (rc == RPL_OK && m->cv_rmse_interactions < m->cv_rmse_base) {
+        if (rc == 0 && m->cv_rmse_interactions < m->cv_rmse_base) {
             m->interactions = true;
             m->nterms = nbase + ninter;
             m->cv_rmse = m->cv_rmse_interactions;
@@ -370,14 +370,14 @@ static int fit(rpl_tune_model *m, const double *x, size_t n, size_t d, const dou
     }
     m->terms = terms;
     terms = NULL;
-    if (rc == RPL_OK && (!(m->coef = calloc(m->nterms + 1, sizeof(*m->coef))) ||
-                         !(m->active = calloc(m->nterms ? m->nterms : 1, sizeof(*m->active)))))
+    if (rc == 0 && (!(m->coef = calloc(m->nterms + 1, sizeof(*m->coef))) ||
+                    !(m->active = calloc(m->nterms ? m->nterms : 1, sizeof(*m->active)))))
         rc = rpl_error_oom();
-    if (rc == RPL_OK)
+    if (rc == 0)
         rc = solve(m->coef, x, y, n, d, m->terms, m->nterms, NULL, 0, m->active);
-    for (size_t t = 0; rc == RPL_OK && t < m->nterms; t++)
+    for (size_t t = 0; rc == 0 && t < m->nterms; t++)
         m->inactive += !m->active[t];
-    if (rc == RPL_OK)
+    if (rc == 0)
         m->r2 = r_squared(m, x, y, n, d);
     free(fold);
     return rc;
@@ -403,10 +403,10 @@ int rpl_tune_model_fit(rpl_tune_model **out, const double *x, size_t n, size_t d
     old = gsl_set_error_handler_off();
     rc = fit(m, x, n, d, y, o);
     gsl_set_error_handler(old);
-    if (rc != RPL_OK) {
+    if (rc != 0) {
         rpl_tune_model_free(m);
         return rc;
     }
     *out = m;
-    return RPL_OK;
+    return 0;
 }

@@ -162,7 +162,7 @@ int rpl_tune_plot_svg(const char *path, const rpl_tune_result *r)
                               px(&a, m), py(&a, p));
     }
     rc = rpl_strbuf_puts(&sb, "</svg>\n");
-    if (rc == RPL_OK)
+    if (rc == 0)
         rc = rpl_file_write_atomic(path, rpl_strbuf_cstr(&sb), sb.len);
     rpl_strbuf_release(&sb);
     return rc;

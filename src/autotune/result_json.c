@@ -276,5 +276,5 @@ int rpl_tune_result_json(cJSON **out, const rpl_tune_result *r)
         return rpl_error_oom();
     }
     *out = doc;
-    return RPL_OK;
+    return 0;
 }

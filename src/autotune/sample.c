@@ -104,17 +104,17 @@ int rpl_tune_sample(size_t *chosen, size_t *nchosen, size_t n, const rpl_tune_sp
     size_t *pick, *best_pick, *perm;
     bool *used;
     gsl_rng *rng;
-    int rc = RPL_OK;
+    int rc = 0;
 
     *nchosen = 0;
     if (n >= ncand) {
         memcpy(chosen, cand, ncand * sizeof(*chosen));
         qsort(chosen, ncand, sizeof(*chosen), cmp_size);
         *nchosen = ncand;
-        return RPL_OK;
+        return 0;
     }
     if (n == 0)
-        return RPL_OK;
+        return 0;
     designs = (size_t)(WORK_LIMIT / ((double)n * (double)ncand * (double)d));
     designs = designs < 1 ? 1 : designs > MAX_DESIGNS ? MAX_DESIGNS : designs;
     cu = malloc(ncand * d * sizeof(*cu));

@@ -78,7 +78,7 @@ static int add_value(rpl_tune_param *p, double v)
     if (p->nvalues >= RPL_TUNE_MAX_VALUES)
         return RPL_EINPUT;
     p->values[p->nvalues++] = v;
-    return RPL_OK;
+    return 0;
 }
 
 static int read_values(rpl_tune_param *p, const cJSON *list, const char *what, size_t idx)
@@ -97,10 +97,10 @@ static int read_values(rpl_tune_param *p, const cJSON *list, const char *what, s
         for (size_t i = 0; i < p->nvalues; i++)
             if (p->values[i] == v->valuedouble)
                 return bad(what, "'values' lists a value twice", NULL, idx, p->name);
-        if (add_value(p, v->valuedouble) != RPL_OK)
+        if (add_value(p, v->valuedouble) != 0)
             return bad(what, "more than 1024 values", NULL, idx, p->name);
     }
-    return RPL_OK;
+    return 0;
 }
 
 static int read_range(rpl_tune_param *p, const cJSON *r, const char *what, size_t idx)
@@ -116,11 +116,9 @@ static int read_range(rpl_tune_param *p, const cJSON *r, const char *what, size_
     if (out_of_range(r, &unknown))
         return bad(what, "a number out of range (beyond ±1.8e308) in 'range': ", unknown, idx,
                    p->name);
-    if (rpl_json_get_number(r, "start", &start) != RPL_OK ||
-        rpl_json_get_number(r, "stop", &stop) != RPL_OK)
+    if (rpl_json_get_number(r, "start", &start) != 0 || rpl_json_get_number(r, "stop", &stop) != 0)
         return bad(what, "'range' needs numbers 'start' and 'stop'", NULL, idx, p->name);
-    if (cJSON_GetObjectItemCaseSensitive(r, "step") &&
-        rpl_json_get_number(r, "step", &step) != RPL_OK)
+    if (cJSON_GetObjectItemCaseSensitive(r, "step") && rpl_json_get_number(r, "step", &step) != 0)
         return bad(what, "'range' 'step' must be a number", NULL, idx, p->name);
     if (!(step > 0) || stop < start)
         return bad(what, "'range' needs step > 0 and start <= stop", NULL, idx, p->name);
@@ -131,10 +129,10 @@ static int read_range(rpl_tune_param *p, const cJSON *r, const char *what, size_
         double v = start + (double)i * step;
         if (v > stop + 1e-9 * fabs(step))
             break;
-        if (add_value(p, v) != RPL_OK)
+        if (add_value(p, v) != 0)
             return bad(what, "more than 1024 values", NULL, idx, p->name);
     }
-    return RPL_OK;
+    return 0;
 }
 
 static bool is_pow2(double v)
@@ -157,15 +155,14 @@ static int read_pow2(rpl_tune_param *p, const cJSON *r, const char *what, size_t
     if (out_of_range(r, &unknown))
         return bad(what, "a number out of range (beyond ±1.8e308) in 'powers_of_two': ", unknown,
                    idx, p->name);
-    if (rpl_json_get_number(r, "min", &lo) != RPL_OK ||
-        rpl_json_get_number(r, "max", &hi) != RPL_OK || !is_pow2(lo) || !is_pow2(hi) || lo > hi ||
-        hi > 0x1p62)
+    if (rpl_json_get_number(r, "min", &lo) != 0 || rpl_json_get_number(r, "max", &hi) != 0 ||
+        !is_pow2(lo) || !is_pow2(hi) || lo > hi || hi > 0x1p62)
         return bad(what, "'powers_of_two' needs powers of two 'min' <= 'max' (at most 2^62)", NULL,
                    idx, p->name);
     for (double v = lo; v <= hi; v *= 2)
-        if (add_value(p, v) != RPL_OK)
+        if (add_value(p, v) != 0)
             return bad(what, "more than 1024 values", NULL, idx, p->name);
-    return RPL_OK;
+    return 0;
 }
 
 static int read_param(rpl_tune_space *s, const cJSON *jp, size_t idx, const char *what)
@@ -179,7 +176,7 @@ static int read_param(rpl_tune_space *s, const cJSON *jp, size_t idx, const char
 
     if (!cJSON_IsObject(jp))
         return bad(what, "each parameter must be an object", NULL, idx, "?");
-    if (rpl_json_get_string(jp, "name", &name) != RPL_OK || !valid_name(name))
+    if (rpl_json_get_string(jp, "name", &name) != 0 || !valid_name(name))
         return rpl_error_set(RPL_EINPUT,
                              "%s: parameters[%zu]: 'name' must be a name of letters, digits and _ "
                              "(not starting with a digit, at most 64)",
@@ -204,19 +201,19 @@ static int read_param(rpl_tune_space *s, const cJSON *jp, size_t idx, const char
     rc = values  ? read_values(p, values, what, idx)
          : range ? read_range(p, range, what, idx)
                  : read_pow2(p, pow2, what, idx);
-    if (rc != RPL_OK)
+    if (rc != 0)
         return rc;
     p->log2 = true;
     for (size_t i = 0; i < p->nvalues; i++)
         p->log2 = p->log2 && is_pow2(p->values[i]);
-    return RPL_OK;
+    return 0;
 }
 
 static int read_constraints(rpl_tune_space *s, const cJSON *list, const char *what)
 {
     const char **names = malloc((s->nparams ? s->nparams : 1) * sizeof(*names));
     const cJSON *c;
-    int rc = RPL_OK;
+    int rc = 0;
 
     if (!names)
         return rpl_error_oom();
@@ -231,14 +228,14 @@ static int read_constraints(rpl_tune_space *s, const cJSON *list, const char *wh
         rc = rpl_error_oom();
     cJSON_ArrayForEach(c, list)
     {
-        if (rc != RPL_OK)
+        if (rc != 0)
             break;
         if (!cJSON_IsString(c)) {
             rc = bad(what, "'constraints' must be an array of strings", NULL, 0, NULL);
             break;
         }
         rc = rpl_expr_parse(&s->constraints[s->nconstraints], c->valuestring, names, s->nparams);
-        if (rc == RPL_OK)
+        if (rc == 0)
             s->nconstraints++;
         else
             rpl_error_prefix("%s: constraints[%zu]", what, s->nconstraints);
@@ -260,7 +257,7 @@ static int check_cost(const rpl_tune_space *s, const char *what)
     for (size_t c = 0; c < s->nconstraints; c++)
         ops += (double)rpl_expr_size(s->constraints[c]);
     if ((double)s->total * ops <= RPL_TUNE_MAX_EXPAND_OPS)
-        return RPL_OK;
+        return 0;
     return rpl_error_set(RPL_EINPUT,
                          "%s: checking the constraints would take up to %.3g operations (%zu "
                          "combinations × %.0f operations of the constraints), more than the "
@@ -277,7 +274,7 @@ static int expand(rpl_tune_space *s, const char *what)
     double *vals = calloc(np, sizeof(*vals));
     double start = rpl_clock_mono_s();
     rpl_progress *progress = NULL;
-    int rc = RPL_OK;
+    int rc = 0;
 
     s->levels = malloc(cap * np * sizeof(*s->levels));
     if (!lv || !vals || !s->levels) {
@@ -285,7 +282,7 @@ static int expand(rpl_tune_space *s, const char *what)
         free(vals);
         return rpl_error_oom();
     }
-    for (size_t done = 0; done < s->total && rc == RPL_OK; done++) {
+    for (size_t done = 0; done < s->total && rc == 0; done++) {
         bool ok = true;
         /* A progress line once the expansion has taken a second (on a terminal). */
         if (done % 4096 == 4095) {
@@ -295,12 +292,12 @@ static int expand(rpl_tune_space *s, const char *what)
         }
         for (size_t j = 0; j < np; j++)
             vals[j] = s->params[j].values[lv[j]];
-        for (size_t c = 0; c < s->nconstraints && ok && rc == RPL_OK; c++) {
+        for (size_t c = 0; c < s->nconstraints && ok && rc == 0; c++) {
             double r;
             rc = rpl_expr_eval(s->constraints[c], vals, &r);
             ok = r != 0;
         }
-        if (rc != RPL_OK) {
+        if (rc != 0) {
             char cfg[512];
             rpl_tune_space_describe(cfg, sizeof(cfg), s, vals);
             rpl_error_prefix("%s: at %s", what, cfg);
@@ -329,7 +326,7 @@ static int expand(rpl_tune_space *s, const char *what)
     free(lv);
     free(vals);
     s->nconfigs = n;
-    if (rc == RPL_OK && n == 0)
+    if (rc == 0 && n == 0)
         rc = rpl_error_set(RPL_EINPUT,
                            "%s: no configuration of the %zu satisfies the constraints (the space "
                            "is empty)",
@@ -351,7 +348,7 @@ static int parse_doc(rpl_tune_space *s, const cJSON *doc, const char *what)
         return bad(what, "a search space is a JSON object", NULL, 0, NULL);
     if (!only_keys(doc, keys, &unknown))
         return bad(what, "unknown key ", unknown, 0, NULL);
-    if (rpl_json_get_string(doc, "schema_version", &version) != RPL_OK)
+    if (rpl_json_get_string(doc, "schema_version", &version) != 0)
         return bad(what, "'schema_version' (a string) is missing", NULL, 0, NULL);
     if (strncmp(version, "1.", 2) != 0)
         return rpl_error_set(RPL_EINPUT,
@@ -359,7 +356,7 @@ static int parse_doc(rpl_tune_space *s, const cJSON *doc, const char *what)
                              "(1.x)",
                              what, version);
     if (cJSON_GetObjectItemCaseSensitive(doc, "name")) {
-        if (rpl_json_get_string(doc, "name", &name) != RPL_OK)
+        if (rpl_json_get_string(doc, "name", &name) != 0)
             return bad(what, "'name' must be a string", NULL, 0, NULL);
         if (!(s->name = strdup(name)))
             return rpl_error_oom();
@@ -375,7 +372,7 @@ static int parse_doc(rpl_tune_space *s, const cJSON *doc, const char *what)
     cJSON_ArrayForEach(jp, params)
     {
         s->nparams = i + 1;
-        if ((rc = read_param(s, jp, i, what)) != RPL_OK)
+        if ((rc = read_param(s, jp, i, what)) != 0)
             return rc;
         total *= (double)s->params[i].nvalues;
         i++;
@@ -385,8 +382,7 @@ static int parse_doc(rpl_tune_space *s, const cJSON *doc, const char *what)
                              what, total, RPL_TUNE_MAX_CONFIGS);
     s->total = (size_t)total;
     cons = cJSON_GetObjectItemCaseSensitive(doc, "constraints");
-    if (cons &&
-        ((rc = read_constraints(s, cons, what)) != RPL_OK || (rc = check_cost(s, what)) != RPL_OK))
+    if (cons && ((rc = read_constraints(s, cons, what)) != 0 || (rc = check_cost(s, what)) != 0))
         return rc;
     return expand(s, what);
 }
@@ -401,15 +397,15 @@ int rpl_tune_space_parse(rpl_tune_space **out, const char *text, size_t len, con
     if (!s)
         return rpl_error_oom();
     rc = rpl_json_parse(&doc, text, len, what);
-    if (rc == RPL_OK)
+    if (rc == 0)
         rc = parse_doc(s, doc, what);
     cJSON_Delete(doc);
-    if (rc != RPL_OK) {
+    if (rc != 0) {
         rpl_tune_space_free(s);
         return rc;
     }
     *out = s;
-    return RPL_OK;
+    return 0;
 }
 
 int rpl_tune_space_read(rpl_tune_space **out, const char *path)
@@ -419,7 +415,7 @@ int rpl_tune_space_read(rpl_tune_space **out, const char *path)
     int rc;
 
     *out = NULL;
-    if ((rc = rpl_file_read_all(path, MAX_SPACE_BYTES, &text, &len)) != RPL_OK)
+    if ((rc = rpl_file_read_all(path, MAX_SPACE_BYTES, &text, &len)) != 0)
         return rc;
     rc = rpl_tune_space_parse(out, text, len, path);
     free(text);

@@ -78,5 +78,5 @@ int rpl_tune_summary_text(rpl_strbuf *out, const rpl_tune_result *r)
     rpl_strbuf_printf(
         out, "wall time %.1f s (builds %.1f s, %.1f s of them while measuring), %u job%s\n",
         r->wall_s, r->build_s, r->build_overlap_s, r->jobs, r->jobs == 1 ? "" : "s");
-    return rpl_strbuf_cstr(out)[0] ? RPL_OK : rpl_error_oom();
+    return rpl_strbuf_cstr(out)[0] ? 0 : rpl_error_oom();
 }

@@ -35,14 +35,14 @@ static int push_word(char ***words, size_t *n, size_t *cap, rpl_strbuf *w)
 {
     int rc = RPL_ARRAY_GROW(*words, *cap, *n + 2);
 
-    if (rc != RPL_OK)
+    if (rc != 0)
         return rc;
     /* An empty buffer from '' is an empty argument, not a missing one. */
-    if (!w->ptr && rpl_strbuf_grow(w, 1) != RPL_OK)
+    if (!w->ptr && rpl_strbuf_grow(w, 1) != 0)
         return rpl_error_oom();
     (*words)[(*n)++] = rpl_strbuf_detach(w);
     (*words)[*n] = NULL;
-    return RPL_OK;
+    return 0;
 }
 
 static bool is_blank(char c)
@@ -56,13 +56,13 @@ int rpl_words_split(char ***out, size_t *count, const char *text, const char *wh
     char **words = NULL;
     size_t n = 0, cap = 0, i = 0;
     bool in_word = false;
-    int rc = RPL_OK;
+    int rc = 0;
 
     *out = NULL;
     *count = 0;
     if (strlen(text) > MAX_TEMPLATE)
         return rpl_error_set(RPL_EUSAGE, "%s is longer than %d characters", what, MAX_TEMPLATE);
-    while (rc == RPL_OK && text[i]) {
+    while (rc == 0 && text[i]) {
         char c = text[i];
         if (is_blank(c)) {
             if (in_word)
@@ -81,20 +81,20 @@ int rpl_words_split(char ***out, size_t *count, const char *text, const char *wh
                                    what, start);
             else
                 rc = rpl_strbuf_put(&w, text + start, i - start);
-            if (rc == RPL_OK && rpl_strbuf_grow(&w, 1) != RPL_OK)
+            if (rc == 0 && rpl_strbuf_grow(&w, 1) != 0)
                 rc = rpl_error_oom();
             i++;
         } else if (c == '"') {
             size_t start = i++;
-            while (rc == RPL_OK && text[i] && text[i] != '"') {
+            while (rc == 0 && text[i] && text[i] != '"') {
                 if (text[i] == '\\' && (text[i + 1] == '"' || text[i + 1] == '\\'))
                     i++;
                 rc = rpl_strbuf_putc(&w, text[i++]);
             }
-            if (rc == RPL_OK && !text[i])
+            if (rc == 0 && !text[i])
                 rc = rpl_error_set(RPL_EUSAGE, "%s: the double quote at position %zu is not closed",
                                    what, start + 1);
-            if (rc == RPL_OK && rpl_strbuf_grow(&w, 1) != RPL_OK)
+            if (rc == 0 && rpl_strbuf_grow(&w, 1) != 0)
                 rc = rpl_error_oom();
             i++;
         } else if (c == '\\') {
@@ -109,18 +109,18 @@ int rpl_words_split(char ***out, size_t *count, const char *text, const char *wh
             i++;
         }
     }
-    if (rc == RPL_OK && in_word)
+    if (rc == 0 && in_word)
         rc = push_word(&words, &n, &cap, &w);
     rpl_strbuf_release(&w);
-    if (rc == RPL_OK && n == 0)
+    if (rc == 0 && n == 0)
         rc = rpl_error_set(RPL_EUSAGE, "%s holds no command", what);
-    if (rc != RPL_OK) {
+    if (rc != 0) {
         rpl_argv_free(words);
         return rc;
     }
     *out = words;
     *count = n;
-    return RPL_OK;
+    return 0;
 }
 
 static long find_name(const char *name, size_t len, const char *const *names, size_t nnames)
@@ -147,7 +147,7 @@ static int substitute(rpl_strbuf *sb, const char *word, const char *what, const 
 {
     for (size_t i = 0; word[i];) {
         if ((word[i] == '{' && word[i + 1] == '{') || (word[i] == '}' && word[i + 1] == '}')) {
-            if (values && rpl_strbuf_putc(sb, word[i]) != RPL_OK)
+            if (values && rpl_strbuf_putc(sb, word[i]) != 0)
                 return rpl_error_oom();
             i += 2;
         } else if (word[i] == '{') {
@@ -167,28 +167,28 @@ static int substitute(rpl_strbuf *sb, const char *word, const char *what, const 
             }
             if (k < 64)
                 *used |= (uint64_t)1 << k;
-            if (values && rpl_strbuf_puts(sb, values[k]) != RPL_OK)
+            if (values && rpl_strbuf_puts(sb, values[k]) != 0)
                 return rpl_error_oom();
             i = (size_t)(end - word) + 1;
         } else if (word[i] == '}') {
             return rpl_error_set(RPL_EUSAGE, "%s: '}' without '{' in '%s' (write }} for a brace)",
                                  what, word);
         } else {
-            if (values && rpl_strbuf_putc(sb, word[i]) != RPL_OK)
+            if (values && rpl_strbuf_putc(sb, word[i]) != 0)
                 return rpl_error_oom();
             i++;
         }
     }
-    return RPL_OK;
+    return 0;
 }
 
 int rpl_template_check_words(const char *const *words, const char *what, const char *const *names,
                              size_t nnames, uint64_t *used)
 {
-    int rc = RPL_OK;
+    int rc = 0;
 
     *used = 0;
-    for (size_t i = 0; rc == RPL_OK && words[i]; i++)
+    for (size_t i = 0; rc == 0 && words[i]; i++)
         rc = substitute(NULL, words[i], what, names, NULL, nnames, used);
     return rc;
 }
@@ -205,14 +205,14 @@ int rpl_template_parse(rpl_template **out, const char *text, const char *what,
         return rpl_error_oom();
     }
     rc = rpl_words_split(&t->words, &t->nwords, text, what);
-    if (rc == RPL_OK)
+    if (rc == 0)
         rc = rpl_template_check_words((const char *const *)t->words, what, names, nnames, &t->used);
-    if (rc != RPL_OK) {
+    if (rc != 0) {
         rpl_template_free(t);
         return rc;
     }
     *out = t;
-    return RPL_OK;
+    return 0;
 }
 
 void rpl_template_free(rpl_template *t)
@@ -229,23 +229,23 @@ int rpl_template_expand(char ***out, const rpl_template *t, const char *const *n
     char **argv = calloc(t->nwords + 1, sizeof(*argv));
     rpl_strbuf sb = RPL_STRBUF_INIT;
     uint64_t used = 0;
-    int rc = RPL_OK;
+    int rc = 0;
 
     *out = NULL;
     if (!argv)
         return rpl_error_oom();
-    for (size_t i = 0; rc == RPL_OK && i < t->nwords; i++) {
+    for (size_t i = 0; rc == 0 && i < t->nwords; i++) {
         rc = substitute(&sb, t->words[i], t->what, names, values, nnames, &used);
-        if (rc == RPL_OK && rpl_strbuf_grow(&sb, 1) != RPL_OK)
+        if (rc == 0 && rpl_strbuf_grow(&sb, 1) != 0)
             rc = rpl_error_oom();
-        if (rc == RPL_OK)
+        if (rc == 0)
             argv[i] = rpl_strbuf_detach(&sb);
     }
     rpl_strbuf_release(&sb);
-    if (rc != RPL_OK) {
+    if (rc != 0) {
         rpl_argv_free(argv);
         return rc;
     }
     *out = argv;
-    return RPL_OK;
+    return 0;
 }

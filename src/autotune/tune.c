@@ -79,11 +79,11 @@ static int check_templates(tuner *t)
     int rc;
 
     if ((rc = rpl_template_parse(&t->cmd, o->cmd_template, "--cmd-template", t->names,
-                                 o->build_template ? t->nnames : np)) != RPL_OK)
+                                 o->build_template ? t->nnames : np)) != 0)
         return rc;
     if (o->build_template) {
         if ((rc = rpl_template_parse(&t->build, o->build_template, "--build-template", t->names,
-                                     t->nnames)) != RPL_OK)
+                                     t->nnames)) != 0)
             return rc;
         if (!(t->build->used & out_bit))
             return rpl_error_set(RPL_EUSAGE, "--build-template must write the program to {OUT}");
@@ -99,7 +99,7 @@ static int check_templates(tuner *t)
                                  "run the same command; add {%s} to a template",
                                  t->names[j], t->names[j]);
     }
-    return RPL_OK;
+    return 0;
 }
 
 /* The backend that will run: AUTO needs a GPU here, or --backend with a launcher. */
@@ -111,9 +111,9 @@ static int resolve_backend(tuner *t)
 
     if (t->o->backend != RPL_BACKEND_AUTO) {
         t->backend = t->o->backend;
-        return RPL_OK;
+        return 0;
     }
-    if ((rc = rpl_gpu_probe_run(&probe, "")) != RPL_OK)
+    if ((rc = rpl_gpu_probe_run(&probe, "")) != 0)
         return rc;
     rc = rpl_backend_select(&b, RPL_BACKEND_AUTO, &probe);
     if (rc == RPL_ENODEV && t->launcher)
@@ -136,7 +136,7 @@ static int make_slots(tuner *t)
     size_t per = TUNE_SLOT_VARS + 1;
 
     if (t->jobs == 1 && !t->o->devices)
-        return RPL_OK;
+        return 0;
     if (!(t->slot_env = calloc(t->jobs * per, sizeof(*t->slot_env))))
         return rpl_error_oom();
     for (unsigned i = 0; i < t->jobs; i++) {
@@ -153,7 +153,7 @@ static int make_slots(tuner *t)
                 return rpl_error_oom();
         }
     }
-    return RPL_OK;
+    return 0;
 }
 
 static int identify(tuner *t)
@@ -162,16 +162,16 @@ static int identify(tuner *t)
     rpl_strbuf sb = RPL_STRBUF_INIT;
     int rc = rpl_tune_device_probe(&dev);
 
-    if (rc != RPL_OK)
+    if (rc != 0)
         return rc;
     if (t->launcher) {
         /* The GPU is where the launcher puts the run: the launcher names it. */
         rc = rpl_strbuf_printf(&sb, "launcher: %s", t->o->launcher);
         free(dev.device);
         free(dev.driver);
-        dev.device = rc == RPL_OK ? rpl_strbuf_detach(&sb) : NULL;
+        dev.device = rc == 0 ? rpl_strbuf_detach(&sb) : NULL;
         dev.driver = strdup("");
-        if (rc == RPL_OK && (!dev.device || !dev.driver))
+        if (rc == 0 && (!dev.device || !dev.driver))
             rc = rpl_error_oom();
     } else if (dev.count && t->jobs > dev.count && !t->o->devices) {
         rc = rpl_error_set(RPL_EUSAGE, "--jobs %u needs %u GPUs; this machine has %u", t->jobs,
@@ -180,13 +180,13 @@ static int identify(tuner *t)
     rpl_strbuf_release(&sb);
     t->r->device = dev.device;
     t->r->driver = dev.driver;
-    if (rc == RPL_OK)
+    if (rc == 0)
         rc = rpl_strbuf_printf(&sb, "backend=%s kernel=%s warmup=%u timing=%s launcher=%s",
                                rpl_backend_name((rpl_backend)t->backend),
                                t->o->kernel_regex ? t->o->kernel_regex : "", t->o->warmup,
                                t->o->kernel_timing ? "serial" : "concurrent",
                                t->o->launcher ? t->o->launcher : "");
-    if (rc == RPL_OK && !(t->settings = rpl_strbuf_detach(&sb)))
+    if (rc == 0 && !(t->settings = rpl_strbuf_detach(&sb)))
         rc = rpl_error_oom();
     rpl_strbuf_release(&sb);
     return rc;
@@ -199,19 +199,19 @@ static int make_work_dir(tuner *t)
 
     if (t->o->work_dir) {
         int rc = rpl_mkdir_p(t->o->work_dir);
-        if (rc != RPL_OK)
+        if (rc != 0)
             return rc;
         /* Absolute, so {OUT} names the program wherever the command runs it from. */
         if (!(t->work_dir = realpath(t->o->work_dir, NULL)))
             return rpl_error_set(RPL_EIO, "cannot resolve the work folder '%s'", t->o->work_dir);
-        return RPL_OK;
+        return 0;
     }
     snprintf(buf, sizeof(buf), "%s/rocm-perf-autotune.XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
     if (!mkdtemp(buf))
         return rpl_error_set(RPL_EENV, "cannot create a work folder in '%s'",
                              tmp && tmp[0] ? tmp : "/tmp");
     t->remove_work = true;
-    return (t->work_dir = strdup(buf)) ? RPL_OK : rpl_error_oom();
+    return (t->work_dir = strdup(buf)) ? 0 : rpl_error_oom();
 }
 
 /* --kernel (and the helper pattern) compile, before anything is built or measured. */
@@ -220,7 +220,7 @@ static int check_kernel_regex(const rpl_tune_opts *o)
     rpl_kernel_filter f;
     int rc = rpl_kernel_filter_init(&f, o->kernel_regex, NULL, false);
 
-    if (rc == RPL_OK)
+    if (rc == 0)
         rpl_kernel_filter_release(&f);
     return rc;
 }
@@ -232,7 +232,7 @@ static int check_block(const tuner *t)
     unsigned block;
 
     if (!t->block)
-        return RPL_OK;
+        return 0;
     if ((double)n * (double)rpl_expr_size(t->block) > RPL_TUNE_MAX_EXPAND_OPS)
         return rpl_error_set(RPL_EINPUT,
                              "--block: checking it over the %zu configs would take more than "
@@ -240,10 +240,10 @@ static int check_block(const tuner *t)
                              n, (double)RPL_TUNE_MAX_EXPAND_OPS);
     for (size_t c = 0; c < n; c++) {
         int rc = tune_block_of(t, c, &block);
-        if (rc != RPL_OK)
+        if (rc != 0)
             return rc;
     }
-    return RPL_OK;
+    return 0;
 }
 
 static int setup(tuner *t)
@@ -260,7 +260,7 @@ static int setup(tuner *t)
                              "%u, min R^2 %g)",
                              o->jobs, o->repetitions, o->top_k, o->min_r2);
     t->jobs = o->jobs;
-    if ((rc = rpl_tune_space_read(&t->r->space, o->space_path)) != RPL_OK)
+    if ((rc = rpl_tune_space_read(&t->r->space, o->space_path)) != 0)
         return rc;
     t->s = t->r->space;
     np = t->s->nparams;
@@ -271,19 +271,17 @@ static int setup(tuner *t)
         t->names[j] = t->s->params[j].name;
     t->names[np] = "OUT";
     t->nnames = np + 1;
-    if ((rc = check_templates(t)) != RPL_OK)
+    if ((rc = check_templates(t)) != 0)
         return rc;
-    if (o->launcher &&
-        (rc = rpl_words_split(&t->launcher, &nl, o->launcher, "--launcher")) != RPL_OK)
+    if (o->launcher && (rc = rpl_words_split(&t->launcher, &nl, o->launcher, "--launcher")) != 0)
         return rc;
-    if (o->block_expr && (rc = rpl_expr_parse(&t->block, o->block_expr, t->names, np)) != RPL_OK) {
+    if (o->block_expr && (rc = rpl_expr_parse(&t->block, o->block_expr, t->names, np)) != 0) {
         rpl_error_prefix("--block");
         return rc;
     }
-    if ((rc = check_kernel_regex(o)) != RPL_OK || (rc = check_block(t)) != RPL_OK)
+    if ((rc = check_kernel_regex(o)) != 0 || (rc = check_block(t)) != 0)
         return rc;
-    if ((rc = resolve_backend(t)) != RPL_OK || (rc = identify(t)) != RPL_OK ||
-        (rc = make_slots(t)) != RPL_OK)
+    if ((rc = resolve_backend(t)) != 0 || (rc = identify(t)) != 0 || (rc = make_slots(t)) != 0)
         return rc;
     if (!(t->r->configs = calloc(n, sizeof(*t->r->configs))) ||
         !(t->argv = calloc(n, sizeof(*t->argv))) || !(t->keys = calloc(n, sizeof(*t->keys))) ||
@@ -291,11 +289,11 @@ static int setup(tuner *t)
         return rpl_error_oom();
     for (size_t c = 0; c < n; c++)
         t->r->configs[c].predicted_ns = NAN;
-    if (o->cache_path && (rc = rpl_tune_cache_open(&t->cache, o->cache_path)) != RPL_OK)
+    if (o->cache_path && (rc = rpl_tune_cache_open(&t->cache, o->cache_path)) != 0)
         return rc;
     if (rpl_tune_cache_note(t->cache))
         tune_warn(t, "%s", rpl_tune_cache_note(t->cache));
-    if (!t->build && (rc = tune_command_digest(t)) != RPL_OK)
+    if (!t->build && (rc = tune_command_digest(t)) != 0)
         return rc;
     return make_work_dir(t);
 }
@@ -393,7 +391,7 @@ static int rank_configs(size_t *idx, size_t n, const tuner *t, size_t limit)
     for (size_t i = 0; i < n; i++)
         idx[i] = r[i].cfg;
     free(r);
-    return RPL_OK;
+    return 0;
 }
 
 static int refit(tuner *t, const tune_inputs *in, bool *trusted, bool *warned)
@@ -401,7 +399,7 @@ static int refit(tuner *t, const tune_inputs *in, bool *trusted, bool *warned)
     rpl_tune_model *m = NULL;
     int rc = tune_fit(t, in, &m);
 
-    if (rc != RPL_OK)
+    if (rc != 0)
         return rc;
     rpl_tune_model_free(t->r->model);
     t->r->model = m;
@@ -415,7 +413,7 @@ static int refit(tuner *t, const tune_inputs *in, bool *trusted, bool *warned)
                   m->r2, m->n, t->o->min_r2, 2 * t->o->top_k);
         *warned = true;
     }
-    return RPL_OK;
+    return 0;
 }
 
 /* Configs the confirm phase takes: top-k, twice as many when the model is not trusted. */
@@ -459,7 +457,7 @@ static int search_rounds(tuner *t, const tune_inputs *in, size_t *pool, size_t *
 
     for (unsigned round = 1;; round++) {
         size_t left, nu, ntried, step;
-        if ((rc = refit(t, in, &trusted, &warned)) != RPL_OK)
+        if ((rc = refit(t, in, &trusted, &warned)) != 0)
             return rc;
         if (round == 1 && t->r->model) {
             /* The seed is a space-filling sample: its cross-validation speaks for the space. */
@@ -473,7 +471,7 @@ static int search_rounds(tuner *t, const tune_inputs *in, size_t *pool, size_t *
             break;
         if (trusted) {
             step = t->jobs < left ? t->jobs : left;
-            if ((rc = rank_configs(pool, nu, t, 0)) != RPL_OK)
+            if ((rc = rank_configs(pool, nu, t, 0)) != 0)
                 return rc;
             nb = step < nu ? step : nu;
             memcpy(batch, pool, nb * sizeof(*batch));
@@ -493,14 +491,14 @@ static int search_rounds(tuner *t, const tune_inputs *in, size_t *pool, size_t *
                                      t->o->seed + round);
                 free(taken);
             }
-            if (rc == RPL_OK)
+            if (rc == 0)
                 rc = tune_measure(t, batch, nb, "explore", t->o->repetitions);
         }
-        if (rc != RPL_OK)
+        if (rc != 0)
             return rc;
     }
     t->r->model_trusted = trusted;
-    return RPL_OK;
+    return 0;
 }
 
 /* The best measured configs again, with more samples; winner and ties. */
@@ -519,8 +517,8 @@ static int confirm(tuner *t, size_t *pool)
 
     r->best = SIZE_MAX;
     if (n == 0)
-        return RPL_OK;
-    if ((rc = rank_configs(pool, n, t, t->o->repetitions)) != RPL_OK)
+        return 0;
+    if ((rc = rank_configs(pool, n, t, t->o->repetitions)) != 0)
         return rc;
     r->confirm_wanted = n < k ? n : k;
     r->nconfirmed = r->confirm_wanted < room ? r->confirm_wanted : room;
@@ -534,7 +532,7 @@ static int confirm(tuner *t, size_t *pool)
     }
     if (r->nconfirmed == 0) {
         r->best = pool[0];
-        return RPL_OK;
+        return 0;
     }
     if (!(r->confirmed = malloc(r->nconfirmed * sizeof(*r->confirmed))) ||
         !(r->tied = calloc(r->nconfirmed, sizeof(*r->tied))) ||
@@ -547,7 +545,7 @@ static int confirm(tuner *t, size_t *pool)
     r->confirm_remeasures = r->nconfirmed;
     for (size_t i = 0; i < r->nconfirmed; i++)
         r->configs[r->confirmed[i]].confirmed = true;
-    if ((rc = tune_measure(t, r->confirmed, r->nconfirmed, "confirm", samples)) != RPL_OK)
+    if ((rc = tune_measure(t, r->confirmed, r->nconfirmed, "confirm", samples)) != 0)
         return rc;
     samp = malloc(r->nconfirmed * sizeof(*samp));
     ns = malloc(r->nconfirmed * sizeof(*ns));
@@ -566,12 +564,12 @@ static int confirm(tuner *t, size_t *pool)
     rc = rpl_tune_decide(&winner, r->tied, r->cmp, samp, ns, r->nconfirmed, &so);
     free(samp);
     free(ns);
-    if (rc != RPL_OK)
+    if (rc != 0)
         return rc;
     r->best = r->confirmed[winner];
     for (size_t i = 0; i < r->nconfirmed; i++)
         r->nties += i != winner && r->tied[i];
-    return RPL_OK;
+    return 0;
 }
 
 static void count_outcomes(rpl_tune_result *r)
@@ -622,10 +620,10 @@ static int early_seed(tuner *t, tune_builds **b, size_t *seeds, size_t *nseeds, 
     for (size_t c = 0; c < nc; c++)
         scratch[c] = c;
     rc = rpl_tune_sample(chosen, &nchosen, nseed, t->s, scratch, nc, NULL, 0, t->o->seed);
-    if (rc == RPL_OK)
+    if (rc == 0)
         rc = tune_build_start(t, b, chosen, nchosen);
-    for (unsigned more = 1; rc == RPL_OK; more++) {
-        if ((rc = tune_build_wait(t, *b, chosen, nchosen)) != RPL_OK)
+    for (unsigned more = 1; rc == 0; more++) {
+        if ((rc = tune_build_wait(t, *b, chosen, nchosen)) != 0)
             break;
         nrun = 0;
         for (size_t i = 0; i < nchosen; i++)
@@ -685,19 +683,19 @@ static int run(tuner *t)
     if (overlap) {
         rc = early_seed(t, &b, batch, &nseeds, pool);
         t->progress = rpl_progress_start("autotune: measuring", r->budget);
-        if (rc == RPL_OK)
+        if (rc == 0)
             rc = tune_measure(t, batch, nseeds, "seed", t->o->repetitions);
     } else {
         rc = tune_build_start(t, &b, NULL, 0);
     }
-    if (rc == RPL_OK)
+    if (rc == 0)
         rc = tune_build_finish(t, b, t->measure_start);
     tune_build_free(b);
-    if (rc == RPL_OK) {
+    if (rc == 0) {
         nrun = select_configs(pool, t, tune_runnable);
         set_budget(t, nrun);
     }
-    if (rc == RPL_OK && nrun > 0 && (rc = tune_inputs_make(&in, t)) == RPL_OK) {
+    if (rc == 0 && nrun > 0 && (rc = tune_inputs_make(&in, t)) == 0) {
         r->ninputs = in.d;
         r->input_names = in.names;
         in.names = NULL;
@@ -708,13 +706,13 @@ static int run(tuner *t)
                                  t->o->seed);
         else if (r->exhaustive)
             nb = select_configs(batch, t, untried); /* pruning left no more than the budget */
-        if (rc == RPL_OK && nb)
+        if (rc == 0 && nb)
             rc = tune_measure(t, batch, nb, "seed", t->o->repetitions);
-        if (rc == RPL_OK)
+        if (rc == 0)
             rc = search_rounds(t, &in, pool, batch);
-        if (rc == RPL_OK)
+        if (rc == 0)
             rc = confirm(t, pool);
-    } else if (rc == RPL_OK) {
+    } else if (rc == 0) {
         r->best = SIZE_MAX;
     }
     rpl_progress_finish(t->progress);
@@ -722,7 +720,7 @@ static int run(tuner *t)
     in.d = 0; /* the names moved to the result */
     tune_inputs_release(&in);
     count_outcomes(r);
-    if (rc == RPL_OK && nrun == 0)
+    if (rc == 0 && nrun == 0)
         tune_warn(t, "no configuration can run: %zu failed to build, %zu were pruned",
                   r->build_failed, r->pruned);
     free(pool);
@@ -746,14 +744,14 @@ int rpl_tune_run(rpl_tune_result **out, const rpl_tune_opts *o)
     t.r->jobs = o->jobs;
     pthread_mutex_init(&t.lock, NULL);
     rc = setup(&t);
-    if (rc == RPL_OK)
+    if (rc == 0)
         rc = run(&t);
     t.r->wall_s = rpl_clock_mono_s() - t0;
     release(&t);
-    if (rc != RPL_OK) {
+    if (rc != 0) {
         rpl_tune_result_free(t.r);
         return rc;
     }
     *out = t.r;
-    return RPL_OK;
+    return 0;
 }

@@ -60,13 +60,13 @@ struct tune_builds {
 static int join_words(char **out, char *const *words)
 {
     rpl_strbuf sb = RPL_STRBUF_INIT;
-    int rc = RPL_OK;
+    int rc = 0;
 
-    for (size_t i = 0; rc == RPL_OK && words[i]; i++)
+    for (size_t i = 0; rc == 0 && words[i]; i++)
         rc = rpl_strbuf_printf(&sb, "%s%s", i ? "\x1f" : "", words[i]);
-    if (rc == RPL_OK && rpl_strbuf_grow(&sb, 1) != RPL_OK)
+    if (rc == 0 && rpl_strbuf_grow(&sb, 1) != 0)
         rc = rpl_error_oom();
-    *out = rc == RPL_OK ? rpl_strbuf_detach(&sb) : NULL;
+    *out = rc == 0 ? rpl_strbuf_detach(&sb) : NULL;
     rpl_strbuf_release(&sb);
     return rc;
 }
@@ -80,13 +80,13 @@ int tune_block_of(const tuner *t, size_t c, unsigned *out)
 
     *out = 0;
     if (!t->block)
-        return RPL_OK;
+        return 0;
     tune_values(t, c, vals, text, vp, "");
     rc = rpl_expr_eval(t->block, vals, &v);
-    if (rc != RPL_OK || !(v >= 1 && v <= MAX_BLOCK && v == floor(v))) {
+    if (rc != 0 || !(v >= 1 && v <= MAX_BLOCK && v == floor(v))) {
         char cfg[512], shown[64];
         rpl_tune_space_describe(cfg, sizeof(cfg), t->s, vals);
-        if (rc != RPL_OK) {
+        if (rc != 0) {
             rpl_error_prefix("--block at %s", cfg);
             return rc;
         }
@@ -97,7 +97,7 @@ int tune_block_of(const tuner *t, size_t c, unsigned *out)
                              shown, v, cfg, MAX_BLOCK);
     }
     *out = (unsigned)v;
-    return RPL_OK;
+    return 0;
 }
 
 static void set_failed(rpl_tune_config *c, rpl_tune_status st, const char *msg)
@@ -114,15 +114,15 @@ static int group_features(tuner *t, group *g)
         rpl_tune_config *c = &t->r->configs[g->cfgs[i]];
         unsigned block;
         int rc = tune_block_of(t, g->cfgs[i], &block);
-        if (rc == RPL_OK)
+        if (rc == 0)
             rc =
                 rpl_tune_features_read(&c->features, g->out, t->o->kernel_regex, t->o->arch, block);
-        if (rc != RPL_OK)
+        if (rc != 0)
             return rc;
         if (c->features.prune)
             set_failed(c, RPL_TUNE_PRUNED, c->features.prune);
     }
-    return RPL_OK;
+    return 0;
 }
 
 /*
@@ -151,7 +151,7 @@ static int expand_command(tuner *t, size_t c)
     rpl_tune_config *cfg = &t->r->configs[c];
 
     if (cfg->status == RPL_TUNE_BUILD_FAILED)
-        return RPL_OK;
+        return 0;
     tune_values(t, c, vals, text, vp, cfg->binary ? cfg->binary : "");
     return rpl_template_expand(&t->argv[c], t->cmd, t->names, vp, t->nnames);
 }
@@ -171,11 +171,11 @@ static int build_group(tuner *t, group *g, size_t index)
     int rc;
 
     snprintf(dir, sizeof(dir), "build-%zu", index);
-    if ((rc = rpl_path_join(&path, t->work_dir, dir)) != RPL_OK ||
-        (rc = rpl_mkdir_p(path)) != RPL_OK || (rc = rpl_path_join(&g->out, path, "prog")) != RPL_OK)
+    if ((rc = rpl_path_join(&path, t->work_dir, dir)) != 0 || (rc = rpl_mkdir_p(path)) != 0 ||
+        (rc = rpl_path_join(&g->out, path, "prog")) != 0)
         goto out;
     tune_values(t, g->cfgs[0], vals, text, vp, g->out);
-    if ((rc = rpl_template_expand(&argv, t->build, t->names, vp, t->nnames)) != RPL_OK)
+    if ((rc = rpl_template_expand(&argv, t->build, t->names, vp, t->nnames)) != 0)
         goto out;
     so.argv = (const char *const *)argv;
     so.timeout_ms = t->o->timeout_ms;
@@ -189,8 +189,8 @@ static int build_group(tuner *t, group *g, size_t index)
         rc = rpl_error_set(RPL_EENV, "--build-template: %s", why);
     } else if (rc == RPL_ETIMEOUT) {
         msg = strdup(rpl_error_last()->message);
-        rc = RPL_OK;
-    } else if (rc == RPL_OK && !(res.exited && res.exit_code == 0)) {
+        rc = 0;
+    } else if (rc == 0 && !(res.exited && res.exit_code == 0)) {
         char buf[400];
         const char *err = res.err && res.err[0] ? res.err : res.out;
         line[0] = '\0';
@@ -202,10 +202,10 @@ static int build_group(tuner *t, group *g, size_t index)
         else
             snprintf(buf, sizeof(buf), "the build was killed by signal %d", res.term_signal);
         msg = strdup(buf);
-    } else if (rc == RPL_OK && stat(g->out, &st) != 0) {
+    } else if (rc == 0 && stat(g->out, &st) != 0) {
         msg = strdup("the build succeeded but wrote no {OUT} (does the template use {OUT}?)");
     }
-    if (rc != RPL_OK)
+    if (rc != 0)
         goto out;
     if (msg) {
         for (size_t i = 0; i < g->n; i++)
@@ -214,20 +214,20 @@ static int build_group(tuner *t, group *g, size_t index)
     }
     /* The program's own digest changes with every build (nvcc and hipcc embed temporary
      * names); the cache keys on its GPU code and the build's inputs instead. */
-    if ((rc = rpl_sha256_file(sha, g->out)) != RPL_OK ||
-        (rc = rpl_tune_code_digest(code, &kind, g->out)) != RPL_OK ||
-        (rc = rpl_tune_inputs_digest(inputs, (const char *const *)t->bargv[g->cfgs[0]])) != RPL_OK)
+    if ((rc = rpl_sha256_file(sha, g->out)) != 0 ||
+        (rc = rpl_tune_code_digest(code, &kind, g->out)) != 0 ||
+        (rc = rpl_tune_inputs_digest(inputs, (const char *const *)t->bargv[g->cfgs[0]])) != 0)
         goto out;
-    for (size_t i = 0; i < g->n && rc == RPL_OK; i++) {
+    for (size_t i = 0; i < g->n && rc == 0; i++) {
         rpl_tune_config *c = &t->r->configs[g->cfgs[i]];
         c->code_kind = kind;
         if (!(c->binary = strdup(g->out)) || !(c->binary_sha256 = strdup(sha)) ||
             !(c->code_sha256 = strdup(code)) || !(c->inputs_sha256 = strdup(inputs)))
             rc = rpl_error_oom();
     }
-    if (rc == RPL_OK)
+    if (rc == 0)
         rc = group_features(t, g);
-    for (size_t i = 0; i < g->n && rc == RPL_OK; i++)
+    for (size_t i = 0; i < g->n && rc == 0; i++)
         rc = expand_command(t, g->cfgs[i]);
 out:
     rpl_spawn_result_release(&res);
@@ -273,7 +273,7 @@ static void *build_worker(void *arg)
         }
         rc = build_group(t, &b->groups[i], i);
         pthread_mutex_lock(&t->lock);
-        if (rc != RPL_OK && !t->fatal) {
+        if (rc != 0 && !t->fatal) {
             t->fatal = rc;
             t->fatal_msg = strdup(rpl_error_last()->message);
         }
@@ -335,7 +335,7 @@ static int make_groups(tune_builds *b, char **keys, size_t n)
         i = j;
     }
     free(order);
-    return RPL_OK;
+    return 0;
 }
 
 /* Start the build threads; the groups of `first` go first (NULL: the search waits for all). */
@@ -369,7 +369,7 @@ static int start_threads(tuner *t, tune_builds *b, const size_t *first, size_t n
     }
     if (b->nthreads == 0 && b->ngroups > 0)
         return rpl_error_set(RPL_ERROR, "cannot start a build thread");
-    return RPL_OK;
+    return 0;
 }
 
 int tune_build_start(tuner *t, tune_builds **out, const size_t *first, size_t nfirst)
@@ -380,7 +380,7 @@ int tune_build_start(tuner *t, tune_builds **out, const size_t *first, size_t nf
     const char *vp[RPL_TUNE_MAX_PARAMS + 1];
     char **keys = NULL;
     tune_builds *b;
-    int rc = RPL_OK;
+    int rc = 0;
 
     *out = NULL;
     if (!(b = calloc(1, sizeof(*b))))
@@ -389,7 +389,7 @@ int tune_build_start(tuner *t, tune_builds **out, const size_t *first, size_t nf
     pthread_cond_init(&b->changed, NULL);
     *out = b;
     if (!t->build) {
-        for (size_t c = 0; c < n && rc == RPL_OK; c++)
+        for (size_t c = 0; c < n && rc == 0; c++)
             rc = expand_command(t, c);
         return rc;
     }
@@ -398,17 +398,17 @@ int tune_build_start(tuner *t, tune_builds **out, const size_t *first, size_t nf
         free(keys);
         return rpl_error_oom();
     }
-    for (size_t c = 0; c < n && rc == RPL_OK; c++) {
+    for (size_t c = 0; c < n && rc == 0; c++) {
         tune_values(t, c, vals, text, vp, "{OUT}");
         rc = rpl_template_expand(&t->bargv[c], t->build, t->names, vp, t->nnames);
-        if (rc == RPL_OK)
+        if (rc == 0)
             rc = join_words(&keys[c], t->bargv[c]);
     }
-    if (rc == RPL_OK)
+    if (rc == 0)
         rc = make_groups(b, keys, n);
     t->r->builds = b->ngroups;
     rpl_free_strings(keys, n);
-    if (rc == RPL_OK) {
+    if (rc == 0) {
         b->progress = rpl_progress_start("autotune: building", b->ngroups);
         rc = start_threads(t, b, first, nfirst);
     }
@@ -419,7 +419,7 @@ int tune_build_start(tuner *t, tune_builds **out, const size_t *first, size_t nf
 static int fatal_error(tuner *t)
 {
     return t->fatal ? rpl_error_set(t->fatal, "%s", t->fatal_msg ? t->fatal_msg : "build failed")
-                    : RPL_OK;
+                    : 0;
 }
 
 int tune_build_wait(tuner *t, tune_builds *b, const size_t *cfgs, size_t n)
@@ -427,7 +427,7 @@ int tune_build_wait(tuner *t, tune_builds *b, const size_t *cfgs, size_t n)
     int rc;
 
     if (!t->build)
-        return RPL_OK;
+        return 0;
     pthread_mutex_lock(&t->lock);
     /* Groups not started yet move to the front of the queue. */
     for (size_t i = 0; i < n; i++) {
@@ -462,7 +462,7 @@ int tune_build_finish(tuner *t, tune_builds *b, double measure_start)
     int rc;
 
     if (!b)
-        return RPL_OK;
+        return 0;
     for (unsigned i = 0; i < b->nthreads; i++)
         pthread_join(b->th[i], NULL);
     b->nthreads = 0;
@@ -507,14 +507,14 @@ int tune_command_digest(tuner *t)
     int rc = RPL_ENOTFOUND;
 
     if (strchr(prog, '{'))
-        return RPL_OK; /* the program itself is a parameter: no one digest */
+        return 0; /* the program itself is a parameter: no one digest */
     if (strchr(prog, '/')) {
         rc = rpl_sha256_file(sha, prog);
     } else {
-        for (const char *p = path ? path : ""; *p && rc != RPL_OK;) {
+        for (const char *p = path ? path : ""; *p && rc != 0;) {
             size_t len = strcspn(p, ":");
             rpl_strbuf_reset(&sb);
-            if (rpl_strbuf_printf(&sb, "%.*s/%s", (int)len, p, prog) != RPL_OK) {
+            if (rpl_strbuf_printf(&sb, "%.*s/%s", (int)len, p, prog) != 0) {
                 rpl_strbuf_release(&sb);
                 return rpl_error_oom();
             }
@@ -524,10 +524,10 @@ int tune_command_digest(tuner *t)
         }
     }
     rpl_strbuf_release(&sb);
-    if (rc != RPL_OK) {
+    if (rc != 0) {
         /* Not readable here (a launcher may run it elsewhere): keyed by name only. */
         rpl_error_clear();
-        return RPL_OK;
+        return 0;
     }
-    return (t->cmd_sha = strdup(sha)) ? RPL_OK : rpl_error_oom();
+    return (t->cmd_sha = strdup(sha)) ? 0 : rpl_error_oom();
 }

@@ -70,7 +70,7 @@ static double cv_of(const double *x, size_t n)
 static int key_parts(tuner *t, size_t c, rpl_tune_key_parts *p, char ***kargv)
 {
     rpl_tune_config *cfg = &t->r->configs[c];
-    int rc = RPL_OK;
+    int rc = 0;
 
     memset(p, 0, sizeof(*p));
     *kargv = NULL;
@@ -79,7 +79,7 @@ static int key_parts(tuner *t, size_t c, rpl_tune_key_parts *p, char ***kargv)
         tune_text text[RPL_TUNE_MAX_PARAMS];
         const char *vp[RPL_TUNE_MAX_PARAMS + 1];
         tune_values(t, c, vals, text, vp, "{OUT}");
-        if ((rc = rpl_template_expand(kargv, t->cmd, t->names, vp, t->nnames)) != RPL_OK)
+        if ((rc = rpl_template_expand(kargv, t->cmd, t->names, vp, t->nnames)) != 0)
             return rc;
     }
     p->cmd_template = t->cmd->text;
@@ -98,7 +98,7 @@ static int key_parts(tuner *t, size_t c, rpl_tune_key_parts *p, char ***kargv)
     p->device = t->r->device;
     p->driver = t->r->driver;
     p->settings = t->settings;
-    return RPL_OK;
+    return 0;
 }
 
 int tune_key(tuner *t, size_t c)
@@ -108,13 +108,13 @@ int tune_key(tuner *t, size_t c)
     int rc;
 
     if (t->keys[c])
-        return RPL_OK;
-    if ((rc = key_parts(t, c, &p, &kargv)) == RPL_OK)
+        return 0;
+    if ((rc = key_parts(t, c, &p, &kargv)) == 0)
         rc = rpl_tune_key(key, &p);
     rpl_argv_free(kargv);
-    if (rc != RPL_OK)
+    if (rc != 0)
         return rc;
-    return (t->keys[c] = strdup(key)) ? RPL_OK : rpl_error_oom();
+    return (t->keys[c] = strdup(key)) ? 0 : rpl_error_oom();
 }
 
 /* One rpl_gate_measure of config c on `slot` for `reps` samples: the selected kernel's. */
@@ -139,7 +139,7 @@ static int measure_once(tuner *t, size_t c, unsigned slot, unsigned reps, rpl_ga
     pthread_mutex_lock(&t->lock);
     t->r->profiler_runs += m->runs ? m->runs : 1;
     pthread_mutex_unlock(&t->lock);
-    if (rc == RPL_OK && m->nkernels > 1) {
+    if (rc == 0 && m->nkernels > 1) {
         rc = rpl_error_set(RPL_EUSAGE,
                            "the command runs several kernels ('%s', '%s'%s): choose one with "
                            "--kernel",
@@ -167,7 +167,7 @@ static int append_samples(rpl_tune_config *cfg, const rpl_runtime_kernel *k, boo
     cfg->nsamples = base + k->nsamples;
     if (!cfg->kernel && !(cfg->kernel = strdup(k->name)))
         return rpl_error_oom();
-    return RPL_OK;
+    return 0;
 }
 
 static void record_failure(rpl_tune_config *cfg, int rc)
@@ -210,21 +210,21 @@ static int measure_fresh(tuner *t, size_t c, unsigned slot, unsigned want)
 
     if (config_error(rc)) {
         record_failure(cfg, rc);
-        return RPL_OK;
+        return 0;
     }
-    if (rc != RPL_OK)
+    if (rc != 0)
         return rc;
     note_device(t, &m);
     rc = append_samples(cfg, &m.kernels[0], true);
     cfg->status = RPL_TUNE_OK;
     cfg->cv = cv_of(cfg->samples, cfg->nsamples);
     rpl_gate_measurement_release(&m);
-    if (rc != RPL_OK || cfg->cv <= RPL_TUNE_CV_UNSTABLE)
+    if (rc != 0 || cfg->cv <= RPL_TUNE_CV_UNSTABLE)
         return rc;
     if (!charge_remeasure(t)) {
         /* No measurement of the budget is left for it: it stays, marked unstable. */
         cfg->unstable = true;
-        return RPL_OK;
+        return 0;
     }
     cfg->remeasured = true;
     rc = measure_once(t, c, slot, want, &m);
@@ -232,9 +232,9 @@ static int measure_fresh(tuner *t, size_t c, unsigned slot, unsigned want)
         /* The first samples stay; the config counts as unstable. */
         rpl_error_clear();
         cfg->unstable = true;
-        return RPL_OK;
+        return 0;
     }
-    if (rc != RPL_OK)
+    if (rc != 0)
         return rc;
     rc = append_samples(cfg, &m.kernels[0], true);
     cfg->cv = cv_of(cfg->samples, cfg->nsamples);
@@ -256,9 +256,9 @@ static int measure_more(tuner *t, size_t c, unsigned slot, unsigned want)
         rpl_error_clear();
         tune_warn(t, "config %zu: its confirm measurement failed (%s); its earlier samples stay", c,
                   line);
-        return RPL_OK;
+        return 0;
     }
-    if (rc != RPL_OK)
+    if (rc != 0)
         return rc;
     note_device(t, &m);
     rc = append_samples(cfg, &m.kernels[0], false);
@@ -286,7 +286,7 @@ static void *worker(void *arg)
         rc = j->fresh ? measure_fresh(t, j->cfg, slot, j->want)
                       : measure_more(t, j->cfg, slot, j->want);
         pthread_mutex_lock(&t->lock);
-        if (rc != RPL_OK && !t->fatal) {
+        if (rc != 0 && !t->fatal) {
             t->fatal = rc;
             t->fatal_msg = strdup(rpl_error_last()->message);
         }
@@ -302,7 +302,7 @@ static int run_pool(tuner *t, job *jobs, size_t n)
     pthread_t th[RPL_TUNE_MAX_JOBS];
     void *args[RPL_TUNE_MAX_JOBS][2];
     pool p = {t, jobs, n, 0};
-    int rc = RPL_OK;
+    int rc = 0;
 
     if (t->measure_start == 0)
         t->measure_start = rpl_clock_mono_s();
@@ -318,7 +318,7 @@ static int run_pool(tuner *t, job *jobs, size_t n)
     }
     for (unsigned i = 0; i < started; i++)
         pthread_join(th[i], NULL);
-    if (rc == RPL_OK && t->fatal)
+    if (rc == 0 && t->fatal)
         rc = rpl_error_set(t->fatal, "%s", t->fatal_msg ? t->fatal_msg : "measurement failed");
     return rc;
 }
@@ -338,7 +338,7 @@ static int take_entry(tuner *t, rpl_tune_config *cfg, rpl_tune_entry *e)
     cfg->cv = cv_of(cfg->samples, cfg->nsamples);
     cfg->status = RPL_TUNE_OK;
     cfg->from_cache = true;
-    return RPL_OK;
+    return 0;
 }
 
 static int store(tuner *t, size_t c)
@@ -356,7 +356,7 @@ static int store(tuner *t, size_t c)
     e.unstable = cfg->unstable;
     e.remeasured = cfg->remeasured;
     e.runs = cfg->runs;
-    if (rc == RPL_OK)
+    if (rc == 0)
         rc = rpl_tune_cache_put(t->cache, t->keys[c], &p, &e);
     rpl_argv_free(kargv);
     return rc;
@@ -366,11 +366,11 @@ int tune_measure(tuner *t, const size_t *cfgs, size_t n, const char *phase, unsi
 {
     job *jobs = calloc(n ? n : 1, sizeof(*jobs));
     size_t njobs = 0;
-    int rc = RPL_OK;
+    int rc = 0;
 
     if (!jobs)
         return rpl_error_oom();
-    for (size_t i = 0; i < n && rc == RPL_OK; i++) {
+    for (size_t i = 0; i < n && rc == 0; i++) {
         size_t c = cfgs[i];
         rpl_tune_config *cfg = &t->r->configs[c];
         if (!tune_runnable(cfg))
@@ -380,8 +380,8 @@ int tune_measure(tuner *t, const size_t *cfgs, size_t n, const char *phase, unsi
             cfg->phase = phase;
             t->r->measured++;
             t->r->measurements++; /* no worker runs yet: no lock needed */
-            if (t->cache && (rc = tune_key(t, c)) == RPL_OK &&
-                (rc = rpl_tune_cache_get(t->cache, t->keys[c], &e)) == RPL_OK) {
+            if (t->cache && (rc = tune_key(t, c)) == 0 &&
+                (rc = rpl_tune_cache_get(t->cache, t->keys[c], &e)) == 0) {
                 take_entry(t, cfg, &e);
                 rpl_tune_entry_release(&e);
                 t->r->cache_hits++;
@@ -393,20 +393,20 @@ int tune_measure(tuner *t, const size_t *cfgs, size_t n, const char *phase, unsi
             if (rc == RPL_EINPUT) {
                 tune_warn(t, "%s; measuring again", rpl_error_last()->message);
                 rpl_error_clear();
-            } else if (rc != RPL_OK && rc != RPL_ENOTFOUND) {
+            } else if (rc != 0 && rc != RPL_ENOTFOUND) {
                 break;
             }
-            rc = RPL_OK;
+            rc = 0;
             jobs[njobs++] = (job){c, samples, true};
         } else if (cfg->status == RPL_TUNE_OK && cfg->nsamples < samples) {
             jobs[njobs++] = (job){c, samples, false};
         }
     }
-    if (rc == RPL_OK && njobs)
+    if (rc == 0 && njobs)
         rc = run_pool(t, jobs, njobs);
-    for (size_t i = 0; rc == RPL_OK && t->cache && i < njobs; i++) {
+    for (size_t i = 0; rc == 0 && t->cache && i < njobs; i++) {
         size_t c = jobs[i].cfg;
-        if (t->r->configs[c].status == RPL_TUNE_OK && (rc = tune_key(t, c)) == RPL_OK)
+        if (t->r->configs[c].status == RPL_TUNE_OK && (rc = tune_key(t, c)) == 0)
             rc = store(t, c);
     }
     free(jobs);

@@ -148,7 +148,7 @@ int tune_inputs_make(tune_inputs *in, const tuner *t)
         return rc;
     }
     compact(in, n);
-    return RPL_OK;
+    return 0;
 }
 
 int tune_fit(tuner *t, const tune_inputs *in, rpl_tune_model **out)
@@ -162,7 +162,7 @@ int tune_fit(tuner *t, const tune_inputs *in, rpl_tune_model **out)
     for (size_t c = 0; c < nc; c++)
         n += tune_measured(&t->r->configs[c]);
     if (n < 2)
-        return RPL_OK;
+        return 0;
     x = malloc(n * (in->d ? in->d : 1) * sizeof(*x));
     y = malloc(n * sizeof(*y));
     if (!x || !y) {
@@ -182,7 +182,7 @@ int tune_fit(tuner *t, const tune_inputs *in, rpl_tune_model **out)
     fo.try_interactions = true;
     fo.seed = t->o->seed;
     rc = rpl_tune_model_fit(out, x, n, in->d, y, &fo);
-    for (size_t c = 0; rc == RPL_OK && c < nc; c++)
+    for (size_t c = 0; rc == 0 && c < nc; c++)
         t->r->configs[c].predicted_ns = tune_runnable(&t->r->configs[c])
                                             ? exp(rpl_tune_model_predict(*out, in->x + c * in->d))
                                             : NAN;

@@ -88,16 +88,16 @@ int rpl_tune_report(rpl_strbuf *summary, const rpl_tune_result *r, const char *j
                     const char *plot_path)
 {
     cJSON *doc = NULL;
-    int rc = RPL_OK;
+    int rc = 0;
 
-    if (json_path && (rc = rpl_tune_result_json(&doc, r)) == RPL_OK)
+    if (json_path && (rc = rpl_tune_result_json(&doc, r)) == 0)
         rc = rpl_json_write_file(json_path, doc);
     cJSON_Delete(doc);
-    if (rc == RPL_OK && plot_path)
+    if (rc == 0 && plot_path)
         rc = rpl_tune_plot_svg(plot_path, r);
-    if (rc == RPL_OK)
+    if (rc == 0)
         rc = rpl_tune_summary_text(summary, r);
-    if (rc != RPL_OK)
+    if (rc != 0)
         rpl_strbuf_reset(summary);
     else if (r->best == SIZE_MAX)
         rc = rpl_error_set(RPL_EFAIL,

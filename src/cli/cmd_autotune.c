@@ -40,7 +40,7 @@ static int parse_backend(void *value, const rpl_option *opt, const char *arg)
     rpl_backend b;
 
     (void)opt;
-    if (rpl_backend_parse(&b, arg) != RPL_OK)
+    if (rpl_backend_parse(&b, arg) != 0)
         return rpl_cli_fail(RPL_EUSAGE);
     *(int *)value = (int)b;
     return 0;
@@ -183,10 +183,10 @@ int cmd_autotune(int argc, char **argv)
     rc = parse_args(&a, argc, argv);
     if (rc == 0) {
         rc = rpl_tune_run(&r, &a.o);
-        if (rc == RPL_OK)
+        if (rc == 0)
             rc = rpl_tune_report(&summary, r, a.json, a.plot);
         fputs(rpl_strbuf_cstr(&summary), stdout);
-        rc = rc == RPL_OK ? RPL_EXIT_OK : rpl_cli_fail(rc);
+        rc = rc == 0 ? RPL_EXIT_OK : rpl_cli_fail(rc);
     } else if (rc == -2) {
         rc = RPL_EXIT_OK;
     }

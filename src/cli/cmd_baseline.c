@@ -125,13 +125,13 @@ static int update(int argc, char **argv, bool accepting)
 
     if (rc < 0) {
         rc = rpl_gate_measure(&m, &a.run.in);
-        if (rc == RPL_OK)
+        if (rc == 0)
             rc = rpl_baseline_path(&path, a.run.baseline_dir, m.arch, a.run.test);
-        if (rc == RPL_OK)
+        if (rc == 0)
             rc = rpl_gate_update_baseline(&a.run, path, &m, &report);
-        if (rc == RPL_OK)
+        if (rc == 0)
             fputs(rpl_strbuf_cstr(&report), stdout);
-        rc = rc == RPL_OK ? RPL_EXIT_OK : rpl_cli_fail(rc);
+        rc = rc == 0 ? RPL_EXIT_OK : rpl_cli_fail(rc);
     }
     rpl_strbuf_release(&report);
     free(path);
@@ -153,10 +153,10 @@ static int trend(int argc, char **argv)
         return rpl_cli_usage_error("usage: rocm-perf baseline trend --test NAME --baseline-dir "
                                    "DIR [--arch A] [--kernel REGEX] [--json]");
     rc = rpl_baseline_trend(&text, t.dir, t.arch, t.test, t.json, &t.o);
-    if (rc == RPL_OK)
+    if (rc == 0)
         fputs(rpl_strbuf_cstr(&text), stdout);
     rpl_strbuf_release(&text);
-    return rc == RPL_OK ? RPL_EXIT_OK : rpl_cli_fail(rc);
+    return rc == 0 ? RPL_EXIT_OK : rpl_cli_fail(rc);
 }
 
 /* `show FILE` (fb NULL) or `diff A B`. */
@@ -165,10 +165,10 @@ static int show_or_diff(const char *fa, const char *fb)
     rpl_strbuf sb = RPL_STRBUF_INIT;
     int rc = fb ? rpl_baseline_diff_files(&sb, fa, fb) : rpl_baseline_show_file(&sb, fa);
 
-    if (rc == RPL_OK)
+    if (rc == 0)
         fputs(rpl_strbuf_cstr(&sb), stdout);
     rpl_strbuf_release(&sb);
-    return rc == RPL_OK ? RPL_EXIT_OK : rpl_cli_fail(rc);
+    return rc == 0 ? RPL_EXIT_OK : rpl_cli_fail(rc);
 }
 
 int cmd_baseline(int argc, char **argv)

@@ -189,10 +189,10 @@ int cmd_gate(int argc, char **argv)
         rc = rpl_gate_run(&out, &a.run);
         if (out.notice.len)
             fprintf(stderr, "rocm-perf: %s", out.notice.ptr);
-        if (rc == RPL_OK)
+        if (rc == 0)
             fputs(rpl_strbuf_cstr(&out.text), stdout);
         fflush(stdout);
-        if (rc != RPL_OK)
+        if (rc != 0)
             rc = rpl_cli_fail(rc);
         else
             rc = !out.result                               ? RPL_EXIT_OK

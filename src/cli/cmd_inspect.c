@@ -94,7 +94,7 @@ static int emit(const inspect_opts *o, const char *text)
         return rpl_file_write_atomic(o->out, text, strlen(text));
     if (fputs(text, stdout) == EOF || fflush(stdout) != 0)
         return rpl_error_set(RPL_EIO, "cannot write to standard output");
-    return RPL_OK;
+    return 0;
 }
 
 int cmd_inspect(int argc, char **argv)
@@ -109,14 +109,14 @@ int cmd_inspect(int argc, char **argv)
     if (rc > 0)
         return rc;
     rc = rpl_codeobj_set_new(&set);
-    if (rc == RPL_OK) {
+    if (rc == 0) {
         rpl_inspect_opts io = {
             (const char *const *)o.files, o.nfiles, o.archs, o.narchs, o.block, o.dyn_smem, o.json};
         rc = rpl_inspect_render(&text, &io, set);
     }
-    if (rc == RPL_OK)
+    if (rc == 0)
         rc = emit(&o, rpl_strbuf_cstr(&text));
     rpl_strbuf_release(&text);
     rpl_codeobj_set_free(set);
-    return rc == RPL_OK ? RPL_EXIT_OK : rpl_cli_fail(rc);
+    return rc == 0 ? RPL_EXIT_OK : rpl_cli_fail(rc);
 }

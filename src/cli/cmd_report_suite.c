@@ -55,10 +55,10 @@ int cmd_report_suite(int argc, char **argv)
         return rpl_cli_usage_error("usage: rocm-perf report --suite DIR [--alpha A] "
                                    "[--markdown F] [--junit F] [--json F] [--html F]");
     rc = rpl_gate_suite_report(&out, &failed, &o);
-    if (rc == RPL_OK)
+    if (rc == 0)
         fputs(rpl_strbuf_cstr(&out), stdout);
     rpl_strbuf_release(&out);
-    if (rc != RPL_OK)
+    if (rc != 0)
         return rpl_cli_fail(rc);
     return failed ? RPL_EXIT_FAIL : RPL_EXIT_OK;
 }

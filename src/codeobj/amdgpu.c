@@ -53,12 +53,12 @@ static int get_uint(const md_ctx *c, const msgpack_object *map, const char *fiel
 
     if (!v) {
         *out = RPL_CODEOBJ_UNKNOWN;
-        return required ? bad_field(c, field, "is missing") : RPL_OK;
+        return required ? bad_field(c, field, "is missing") : 0;
     }
     if (v->type != MSGPACK_OBJECT_POSITIVE_INTEGER || v->via.u64 > INT32_MAX)
         return bad_field(c, field, "is not a non-negative 32-bit integer");
     *out = (int64_t)v->via.u64;
-    return RPL_OK;
+    return 0;
 }
 
 /* A string field copied (printable); NULL when absent and optional. */
@@ -69,11 +69,11 @@ static int get_str(const md_ctx *c, const msgpack_object *map, const char *field
 
     *out = NULL;
     if (!v)
-        return required ? bad_field(c, field, "is missing") : RPL_OK;
+        return required ? bad_field(c, field, "is missing") : 0;
     if (v->type != MSGPACK_OBJECT_STR)
         return bad_field(c, field, "is not a string");
     *out = co_strndup(v->via.str.ptr, v->via.str.size);
-    return *out ? RPL_OK : rpl_error_oom();
+    return *out ? 0 : rpl_error_oom();
 }
 
 static int read_args(const md_ctx *c, const msgpack_object *kmap, rpl_kernel_info *k)
@@ -81,11 +81,11 @@ static int read_args(const md_ctx *c, const msgpack_object *kmap, rpl_kernel_inf
     const msgpack_object *args = map_get(kmap, ".args");
 
     if (!args)
-        return RPL_OK;
+        return 0;
     if (args->type != MSGPACK_OBJECT_ARRAY)
         return bad_field(c, ".args", "is not an array");
     if (args->via.array.size == 0)
-        return RPL_OK;
+        return 0;
     k->args = calloc(args->via.array.size, sizeof(*k->args));
     if (!k->args)
         return rpl_error_oom();
@@ -97,17 +97,17 @@ static int read_args(const md_ctx *c, const msgpack_object *kmap, rpl_kernel_inf
 
         if (a->type != MSGPACK_OBJECT_MAP)
             return bad_field(c, ".args", "holds a non-map entry");
-        if ((rc = get_uint(c, a, ".offset", 1, &off)) != RPL_OK ||
-            (rc = get_uint(c, a, ".size", 1, &size)) != RPL_OK ||
-            (rc = get_str(c, a, ".name", 0, &arg->name)) != RPL_OK ||
-            (rc = get_str(c, a, ".type_name", 0, &arg->type_name)) != RPL_OK ||
-            (rc = get_str(c, a, ".value_kind", 1, &arg->value_kind)) != RPL_OK ||
-            (rc = get_str(c, a, ".address_space", 0, &arg->address_space)) != RPL_OK)
+        if ((rc = get_uint(c, a, ".offset", 1, &off)) != 0 ||
+            (rc = get_uint(c, a, ".size", 1, &size)) != 0 ||
+            (rc = get_str(c, a, ".name", 0, &arg->name)) != 0 ||
+            (rc = get_str(c, a, ".type_name", 0, &arg->type_name)) != 0 ||
+            (rc = get_str(c, a, ".value_kind", 1, &arg->value_kind)) != 0 ||
+            (rc = get_str(c, a, ".address_space", 0, &arg->address_space)) != 0)
             return rc;
         arg->offset = (uint32_t)off;
         arg->size = (uint32_t)size;
     }
-    return RPL_OK;
+    return 0;
 }
 
 static int read_kernel(md_ctx *c, const msgpack_object *kmap, rpl_kernel_info *k,
@@ -119,21 +119,21 @@ static int read_kernel(md_ctx *c, const msgpack_object *kmap, rpl_kernel_info *k
 
     if (kmap->type != MSGPACK_OBJECT_MAP)
         return bad_field(c, "amdhsa.kernels", "holds a non-map entry");
-    if ((rc = get_str(c, kmap, ".name", 1, &k->name)) != RPL_OK)
+    if ((rc = get_str(c, kmap, ".name", 1, &k->name)) != 0)
         return rc;
     c->kernel = k->name;
-    if ((rc = get_str(c, kmap, ".symbol", 0, &k->symbol)) != RPL_OK ||
-        (rc = get_uint(c, kmap, ".vgpr_count", 1, &v[0])) != RPL_OK ||
-        (rc = get_uint(c, kmap, ".agpr_count", 0, &v[1])) != RPL_OK ||
-        (rc = get_uint(c, kmap, ".sgpr_count", 1, &v[2])) != RPL_OK ||
-        (rc = get_uint(c, kmap, ".vgpr_spill_count", 0, &v[3])) != RPL_OK ||
-        (rc = get_uint(c, kmap, ".sgpr_spill_count", 0, &v[4])) != RPL_OK ||
-        (rc = get_uint(c, kmap, ".group_segment_fixed_size", 1, &v[5])) != RPL_OK ||
-        (rc = get_uint(c, kmap, ".private_segment_fixed_size", 1, &v[6])) != RPL_OK ||
-        (rc = get_uint(c, kmap, ".wavefront_size", 1, &v[7])) != RPL_OK ||
-        (rc = get_uint(c, kmap, ".max_flat_workgroup_size", 1, &v[8])) != RPL_OK ||
-        (rc = get_uint(c, kmap, ".kernarg_segment_size", 0, &v[9])) != RPL_OK ||
-        (rc = get_uint(c, kmap, ".kernarg_segment_align", 0, &v[10])) != RPL_OK)
+    if ((rc = get_str(c, kmap, ".symbol", 0, &k->symbol)) != 0 ||
+        (rc = get_uint(c, kmap, ".vgpr_count", 1, &v[0])) != 0 ||
+        (rc = get_uint(c, kmap, ".agpr_count", 0, &v[1])) != 0 ||
+        (rc = get_uint(c, kmap, ".sgpr_count", 1, &v[2])) != 0 ||
+        (rc = get_uint(c, kmap, ".vgpr_spill_count", 0, &v[3])) != 0 ||
+        (rc = get_uint(c, kmap, ".sgpr_spill_count", 0, &v[4])) != 0 ||
+        (rc = get_uint(c, kmap, ".group_segment_fixed_size", 1, &v[5])) != 0 ||
+        (rc = get_uint(c, kmap, ".private_segment_fixed_size", 1, &v[6])) != 0 ||
+        (rc = get_uint(c, kmap, ".wavefront_size", 1, &v[7])) != 0 ||
+        (rc = get_uint(c, kmap, ".max_flat_workgroup_size", 1, &v[8])) != 0 ||
+        (rc = get_uint(c, kmap, ".kernarg_segment_size", 0, &v[9])) != 0 ||
+        (rc = get_uint(c, kmap, ".kernarg_segment_align", 0, &v[10])) != 0)
         return rc;
     if (v[7] != 32 && v[7] != 64)
         return bad_field(c, ".wavefront_size", "is neither 32 nor 64");
@@ -194,7 +194,7 @@ static int read_metadata(rpl_codeobj_set *set, const uint8_t *desc, size_t len, 
     const rpl_arch *arch;
     int rc = co_msgpack_check(desc, len, origin);
 
-    if (rc != RPL_OK)
+    if (rc != 0)
         return rc;
     msgpack_unpacked_init(&u);
     if (msgpack_unpack_next(&u, (const char *)desc, len, &off) != MSGPACK_UNPACK_SUCCESS) {
@@ -206,7 +206,7 @@ static int read_metadata(rpl_codeobj_set *set, const uint8_t *desc, size_t len, 
         goto out;
     }
     tgt = map_get(&u.data, "amdhsa.target");
-    if (tgt && (rc = get_str(&c, &u.data, "amdhsa.target", 1, &target)) != RPL_OK)
+    if (tgt && (rc = get_str(&c, &u.data, "amdhsa.target", 1, &target)) != 0)
         goto out;
     kernels = map_get(&u.data, "amdhsa.kernels");
     if (!kernels || kernels->type != MSGPACK_OBJECT_ARRAY) {
@@ -242,11 +242,11 @@ static int read_metadata(rpl_codeobj_set *set, const uint8_t *desc, size_t len, 
         }
         c.kernel = NULL;
         rc = read_kernel(&c, &kernels->via.array.ptr[i], k, arch);
-        if (rc != RPL_OK)
+        if (rc != 0)
             goto out;
     }
 out:
-    if (rc != RPL_OK)
+    if (rc != 0)
         co_set_truncate(set, keep);
     free(target);
     free(proc);

@@ -63,7 +63,7 @@ static int ccob_parse(ccob_hdr *h, const uint8_t *data, size_t len, const char *
     if (h->raw == 0 || h->raw > RPL_CODEOBJ_MAX_INFLATE)
         return rpl_error_set(RPL_EINPUT, "'%s': compressed bundle claims an inflated size of %llu",
                              origin, (unsigned long long)h->raw);
-    return RPL_OK;
+    return 0;
 }
 
 /* Bytes of compressed data after the header (v1 records no total: one zstd frame). */
@@ -72,7 +72,7 @@ static int ccob_data_len(size_t *out, const ccob_hdr *h, const uint8_t *data, si
 {
     if (h->total) {
         *out = (size_t)h->total - h->header;
-        return RPL_OK;
+        return 0;
     }
 #ifdef RPL_HAVE_ZSTD
     if (h->method == CCOB_ZSTD) {
@@ -82,14 +82,14 @@ static int ccob_data_len(size_t *out, const ccob_hdr *h, const uint8_t *data, si
             return rpl_error_set(RPL_EINPUT, "'%s': compressed bundle data is corrupt: %s", origin,
                                  ZSTD_getErrorName(n));
         *out = n;
-        return RPL_OK;
+        return 0;
     }
 #else
     (void)data;
     (void)origin;
 #endif
     *out = len - h->header;
-    return RPL_OK;
+    return 0;
 }
 
 int co_zstd_decompress(uint8_t **out, size_t out_len, const uint8_t *data, size_t len,
@@ -108,7 +108,7 @@ int co_zstd_decompress(uint8_t **out, size_t out_len, const uint8_t *data, size_
                              ZSTD_isError(n) ? ZSTD_getErrorName(n) : "size differs from header");
     }
     *out = buf;
-    return RPL_OK;
+    return 0;
 #else
     (void)out;
     (void)out_len;
@@ -126,9 +126,9 @@ int co_read_ccob(rpl_codeobj_set *set, const uint8_t *data, size_t len, const ch
     uint8_t *raw = NULL;
     int rc = ccob_parse(&h, data, len, origin);
 
-    if (rc == RPL_OK)
+    if (rc == 0)
         rc = ccob_data_len(&clen, &h, data, len, origin);
-    if (rc != RPL_OK)
+    if (rc != 0)
         return rc;
     if (h.method == CCOB_ZLIB)
         return rpl_error_set(RPL_EENV, "'%s' is a zlib-compressed bundle; only zstd is supported",
@@ -136,7 +136,7 @@ int co_read_ccob(rpl_codeobj_set *set, const uint8_t *data, size_t len, const ch
     if (h.method != CCOB_ZSTD)
         return rpl_error_set(RPL_EINPUT, "'%s': unknown compression method %u", origin, h.method);
     rc = co_zstd_decompress(&raw, (size_t)h.raw, data + h.header, clen, origin);
-    if (rc != RPL_OK)
+    if (rc != 0)
         return rc;
     if (h.raw < BUNDLE_HDR || memcmp(raw, "__CLANG_OFFLOAD_BUNDLE__", 24) != 0)
         rc = rpl_error_set(RPL_EINPUT, "'%s': compressed bundle does not inflate to a bundle",
@@ -190,14 +190,14 @@ static int walk_bundle(rpl_codeobj_set *set, const uint8_t *data, size_t len, co
             extent = (size_t)(off + size);
         if (fn && size) {
             rc = fn(set, data + off, (size_t)size, id, (size_t)id_len, origin, depth);
-            if (rc != RPL_OK)
+            if (rc != 0)
                 return rc;
         }
     }
     if (pos > extent)
         extent = pos;
     *end = extent;
-    return RPL_OK;
+    return 0;
 }
 
 static int read_entry(rpl_codeobj_set *set, const uint8_t *payload, size_t size, const char *id,
@@ -210,7 +210,7 @@ static int read_entry(rpl_codeobj_set *set, const uint8_t *payload, size_t size,
         return rpl_error_oom();
     if (strncmp(tag, "host-", 5) == 0) {
         free(tag);
-        return RPL_OK;
+        return 0;
     }
     where = co_origin(origin, "#", tag);
     if (!where) {
@@ -243,9 +243,9 @@ int co_bundle_extent(size_t *out, const uint8_t *data, size_t len, const char *o
         size_t clen = 0;
         int rc = ccob_parse(&h, data, len, origin);
 
-        if (rc == RPL_OK)
+        if (rc == 0)
             rc = ccob_data_len(&clen, &h, data, len, origin);
-        if (rc == RPL_OK)
+        if (rc == 0)
             *out = h.header + clen;
         return rc;
     }

@@ -37,16 +37,16 @@ static int read_hip_fatbin(rpl_codeobj_set *set, const uint8_t *data, size_t len
         size_t extent;
         int rc = co_bundle_extent(&extent, data + pos, len - pos, origin);
 
-        if (rc == RPL_OK)
+        if (rc == 0)
             rc = co_read_any(set, data + pos, extent, origin, depth + 1);
-        if (rc != RPL_OK)
+        if (rc != 0)
             return rc;
         found++;
         pos = next_bundle(data, len, pos + extent);
     }
     if (!found)
         return rpl_error_set(RPL_EINPUT, "'%s' holds no clang offload bundle", origin);
-    return RPL_OK;
+    return 0;
 }
 
 /* .nv_fatbin: fatbins back to back, each aligned to 8 bytes. */
@@ -71,7 +71,7 @@ static int read_nv_fatbin(rpl_codeobj_set *set, const uint8_t *data, size_t len,
             return rpl_error_set(RPL_EINPUT, "'%s': fatbin at offset %zu runs past the section",
                                  origin, pos);
         rc = co_read_fatbin(set, data + pos, (size_t)size, origin, depth + 1);
-        if (rc != RPL_OK)
+        if (rc != 0)
             return rc;
         found++;
         pos += (size_t)size;
@@ -79,7 +79,7 @@ static int read_nv_fatbin(rpl_codeobj_set *set, const uint8_t *data, size_t len,
     }
     if (!found)
         return rpl_error_set(RPL_EINPUT, "'%s' holds no fatbin", origin);
-    return RPL_OK;
+    return 0;
 }
 
 /* A host ELF file: look for device code in its sections. */
@@ -111,7 +111,7 @@ static int read_host_elf(rpl_codeobj_set *set, Elf *elf, const char *origin, int
         if (!hip && !nv && !bundled)
             continue;
         rc = co_elf_section_bytes(elf, scn, &bytes, &nbytes, origin);
-        if (rc != RPL_OK)
+        if (rc != 0)
             return rc;
         if (nbytes == 0)
             continue;
@@ -125,14 +125,14 @@ static int read_host_elf(rpl_codeobj_set *set, Elf *elf, const char *origin, int
         else
             rc = co_read_any(set, bytes, nbytes, where, depth + 1);
         free(where);
-        if (rc != RPL_OK)
+        if (rc != 0)
             return rc;
         found++;
     }
     if (!found)
         return rpl_error_set(
             RPL_EINPUT, "'%s' holds no GPU code (no .hip_fatbin or .nv_fatbin section)", origin);
-    return RPL_OK;
+    return 0;
 }
 
 static int read_elf(rpl_codeobj_set *set, const uint8_t *data, size_t len, const char *origin,
@@ -142,7 +142,7 @@ static int read_elf(rpl_codeobj_set *set, const uint8_t *data, size_t len, const
     GElf_Ehdr ehdr;
     int rc = co_elf_open(&elf, data, len, origin);
 
-    if (rc != RPL_OK)
+    if (rc != 0)
         return rc;
     if (!gelf_getehdr(elf, &ehdr)) {
         rc = rpl_error_set(RPL_EINPUT, "'%s': bad ELF header: %s", origin, elf_errmsg(-1));
@@ -190,7 +190,7 @@ static int read_owned(rpl_codeobj_set *set, uint8_t *data, size_t len, const cha
     if (elf_version(EV_CURRENT) == EV_NONE)
         return rpl_error_set(RPL_EENV, "libelf is unusable: %s", elf_errmsg(-1));
     rc = co_read_any(set, data, len, name, 0);
-    if (rc != RPL_OK) {
+    if (rc != 0) {
         co_set_truncate(set, keep_kernels);
         while (set->n_warnings > keep_warnings)
             free(set->warnings[--set->n_warnings]);
@@ -224,7 +224,7 @@ int rpl_codeobj_read_file(rpl_codeobj_set *set, const char *path)
     size_t len = 0;
     int rc = rpl_file_read_all(path, RPL_CODEOBJ_MAX_FILE, &data, &len);
 
-    if (rc != RPL_OK)
+    if (rc != 0)
         return rc;
     rc = read_owned(set, (uint8_t *)data, len, path);
     free(data);

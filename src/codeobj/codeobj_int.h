@@ -57,7 +57,7 @@ rpl_kernel_info *co_kernel_push(rpl_codeobj_set *set);
 void co_kernel_clear(rpl_kernel_info *k);
 /* Remove kernels from index `keep` on (rollback after a failure). */
 void co_set_truncate(rpl_codeobj_set *set, size_t keep);
-/* Append a copy of a device variable's name to set->globals; RPL_OK or OOM. */
+/* Append a copy of a device variable's name to set->globals; 0 or OOM. */
 int co_global_push(rpl_codeobj_set *set, const char *name);
 /* Remove device variables from index `keep` on. */
 void co_globals_truncate(rpl_codeobj_set *set, size_t keep);

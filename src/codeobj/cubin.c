@@ -109,7 +109,7 @@ static int index_sections(cubin *cb)
     }
     cb->n_secs = n;
     qsort(cb->secs, n, sizeof(*cb->secs), cmp_sec);
-    return RPL_OK;
+    return 0;
 }
 
 /* Call fn(attr, value, payload, size) for every record of an .nv.info section. */
@@ -121,7 +121,7 @@ static int walk_info(const cubin *cb, Elf_Scn *scn, attr_fn fn, void *ctx)
     size_t len, pos = 0;
     int rc = co_elf_section_bytes(cb->elf, scn, &p, &len, cb->origin);
 
-    while (rc == RPL_OK && pos < len) {
+    while (rc == 0 && pos < len) {
         unsigned fmt, attr, value = 0;
         size_t n = 0;
 
@@ -153,7 +153,7 @@ static int global_attr(void *ctx, unsigned attr, unsigned value, const uint8_t *
 
     (void)value;
     if ((attr != EIATTR_REGCOUNT && attr != EIATTR_FRAME_SIZE) || n < 8)
-        return RPL_OK;
+        return 0;
     sym = co_le32(p);
     if (sym >= cb->n_syms)
         return rpl_error_set(RPL_EINPUT, "'%s': .nv.info names symbol %u of %zu", cb->origin, sym,
@@ -164,7 +164,7 @@ static int global_attr(void *ctx, unsigned attr, unsigned value, const uint8_t *
         cb->regs[sym] = (int32_t)co_le32(p + 4);
     else
         cb->frame[sym] = (int32_t)co_le32(p + 4);
-    return RPL_OK;
+    return 0;
 }
 
 typedef struct kattr_ctx {
@@ -212,7 +212,7 @@ static int kernel_attr(void *ctx, unsigned attr, unsigned value, const uint8_t *
     default:
         break;
     }
-    return RPL_OK;
+    return 0;
 }
 
 static int cmp_arg(const void *a, const void *b)
@@ -274,12 +274,12 @@ static int read_kernel(cubin *cb, rpl_codeobj_set *set, const char *name, size_t
         kc.cb = cb;
         kc.k = k;
         rc = walk_info(cb, scn, kernel_attr, &kc);
-        if (rc != RPL_OK)
+        if (rc != 0)
             return rc;
         if (k->n_args)
             qsort(k->args, k->n_args, sizeof(*k->args), cmp_arg);
     }
-    return RPL_OK;
+    return 0;
 }
 
 static int read_kernels(cubin *cb, rpl_codeobj_set *set, const char *arch)
@@ -313,7 +313,7 @@ static int read_kernels(cubin *cb, rpl_codeobj_set *set, const char *arch)
         cb->regs[i] = cb->frame[i] = -1;
 
     scn = find_sec(cb, ".nv.info");
-    if (scn && (rc = walk_info(cb, scn, global_attr, cb)) != RPL_OK)
+    if (scn && (rc = walk_info(cb, scn, global_attr, cb)) != 0)
         return rc;
 
     for (size_t i = 0; i < cb->n_syms; i++) {
@@ -324,7 +324,7 @@ static int read_kernels(cubin *cb, rpl_codeobj_set *set, const char *arch)
             return rpl_error_set(RPL_EINPUT, "'%s': bad symbol %zu", cb->origin, i);
         if (GELF_ST_TYPE(sym.st_info) == STT_OBJECT && sym.st_shndx != SHN_UNDEF &&
             (name = elf_strptr(cb->elf, shdr.sh_link, sym.st_name)) != NULL && name[0] &&
-            name[0] != '.' && (rc = co_global_push(set, name)) != RPL_OK)
+            name[0] != '.' && (rc = co_global_push(set, name)) != 0)
             return rc;
         if (GELF_ST_TYPE(sym.st_info) != STT_FUNC || !(sym.st_other & STO_CUDA_ENTRY))
             continue;
@@ -332,13 +332,13 @@ static int read_kernels(cubin *cb, rpl_codeobj_set *set, const char *arch)
         if (!name || !*name)
             return rpl_error_set(RPL_EINPUT, "'%s': kernel symbol %zu has no name", cb->origin, i);
         rc = read_kernel(cb, set, name, i, &sym, arch);
-        if (rc != RPL_OK)
+        if (rc != 0)
             return rc;
         found++;
     }
     if (!found)
         return co_warn(set, "'%s' holds no kernels", cb->origin);
-    return RPL_OK;
+    return 0;
 }
 
 int co_read_cubin(rpl_codeobj_set *set, Elf *elf, const char *origin)
@@ -364,9 +364,9 @@ int co_read_cubin(rpl_codeobj_set *set, Elf *elf, const char *origin)
     cb.elf = elf;
     cb.origin = origin;
     rc = index_sections(&cb);
-    if (rc == RPL_OK)
+    if (rc == 0)
         rc = read_kernels(&cb, set, arch);
-    if (rc != RPL_OK) {
+    if (rc != 0) {
         co_set_truncate(set, keep);
         co_globals_truncate(set, keep_globals);
     }

@@ -29,7 +29,7 @@ int co_elf_open(Elf **out, const uint8_t *data, size_t len, const char *origin)
                              origin);
     }
     *out = elf;
-    return RPL_OK;
+    return 0;
 }
 
 Elf_Scn *co_elf_section(Elf *elf, const char *name, GElf_Shdr *shdr)
@@ -63,7 +63,7 @@ int co_elf_section_bytes(Elf *elf, Elf_Scn *scn, const uint8_t **data, size_t *l
     if (!gelf_getshdr(scn, &shdr))
         return rpl_error_set(RPL_EINPUT, "'%s': bad section header: %s", origin, elf_errmsg(-1));
     if (shdr.sh_type == SHT_NOBITS || shdr.sh_size == 0)
-        return RPL_OK;
+        return 0;
     d = elf_rawdata(scn, NULL);
     if (!d)
         return rpl_error_set(RPL_EINPUT, "'%s': section %zu lies outside the file: %s", origin,
@@ -72,7 +72,7 @@ int co_elf_section_bytes(Elf *elf, Elf_Scn *scn, const uint8_t **data, size_t *l
         return rpl_error_set(RPL_EINPUT, "'%s': section %zu has no data", origin, elf_ndxscn(scn));
     *data = d->d_buf;
     *len = d->d_size;
-    return RPL_OK;
+    return 0;
 }
 
 unsigned co_elf_llvm_major(Elf *elf)
@@ -83,7 +83,7 @@ unsigned co_elf_llvm_major(Elf *elf)
     const uint8_t *p;
     size_t len, klen = sizeof(key) - 1;
 
-    if (!scn || co_elf_section_bytes(elf, scn, &p, &len, "") != RPL_OK)
+    if (!scn || co_elf_section_bytes(elf, scn, &p, &len, "") != 0)
         return 0;
     for (size_t i = 0; i + klen < len; i++) {
         unsigned v = 0;

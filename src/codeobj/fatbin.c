@@ -48,7 +48,7 @@ static int read_entry(rpl_codeobj_set *set, const uint8_t *e, size_t hdr, const 
                                (unsigned long long)raw);
         else
             rc = co_zstd_decompress(&inflated, (size_t)raw, payload, (size_t)csize, where);
-        if (rc == RPL_OK)
+        if (rc == 0)
             rc = co_read_any(set, inflated, (size_t)raw, where, depth + 1);
         free(inflated);
     } else {
@@ -92,17 +92,17 @@ int co_read_fatbin(rpl_codeobj_set *set, const uint8_t *data, size_t len, const 
                                  pos);
         if (kind == KIND_ELF) {
             rc = read_entry(set, e, (size_t)ehdr, e + ehdr, (size_t)size, origin, depth);
-            if (rc != RPL_OK)
+            if (rc != 0)
                 return rc;
         } else if (kind == KIND_PTX) {
             if (set->on_image)
                 set->on_image(set->image_ctx, "ptx", e + ehdr, (size_t)size);
         } else {
             rc = co_warn(set, "skipped an entry of unknown kind %u in '%s'", kind, origin);
-            if (rc != RPL_OK)
+            if (rc != 0)
                 return rc;
         }
         pos += (size_t)(ehdr + size);
     }
-    return RPL_OK;
+    return 0;
 }

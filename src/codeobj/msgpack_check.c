@@ -28,7 +28,7 @@ static int read_len(uint64_t *out, const uint8_t *data, size_t len, size_t *pos,
         v = (v << 8) | data[*pos + i];
     *pos += width;
     *out = v;
-    return RPL_OK;
+    return 0;
 }
 
 /* What follows a header byte 0xc4..0xdf: a length of `width` bytes, `skip` bytes, or elements. */
@@ -83,7 +83,7 @@ static int element(uint64_t *skip, uint64_t *items, uint8_t b, const uint8_t *da
 
     *skip = *items = 0;
     if (b <= 0x7f || b >= 0xe0 || b == 0xc0 || b == 0xc2 || b == 0xc3)
-        return RPL_OK; /* fixint, nil, bool */
+        return 0; /* fixint, nil, bool */
     if (b <= 0x8f)
         *items = 2u * (b & 0x0fu); /* fixmap */
     else if (b <= 0x9f)
@@ -91,20 +91,20 @@ static int element(uint64_t *skip, uint64_t *items, uint8_t b, const uint8_t *da
     else if (b <= 0xbf)
         *skip = b & 0x1fu; /* fixstr */
     if (b <= 0xbf)
-        return RPL_OK;
+        return 0;
     if (b < 0xc4)
         return rpl_error_set(RPL_EINPUT, "'%s': metadata msgpack has bad byte 0x%02x", origin, b);
     h = &headers[b - 0xc4];
     *skip = h->skip;
     if (!h->width)
-        return RPL_OK;
-    if ((rc = read_len(&n, data, len, pos, h->width, origin)) != RPL_OK)
+        return 0;
+    if ((rc = read_len(&n, data, len, pos, h->width, origin)) != 0)
         return rc;
     if (h->container)
         *items = h->container == 2 ? 2 * n : n;
     else
         *skip += n;
-    return RPL_OK;
+    return 0;
 }
 
 int co_msgpack_check(const uint8_t *data, size_t len, const char *origin)
@@ -125,7 +125,7 @@ int co_msgpack_check(const uint8_t *data, size_t len, const char *origin)
         left[depth]--;
         if (pos >= len)
             return truncated(origin);
-        if ((rc = element(&skip, &items, data[pos++], data, len, &pos, origin)) != RPL_OK)
+        if ((rc = element(&skip, &items, data[pos++], data, len, &pos, origin)) != 0)
             return rc;
         if (skip > len - pos)
             return truncated(origin);
@@ -140,5 +140,5 @@ int co_msgpack_check(const uint8_t *data, size_t len, const char *origin)
             return rpl_error_set(RPL_EINPUT, "'%s': metadata msgpack nests too deeply", origin);
         left[++depth] = items;
     }
-    return RPL_OK;
+    return 0;
 }

@@ -16,7 +16,7 @@
 int rpl_codeobj_set_new(rpl_codeobj_set **out)
 {
     *out = calloc(1, sizeof(**out));
-    return *out ? RPL_OK : rpl_error_oom();
+    return *out ? 0 : rpl_error_oom();
 }
 
 void co_kernel_clear(rpl_kernel_info *k)
@@ -66,11 +66,11 @@ int co_global_push(rpl_codeobj_set *set, const char *name)
 {
     char *copy;
 
-    if (RPL_ARRAY_GROW(set->globals, set->cap_globals, set->n_globals + 1) != RPL_OK ||
+    if (RPL_ARRAY_GROW(set->globals, set->cap_globals, set->n_globals + 1) != 0 ||
         !(copy = co_strndup(name, strlen(name))))
         return rpl_error_oom();
     set->globals[set->n_globals++] = copy;
-    return RPL_OK;
+    return 0;
 }
 
 void co_globals_truncate(rpl_codeobj_set *set, size_t keep)
@@ -88,14 +88,14 @@ int co_warn(rpl_codeobj_set *set, const char *fmt, ...)
     va_start(ap, fmt);
     rc = rpl_strbuf_vprintf(&line, fmt, ap);
     va_end(ap);
-    if (rc == RPL_OK)
+    if (rc == 0)
         rc = RPL_ARRAY_GROW(set->warnings, set->cap_warnings, set->n_warnings + 1);
-    if (rc != RPL_OK) {
+    if (rc != 0) {
         rpl_strbuf_release(&line);
         return rc;
     }
     set->warnings[set->n_warnings++] = rpl_strbuf_detach(&line);
-    return RPL_OK;
+    return 0;
 }
 
 char *co_strndup(const char *s, size_t len)

@@ -14,7 +14,7 @@ int rpl_array_grow(void *itemsp, size_t *cap, size_t need, size_t size)
     void *items;
 
     if (need <= *cap)
-        return RPL_OK;
+        return 0;
     if (size == 0 || need > SIZE_MAX / size)
         return rpl_error_oom();
     ncap = *cap ? *cap : FIRST_CAP;
@@ -27,7 +27,7 @@ int rpl_array_grow(void *itemsp, size_t *cap, size_t need, size_t size)
         return rpl_error_oom();
     memcpy(itemsp, &items, sizeof(items));
     *cap = ncap;
-    return RPL_OK;
+    return 0;
 }
 
 void *rpl_array_insert(void *itemsp, size_t *count, size_t *cap, size_t size, size_t at)
@@ -38,7 +38,7 @@ void *rpl_array_insert(void *itemsp, size_t *count, size_t *cap, size_t size, si
         rpl_error_oom();
         return NULL;
     }
-    if (rpl_array_grow(itemsp, cap, *count + 1, size) != RPL_OK)
+    if (rpl_array_grow(itemsp, cap, *count + 1, size) != 0)
         return NULL;
     memcpy(&items, itemsp, sizeof(items));
     items += at * size;

@@ -57,7 +57,7 @@ int rpl_dir_lock(int *lock, const char *dir, double timeout_s, const char *what)
             /* A file system without flock: go on unlocked rather than refuse to work. */
             rpl_log_warn("cannot lock '%s' (%s); %s without a lock", dir, strerror(errno), what);
             close(fd);
-            return RPL_OK;
+            return 0;
         }
         if (rpl_clock_mono_s() - start >= timeout_s) {
             close(fd);
@@ -73,7 +73,7 @@ int rpl_dir_lock(int *lock, const char *dir, double timeout_s, const char *what)
         nanosleep(&pause, NULL);
     }
     *lock = fd;
-    return RPL_OK;
+    return 0;
 }
 
 void rpl_dir_unlock(int lock)

@@ -79,7 +79,7 @@ const rpl_error *rpl_error_last(void)
 int rpl_exit_code(int status)
 {
     switch (status) {
-    case RPL_OK:
+    case 0:
         return RPL_EXIT_OK;
     case RPL_EFAIL:
         return RPL_EXIT_FAIL;

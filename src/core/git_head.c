@@ -16,7 +16,7 @@ int rpl_git_head_commit(char **out, const char *dir)
 
     *out = NULL;
     if (git_libgit2_init() < 0)
-        return RPL_OK;
+        return 0;
     found = git_repository_open_ext(&repo, dir, 0, NULL) == 0 && !git_repository_is_bare(repo) &&
             git_reference_name_to_id(&id, repo, "HEAD") == 0;
     if (found)
@@ -24,6 +24,6 @@ int rpl_git_head_commit(char **out, const char *dir)
     git_repository_free(repo);
     git_libgit2_shutdown();
     if (!found)
-        return RPL_OK;
-    return (*out = strdup(hex)) ? RPL_OK : rpl_error_oom();
+        return 0;
+    return (*out = strdup(hex)) ? 0 : rpl_error_oom();
 }

@@ -77,7 +77,7 @@ static int object_has_duplicate(walk *w, const cJSON *o)
                 }
         return 0;
     }
-    if ((rc = RPL_ARRAY_GROW(w->names, w->cap, n)) != RPL_OK)
+    if ((rc = RPL_ARRAY_GROW(w->names, w->cap, n)) != 0)
         return rc;
     n = 0;
     for (c = o->child; c; c = c->next)

@@ -27,14 +27,14 @@ int rpl_sha256_new(rpl_sha256 **out)
         return rpl_error_set(RPL_EENV, "libcrypto cannot start a SHA-256 digest");
     }
     *out = h;
-    return RPL_OK;
+    return 0;
 }
 
 int rpl_sha256_update(rpl_sha256 *h, const void *data, size_t len)
 {
     if (len && EVP_DigestUpdate(h->ctx, data, len) != 1)
         return rpl_error_set(RPL_EENV, "libcrypto SHA-256 update failed");
-    return RPL_OK;
+    return 0;
 }
 
 int rpl_sha256_final_raw(rpl_sha256 *h, unsigned char md[32])
@@ -47,7 +47,7 @@ int rpl_sha256_final_raw(rpl_sha256 *h, unsigned char md[32])
     if (!ok)
         return rpl_error_set(RPL_EENV, "libcrypto SHA-256 finish failed");
     memcpy(md, buf, 32);
-    return RPL_OK;
+    return 0;
 }
 
 int rpl_sha256_final(rpl_sha256 *h, char hex[65])
@@ -56,14 +56,14 @@ int rpl_sha256_final(rpl_sha256 *h, char hex[65])
     unsigned char md[32];
     int rc = rpl_sha256_final_raw(h, md);
 
-    if (rc != RPL_OK)
+    if (rc != 0)
         return rc;
     for (int i = 0; i < 32; i++) {
         hex[2 * i] = digits[md[i] >> 4];
         hex[2 * i + 1] = digits[md[i] & 15];
     }
     hex[64] = '\0';
-    return RPL_OK;
+    return 0;
 }
 
 void rpl_sha256_free(rpl_sha256 *h)
@@ -79,9 +79,9 @@ static rpl_sha256 *digest_of(const void *data, size_t len)
 {
     rpl_sha256 *h;
 
-    if (rpl_sha256_new(&h) != RPL_OK)
+    if (rpl_sha256_new(&h) != 0)
         return NULL;
-    if (rpl_sha256_update(h, data, len) != RPL_OK) {
+    if (rpl_sha256_update(h, data, len) != 0) {
         rpl_sha256_free(h);
         return NULL;
     }
@@ -113,16 +113,16 @@ int rpl_sha256_file(char hex[65], const char *path)
     if (!f)
         return rpl_error_set(errno == ENOENT ? RPL_ENOTFOUND : RPL_EIO, "cannot read '%s': %s",
                              path, strerror(errno));
-    if ((rc = rpl_sha256_new(&h)) != RPL_OK) {
+    if ((rc = rpl_sha256_new(&h)) != 0) {
         fclose(f);
         return rc;
     }
-    while (rc == RPL_OK && (n = fread(buf, 1, sizeof(buf), f)) > 0)
+    while (rc == 0 && (n = fread(buf, 1, sizeof(buf), f)) > 0)
         rc = rpl_sha256_update(h, buf, n);
-    if (rc == RPL_OK && ferror(f))
+    if (rc == 0 && ferror(f))
         rc = rpl_error_set(RPL_EIO, "error reading '%s'", path);
     fclose(f);
-    if (rc != RPL_OK) {
+    if (rc != 0) {
         rpl_sha256_free(h);
         return rc;
     }

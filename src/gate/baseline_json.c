@@ -28,7 +28,7 @@ int rpl_baseline_new(rpl_baseline **out, const char *test, const char *arch)
     b->confidence = 0.95;
     b->warmup = 1;
     *out = b;
-    return RPL_OK;
+    return 0;
 }
 
 void rpl_baseline_free(rpl_baseline *b)
@@ -48,7 +48,7 @@ static int check_name(const char *what, const char *s)
 {
     if (!s || !s[0] || s[0] == '.' || strchr(s, '/'))
         return rpl_error_set(RPL_EUSAGE, "bad %s name '%s' for a baseline file", what, s ? s : "");
-    return RPL_OK;
+    return 0;
 }
 
 int rpl_baseline_path(char **out, const char *dir, const char *arch, const char *test)
@@ -96,7 +96,7 @@ static int static_json(cJSON *doc, const rpl_baseline *b)
     cJSON *sec, *arr;
 
     if (!b->has_static)
-        return cJSON_AddNullToObject(doc, "static") ? RPL_OK : rpl_error_oom();
+        return cJSON_AddNullToObject(doc, "static") ? 0 : rpl_error_oom();
     if (!(sec = cJSON_AddObjectToObject(doc, "static")) ||
         !(b->block_size ? rpl_json_add_int64(sec, "block_size", b->block_size)
                         : cJSON_AddNullToObject(sec, "block_size")) ||
@@ -123,7 +123,7 @@ static int static_json(cJSON *doc, const rpl_baseline *b)
             !rpl_json_add_int64(occ, "block_size", k->block_size))
             return rpl_error_oom();
     }
-    return RPL_OK;
+    return 0;
 }
 
 static int stats_json(cJSON *o, const rpl_duration_stats *s)
@@ -139,7 +139,7 @@ static int stats_json(cJSON *o, const rpl_duration_stats *s)
         !cJSON_AddNumberToObject(st, "stddev", s->stddev) ||
         !cJSON_AddNumberToObject(st, "cv", s->cv))
         return rpl_error_oom();
-    return RPL_OK;
+    return 0;
 }
 
 static int runtime_json(cJSON *doc, const rpl_baseline *b)
@@ -147,7 +147,7 @@ static int runtime_json(cJSON *doc, const rpl_baseline *b)
     cJSON *sec, *arr;
 
     if (!b->has_runtime)
-        return cJSON_AddNullToObject(doc, "runtime") ? RPL_OK : rpl_error_oom();
+        return cJSON_AddNullToObject(doc, "runtime") ? 0 : rpl_error_oom();
     if (!(sec = cJSON_AddObjectToObject(doc, "runtime")) ||
         !rpl_json_add_int64(sec, "history_max", RPL_BASELINE_HISTORY_MAX) ||
         !(arr = cJSON_AddArrayToObject(sec, "kernels")))
@@ -167,7 +167,7 @@ static int runtime_json(cJSON *doc, const rpl_baseline *b)
             if (!cJSON_AddNumberToObject(c, k->counters[j].name, k->counters[j].value))
                 return rpl_error_oom();
     }
-    return RPL_OK;
+    return 0;
 }
 
 static int history_json(cJSON *doc, const rpl_baseline *b)
@@ -175,7 +175,7 @@ static int history_json(cJSON *doc, const rpl_baseline *b)
     cJSON *arr;
 
     if (!b->nruns)
-        return RPL_OK; /* files without runs stay as they were */
+        return 0; /* files without runs stay as they were */
     if (!(arr = cJSON_AddArrayToObject(doc, "history")))
         return rpl_error_oom();
     for (size_t i = 0; i < b->nruns; i++) {
@@ -192,13 +192,13 @@ static int history_json(cJSON *doc, const rpl_baseline *b)
             if (!cJSON_AddNumberToObject(m, e->medians[j].name, e->medians[j].value))
                 return rpl_error_oom();
     }
-    return RPL_OK;
+    return 0;
 }
 
 static int to_json(cJSON **out, const rpl_baseline *b)
 {
     cJSON *doc = cJSON_CreateObject(), *tol;
-    int rc = RPL_OK;
+    int rc = 0;
 
     if (!doc || !cJSON_AddStringToObject(doc, "schema_version", RPL_BASELINE_SCHEMA_VERSION) ||
         !cJSON_AddStringToObject(doc, "test", b->test) ||
@@ -211,18 +211,18 @@ static int to_json(cJSON **out, const rpl_baseline *b)
         !cJSON_AddNumberToObject(tol, "counters", b->tolerance) ||
         !rpl_json_add_int64(tol, "static", 0))
         rc = rpl_error_oom();
-    if (rc == RPL_OK)
+    if (rc == 0)
         rc = static_json(doc, b);
-    if (rc == RPL_OK)
+    if (rc == 0)
         rc = runtime_json(doc, b);
-    if (rc == RPL_OK)
+    if (rc == 0)
         rc = history_json(doc, b);
-    if (rc != RPL_OK) {
+    if (rc != 0) {
         cJSON_Delete(doc);
         return rc;
     }
     *out = doc;
-    return RPL_OK;
+    return 0;
 }
 
 int rpl_baseline_print(char **out, const rpl_baseline *b)
@@ -230,7 +230,7 @@ int rpl_baseline_print(char **out, const rpl_baseline *b)
     cJSON *doc = NULL;
     int rc = to_json(&doc, b);
 
-    if (rc == RPL_OK)
+    if (rc == 0)
         rc = rpl_json_print(out, doc);
     cJSON_Delete(doc);
     return rc;
@@ -240,15 +240,15 @@ int rpl_baseline_print(char **out, const rpl_baseline *b)
 static int parent_dir(char **out, const char *path)
 {
     char *dir = strdup(path), *slash;
-    int rc = dir ? RPL_OK : rpl_error_oom();
+    int rc = dir ? 0 : rpl_error_oom();
 
-    if (rc == RPL_OK && (slash = strrchr(dir, '/')) != NULL) {
+    if (rc == 0 && (slash = strrchr(dir, '/')) != NULL) {
         slash[slash == dir] = '\0';
         rc = rpl_mkdir_p(dir);
-    } else if (rc == RPL_OK) {
+    } else if (rc == 0) {
         strcpy(dir, ".");
     }
-    if (rc != RPL_OK) {
+    if (rc != 0) {
         free(dir);
         dir = NULL;
     }
@@ -262,7 +262,7 @@ int rpl_baseline_lock(int *lock, const char *path)
     int rc;
 
     *lock = -1;
-    if ((rc = parent_dir(&dir, path)) != RPL_OK)
+    if ((rc = parent_dir(&dir, path)) != 0)
         return rc;
     snprintf(what, sizeof(what), "update baseline '%s'", path);
     rc = rpl_dir_lock(lock, dir, rpl_lock_timeout_s(), what);
@@ -276,9 +276,9 @@ int rpl_baseline_write(const rpl_baseline *b, const char *path)
     int rc = parent_dir(&dir, path);
 
     free(dir);
-    if (rc == RPL_OK)
+    if (rc == 0)
         rc = rpl_baseline_print(&text, b);
-    if (rc == RPL_OK)
+    if (rc == 0)
         rc = rpl_file_write_atomic(path, text, strlen(text));
     free(text);
     return rc;
@@ -309,17 +309,17 @@ static int get_opt_string(const reader *r, const cJSON *o, const char *key, char
 
     *out = NULL;
     if (!v || cJSON_IsNull(v))
-        return RPL_OK;
+        return 0;
     if (!cJSON_IsString(v))
         return bad(r, key);
-    return (*out = strdup(v->valuestring)) ? RPL_OK : rpl_error_oom();
+    return (*out = strdup(v->valuestring)) ? 0 : rpl_error_oom();
 }
 
 static int get_req_string(const reader *r, const cJSON *o, const char *key, char **out)
 {
     int rc = get_opt_string(r, o, key, out);
 
-    if (rc == RPL_OK && (!*out || !(*out)[0]))
+    if (rc == 0 && (!*out || !(*out)[0]))
         return bad(r, key);
     return rc;
 }
@@ -333,7 +333,7 @@ static int get_number(const reader *r, const cJSON *o, const char *key, double l
         v->valuedouble > hi)
         return bad(r, key);
     *out = v->valuedouble;
-    return RPL_OK;
+    return 0;
 }
 
 /* Count or null (-1). */
@@ -343,13 +343,13 @@ static int get_count(const reader *r, const cJSON *o, const char *key, int64_t *
 
     if (cJSON_IsNull(v)) {
         *out = -1;
-        return RPL_OK;
+        return 0;
     }
     if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble > 1e15 ||
         v->valuedouble != floor(v->valuedouble))
         return bad(r, key);
     *out = (int64_t)v->valuedouble;
-    return RPL_OK;
+    return 0;
 }
 
 /* A timing in ns: a number in (0, RPL_BASELINE_MAX_NS], as the schema says; `key` names it. */
@@ -359,7 +359,7 @@ static int check_duration(const reader *r, const cJSON *v, const char *key)
 
     if (cJSON_IsNumber(v) && isfinite(v->valuedouble) && v->valuedouble > 0 &&
         v->valuedouble <= RPL_BASELINE_MAX_NS)
-        return RPL_OK;
+        return 0;
     if (cJSON_IsNumber(v))
         snprintf(what, sizeof(what), "%s is %g, not a duration in ns (more than 0, at most %g)",
                  key, v->valuedouble, RPL_BASELINE_MAX_NS);
@@ -384,11 +384,11 @@ static int get_durations(const reader *r, const cJSON *o, const char *key, bool 
     cJSON_ArrayForEach(v, a)
     {
         snprintf(item, sizeof(item), "%s[%zu]", key, i);
-        if ((rc = check_duration(r, v, item)) != RPL_OK)
+        if ((rc = check_duration(r, v, item)) != 0)
             return rc;
         (*out)[i++] = v->valuedouble;
     }
-    return RPL_OK;
+    return 0;
 }
 
 static int read_static_kernel(reader *r, const cJSON *o, rpl_static_kernel *k)
@@ -408,7 +408,7 @@ static int read_static_kernel(reader *r, const cJSON *o, rpl_static_kernel *k)
     k->occupancy = -1;
     occ = member(o, "occupancy");
     if (cJSON_IsNull(occ))
-        return RPL_OK;
+        return 0;
     if (!cJSON_IsObject(occ))
         return bad(r, "occupancy");
     if ((rc = get_count(r, occ, "value", &k->occupancy)) ||
@@ -417,16 +417,16 @@ static int read_static_kernel(reader *r, const cJSON *o, rpl_static_kernel *k)
         (rc = get_number(r, occ, "block_size", 1, 1 << 20, &v)))
         return rc;
     k->block_size = (unsigned)v;
-    return RPL_OK;
+    return 0;
 }
 
 static int read_static(reader *r, rpl_baseline *b, const cJSON *sec)
 {
     const cJSON *arr, *bs, *o;
-    int rc = RPL_OK;
+    int rc = 0;
 
     if (!sec || cJSON_IsNull(sec))
-        return RPL_OK;
+        return 0;
     snprintf(r->where, sizeof(r->where), "static");
     arr = member(sec, "kernels");
     bs = member(sec, "block_size");
@@ -447,7 +447,7 @@ static int read_static(reader *r, rpl_baseline *b, const cJSON *sec)
         if (rc)
             return rc;
     }
-    return RPL_OK;
+    return 0;
 }
 
 static int read_counters(reader *r, const cJSON *c, rpl_runtime_kernel *k)
@@ -455,7 +455,7 @@ static int read_counters(reader *r, const cJSON *c, rpl_runtime_kernel *k)
     const cJSON *v;
 
     if (!c || cJSON_IsNull(c))
-        return RPL_OK;
+        return 0;
     if (!cJSON_IsObject(c))
         return bad(r, "counters");
     k->counters = calloc((size_t)cJSON_GetArraySize(c) + 1, sizeof(*k->counters));
@@ -469,7 +469,7 @@ static int read_counters(reader *r, const cJSON *c, rpl_runtime_kernel *k)
             return rpl_error_oom();
         k->counters[k->ncounters++].value = v->valuedouble;
     }
-    return RPL_OK;
+    return 0;
 }
 
 static int read_runtime_kernel(reader *r, const cJSON *o, rpl_runtime_kernel *k)
@@ -504,7 +504,7 @@ static int read_runtime(reader *r, rpl_baseline *b, const cJSON *sec)
     int rc;
 
     if (!sec || cJSON_IsNull(sec))
-        return RPL_OK;
+        return 0;
     snprintf(r->where, sizeof(r->where), "runtime");
     arr = member(sec, "kernels");
     if (!cJSON_IsObject(sec) || !cJSON_IsArray(arr))
@@ -520,7 +520,7 @@ static int read_runtime(reader *r, rpl_baseline *b, const cJSON *sec)
         if (rc)
             return rc;
     }
-    return RPL_OK;
+    return 0;
 }
 
 static int read_entry(reader *r, const cJSON *o, rpl_history_entry *e)
@@ -536,7 +536,7 @@ static int read_entry(reader *r, const cJSON *o, rpl_history_entry *e)
         (rc = get_opt_string(r, o, "driver", &e->driver)) ||
         (rc = get_opt_string(r, o, "accepted", &e->accepted)))
         return rc;
-    if (rpl_gpu_state_from_json(&e->gpu, member(o, "gpu_state")) != RPL_OK)
+    if (rpl_gpu_state_from_json(&e->gpu, member(o, "gpu_state")) != 0)
         return bad(r, "gpu_state");
     m = member(o, "medians_ns");
     if (!cJSON_IsObject(m))
@@ -545,13 +545,13 @@ static int read_entry(reader *r, const cJSON *o, rpl_history_entry *e)
         return rpl_error_oom();
     cJSON_ArrayForEach(v, m)
     {
-        if ((rc = check_duration(r, v, "medians_ns")) != RPL_OK)
+        if ((rc = check_duration(r, v, "medians_ns")) != 0)
             return rc;
         if (!(e->medians[e->nmedians].name = strdup(v->string)))
             return rpl_error_oom();
         e->medians[e->nmedians++].value = v->valuedouble;
     }
-    return RPL_OK;
+    return 0;
 }
 
 static int read_history(reader *r, rpl_baseline *b, const cJSON *arr)
@@ -560,7 +560,7 @@ static int read_history(reader *r, rpl_baseline *b, const cJSON *arr)
     int rc;
 
     if (!arr)
-        return RPL_OK;
+        return 0;
     snprintf(r->where, sizeof(r->where), "history");
     if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) > RPL_BASELINE_RUNS_MAX)
         return bad(r, "not an array of at most 1000 entries");
@@ -569,10 +569,10 @@ static int read_history(reader *r, rpl_baseline *b, const cJSON *arr)
     cJSON_ArrayForEach(o, arr)
     {
         snprintf(r->where, sizeof(r->where), "history[%zu]", b->nruns);
-        if ((rc = read_entry(r, o, &b->runs[b->nruns++])) != RPL_OK)
+        if ((rc = read_entry(r, o, &b->runs[b->nruns++])) != 0)
             return rc;
     }
-    return RPL_OK;
+    return 0;
 }
 
 static int from_json(rpl_baseline *b, reader *r, const cJSON *doc)
@@ -584,7 +584,7 @@ static int from_json(rpl_baseline *b, reader *r, const cJSON *doc)
 
     if (!cJSON_IsObject(doc))
         return bad(r, "not a JSON object");
-    if (rpl_json_get_string(doc, "schema_version", &ver) != RPL_OK)
+    if (rpl_json_get_string(doc, "schema_version", &ver) != 0)
         return bad(r, "schema_version");
     if (strcmp(ver, RPL_BASELINE_SCHEMA_VERSION) != 0)
         return rpl_error_set(RPL_EINPUT,
@@ -614,7 +614,7 @@ static int from_json(rpl_baseline *b, reader *r, const cJSON *doc)
     r->where[0] = '\0';
     if (!b->has_static && !b->has_runtime)
         return bad(r, "neither a static nor a runtime section");
-    return RPL_OK;
+    return 0;
 }
 
 static int from_doc(rpl_baseline **out, cJSON *doc, const char *path)
@@ -629,12 +629,12 @@ static int from_doc(rpl_baseline **out, cJSON *doc, const char *path)
     }
     rc = from_json(b, &r, doc);
     cJSON_Delete(doc);
-    if (rc != RPL_OK) {
+    if (rc != 0) {
         rpl_baseline_free(b);
         return rc;
     }
     *out = b;
-    return RPL_OK;
+    return 0;
 }
 
 int rpl_baseline_read(rpl_baseline **out, const char *path)
@@ -648,7 +648,7 @@ int rpl_baseline_read(rpl_baseline **out, const char *path)
         return rpl_error_set(RPL_ENOTFOUND, "no baseline '%s'", path);
     if (rc == RPL_EINPUT)
         rpl_error_prefix("corrupt baseline"); /* the reason names the file */
-    if (rc != RPL_OK)
+    if (rc != 0)
         return rc;
     return from_doc(out, doc, path);
 }
@@ -662,7 +662,7 @@ int rpl_baseline_parse(rpl_baseline **out, const char *text, size_t len, const c
     if (len > RPL_BASELINE_MAX_BYTES)
         return rpl_error_set(RPL_EINPUT, "corrupt baseline '%s': larger than %u bytes", name,
                              (unsigned)RPL_BASELINE_MAX_BYTES);
-    if ((rc = rpl_json_parse(&doc, text, len, name)) != RPL_OK) {
+    if ((rc = rpl_json_parse(&doc, text, len, name)) != 0) {
         if (rc == RPL_EINPUT)
             rpl_error_prefix("corrupt baseline");
         return rc;

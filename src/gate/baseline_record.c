@@ -78,7 +78,7 @@ int rpl_gate_update_command(rpl_strbuf *out, const rpl_gate_opts *o, const char 
         for (size_t i = 0; o->in.app_argv[i]; i++)
             put_word(out, o->in.app_argv[i]);
     }
-    return rpl_strbuf_cstr(out)[0] ? RPL_OK : rpl_error_oom();
+    return rpl_strbuf_cstr(out)[0] ? 0 : rpl_error_oom();
 }
 
 /* Move a measured text into the baseline, unless nothing was measured. */
@@ -98,18 +98,18 @@ int rpl_gate_update_baseline(const rpl_gate_opts *o, const char *path, rpl_gate_
     rpl_strbuf changes = RPL_STRBUF_INIT;
     int lock, rc = rpl_baseline_lock(&lock, path);
 
-    if (rc != RPL_OK)
+    if (rc != 0)
         return rc;
     /* Read, change and write under the lock, so that concurrent updates lose nothing. */
     rc = rpl_baseline_read(&b, path);
     if (rc == RPL_ENOTFOUND) {
         rpl_error_clear();
         rc = rpl_baseline_new(&b, o->test, m->arch);
-    } else if (rc == RPL_OK && (strcmp(b->test, o->test) != 0 || strcmp(b->arch, m->arch) != 0)) {
+    } else if (rc == 0 && (strcmp(b->test, o->test) != 0 || strcmp(b->arch, m->arch) != 0)) {
         rc = rpl_error_set(RPL_EINPUT, "baseline '%s' is for test '%s' on '%s', not '%s' on '%s'",
                            path, b->test, b->arch, o->test, m->arch);
     }
-    if (rc != RPL_OK) {
+    if (rc != 0) {
         rpl_baseline_free(b);
         rpl_dir_unlock(lock);
         return rc;
@@ -126,21 +126,21 @@ int rpl_gate_update_baseline(const rpl_gate_opts *o, const char *path, rpl_gate_
     } else {
         b->warmup = o->in.warmup;
         rc = rpl_baseline_set_runtime(b, m->kernels, m->nkernels, &changes);
-        if (rc == RPL_OK) {
+        if (rc == 0) {
             m->kernels = NULL;
             m->nkernels = 0;
         }
     }
-    if (rc == RPL_OK && !o->in.nstatic)
+    if (rc == 0 && !o->in.nstatic)
         rc = rpl_baseline_record_run(b, path, &m->gpu, o->reason);
-    if (rc == RPL_OK)
+    if (rc == 0)
         rc = rpl_baseline_write(b, path);
-    if (rc == RPL_OK)
+    if (rc == 0)
         rc = rpl_strbuf_printf(report, "%s baseline %s (%s section):\n%s",
                                o->reason ? "accepted a move of" : "updated", path,
                                o->in.nstatic ? "static" : "runtime",
                                changes.len ? rpl_strbuf_cstr(&changes) : "  no change\n");
-    if (rc == RPL_OK && o->reason)
+    if (rc == 0 && o->reason)
         rc = rpl_strbuf_printf(report, "  reason: %s\n", o->reason);
     rpl_strbuf_release(&changes);
     rpl_baseline_free(b);

@@ -72,7 +72,7 @@ static int kept_dispatches(sel **out, size_t *n, const rpl_trace *t, const char 
     }
     *out = s;
     *n = k;
-    return RPL_OK;
+    return 0;
 }
 
 static double median_of(double *v, size_t n)
@@ -85,7 +85,7 @@ static int add_counters(rpl_runtime_kernel *k, const rpl_trace *t, const sel *s,
 {
     double *flops = malloc(n * sizeof(double)), *bytes = malloc(n * sizeof(double));
     size_t nf = 0, nb = 0;
-    int rc = RPL_OK;
+    int rc = 0;
 
     if (!flops || !bytes) {
         free(flops);
@@ -109,15 +109,15 @@ static int add_counters(rpl_runtime_kernel *k, const rpl_trace *t, const sel *s,
     k->counters = calloc(2, sizeof(*k->counters));
     if (!k->counters)
         rc = rpl_error_oom();
-    if (rc == RPL_OK && nb) {
+    if (rc == 0 && nb) {
         k->counters[k->ncounters].name = strdup("dram_bytes");
         k->counters[k->ncounters++].value = median_of(bytes, nb);
     }
-    if (rc == RPL_OK && nf) {
+    if (rc == 0 && nf) {
         k->counters[k->ncounters].name = strdup("flops");
         k->counters[k->ncounters++].value = median_of(flops, nf);
     }
-    for (size_t i = 0; rc == RPL_OK && i < k->ncounters; i++)
+    for (size_t i = 0; rc == 0 && i < k->ncounters; i++)
         if (!k->counters[i].name)
             rc = rpl_error_oom();
     free(flops);
@@ -133,7 +133,7 @@ static int fill_kernel(rpl_runtime_kernel *k, const rpl_trace *t, const char *di
     double *tmp;
     int rc = kept_dispatches(&s, &n, t, display, warmup);
 
-    if (rc != RPL_OK)
+    if (rc != 0)
         return rc;
     k->name = strdup(display);
     if (!k->name) {
@@ -154,12 +154,12 @@ static int fill_kernel(rpl_runtime_kernel *k, const rpl_trace *t, const char *di
         free(s);
         return rpl_error_oom();
     }
-    for (size_t i = 0; rc == RPL_OK && i < n; i++) {
+    for (size_t i = 0; rc == 0 && i < n; i++) {
         int64_t ns = 0;
         rc = rpl_trace_interval_ns(&ns, s[i].d->start, s[i].d->end, "dispatch", s[i].d->id);
         k->samples[i] = (double)ns;
     }
-    if (rc != RPL_OK) {
+    if (rc != 0) {
         free(tmp);
         free(s);
         return rc;
@@ -168,7 +168,7 @@ static int fill_kernel(rpl_runtime_kernel *k, const rpl_trace *t, const char *di
     memcpy(tmp, k->samples, n * sizeof(double));
     rc = rpl_stats_compute(&k->stats, tmp, n);
     free(tmp);
-    if (rc == RPL_OK && t->counter_values.count)
+    if (rc == 0 && t->counter_values.count)
         rc = add_counters(k, t, s, n);
     free(s);
     return rc;
@@ -182,7 +182,7 @@ static int add_bottlenecks(rpl_runtime_kernel *k, size_t n, const rpl_trace *t,
     rpl_roofline_opts o = {0};
     int rc = rpl_analysis_build(&a, t, f, &o);
 
-    for (size_t i = 0; rc == RPL_OK && i < a->count; i++) {
+    for (size_t i = 0; rc == 0 && i < a->count; i++) {
         const rpl_analysis_kernel *ak = &a->kernels[i];
         if (ak->with_counters == 0 || ak->cls.bottleneck == RPL_BN_UNKNOWN)
             continue;
@@ -212,30 +212,30 @@ int rpl_baseline_runtime_from_trace(rpl_runtime_kernel **out, size_t *n, const r
     *out = NULL;
     *n = 0;
     rc = rpl_kernel_filter_init(&f, opts->kernel_regex, NULL, false);
-    if (rc != RPL_OK)
+    if (rc != 0)
         return rc;
     rc = rpl_profile_build(&p, trace, &f);
-    if (rc == RPL_OK && p->nkernels == 0)
+    if (rc == 0 && p->nkernels == 0)
         rc = rpl_error_set(RPL_EINPUT, "no kernel to gate in the trace%s%s%s",
                            opts->kernel_regex ? " (--kernel '" : "",
                            opts->kernel_regex ? opts->kernel_regex : "",
                            opts->kernel_regex ? "')" : "");
-    if (rc == RPL_OK && !(k = calloc(p->nkernels, sizeof(*k))))
+    if (rc == 0 && !(k = calloc(p->nkernels, sizeof(*k))))
         rc = rpl_error_oom();
-    for (uint32_t i = 0; rc == RPL_OK && i < p->nkernels; i++, m++)
+    for (uint32_t i = 0; rc == 0 && i < p->nkernels; i++, m++)
         rc = fill_kernel(&k[i], trace, p->kernels[i].name, opts->warmup);
-    if (rc == RPL_OK && trace->counter_values.count)
+    if (rc == 0 && trace->counter_values.count)
         rc = add_bottlenecks(k, m, trace, &f);
     rpl_profile_free(p);
     rpl_kernel_filter_release(&f);
-    if (rc != RPL_OK) {
+    if (rc != 0) {
         rpl_runtime_kernels_free(k, m); /* calloc'ed: a half-filled entry frees cleanly */
         return rc;
     }
     qsort(k, m, sizeof(*k), by_name);
     *out = k;
     *n = m;
-    return RPL_OK;
+    return 0;
 }
 
 int rpl_baseline_device_from_trace(rpl_baseline *b, const rpl_trace *trace)
@@ -258,7 +258,7 @@ int rpl_baseline_device_from_trace(rpl_baseline *b, const rpl_trace *trace)
         } else if (cJSON_IsString(drv)) {
             b->driver = strdup(drv->valuestring);
         }
-        return RPL_OK;
+        return 0;
     }
-    return RPL_OK;
+    return 0;
 }

@@ -36,15 +36,15 @@ static int occupancy(rpl_static_kernel *s, const rpl_kernel_info *k, const rpl_a
     rpl_kernel_occupancy ko;
     int rc = rpl_occ_kernel(&ko, k, arch, block, 0);
 
-    if (rc != RPL_OK)
+    if (rc != 0)
         return rc;
     s->block_size = ko.block;
     if (!ko.known)
-        return RPL_OK;
+        return 0;
     s->occupancy = k->vendor == RPL_VENDOR_AMD ? ko.occ.waves_per_simd : ko.occ.blocks_per_cu;
     s->occ_unit = strdup(k->vendor == RPL_VENDOR_AMD ? "waves_per_simd" : "blocks_per_sm");
     s->limiter = strdup(rpl_occ_limit_name(ko.occ.limiter, k->vendor));
-    return s->occ_unit && s->limiter ? RPL_OK : rpl_error_oom();
+    return s->occ_unit && s->limiter ? 0 : rpl_error_oom();
 }
 
 static int fill(rpl_static_kernel *s, const rpl_kernel_info *k, const rpl_arch *arch,
@@ -64,7 +64,7 @@ static int fill(rpl_static_kernel *s, const rpl_kernel_info *k, const rpl_arch *
     else
         s->spills = -1;
     s->occupancy = -1;
-    return arch ? occupancy(s, k, arch, block) : RPL_OK;
+    return arch ? occupancy(s, k, arch, block) : 0;
 }
 
 static int by_name(const void *a, const void *b)
@@ -78,13 +78,13 @@ int rpl_baseline_static_from_codeobj(rpl_static_kernel **out, size_t *n, const r
     const rpl_arch *arch = rpl_arch_find(arch_name);
     rpl_static_kernel *k = calloc(set->count ? set->count : 1, sizeof(*k));
     size_t m = 0;
-    int rc = RPL_OK;
+    int rc = 0;
 
     *out = NULL;
     *n = 0;
     if (!k)
         return rpl_error_oom();
-    for (size_t i = 0; i < set->count && rc == RPL_OK; i++) {
+    for (size_t i = 0; i < set->count && rc == 0; i++) {
         const rpl_kernel_info *ki = &set->kernels[i];
         const rpl_arch *ka = rpl_arch_find(ki->arch);
         bool same = arch && ka ? ka == arch : strcasecmp(ki->arch, arch_name) == 0;
@@ -97,14 +97,14 @@ int rpl_baseline_static_from_codeobj(rpl_static_kernel **out, size_t *n, const r
         if (same)
             rc = fill(&k[m++], ki, ka, block);
     }
-    if (rc == RPL_OK && m == 0)
+    if (rc == 0 && m == 0)
         rc = rpl_error_set(RPL_EINPUT, "no kernel for architecture '%s' in the input", arch_name);
-    if (rc != RPL_OK) {
+    if (rc != 0) {
         rpl_static_kernels_free(k, m);
         return rc;
     }
     qsort(k, m, sizeof(*k), by_name);
     *out = k;
     *n = m;
-    return RPL_OK;
+    return 0;
 }

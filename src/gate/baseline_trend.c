@@ -33,7 +33,7 @@ int rpl_baseline_find(char **path, const char *dir, const char *arch, const char
                            "with --arch",
                            dir, test, (size_t)g.gl_pathc);
     } else {
-        rc = (*path = strdup(g.gl_pathv[0])) ? RPL_OK : rpl_error_oom();
+        rc = (*path = strdup(g.gl_pathv[0])) ? 0 : rpl_error_oom();
     }
     globfree(&g);
     return rc;
@@ -49,22 +49,22 @@ int rpl_baseline_trend(rpl_strbuf *out, const char *dir, const char *arch, const
     char *path = NULL, *s = NULL;
     int rc = rpl_baseline_find(&path, dir, arch, test);
 
-    if (rc == RPL_OK)
+    if (rc == 0)
         rc = rpl_baseline_read(&b, path);
-    if (rc == RPL_OK && !b->has_runtime)
+    if (rc == 0 && !b->has_runtime)
         rc = rpl_error_set(RPL_EINPUT,
                            "baseline '%s' has no runtime section: no history to "
                            "look at",
                            path);
-    if (rc == RPL_OK) {
+    if (rc == 0) {
         o.tolerance = b->tolerance;
         rc = rpl_trend_report(&doc, json ? NULL : &text, b, &o);
     }
-    if (rc == RPL_OK && json) {
+    if (rc == 0 && json) {
         rc = rpl_json_print(&s, doc);
-        if (rc == RPL_OK)
+        if (rc == 0)
             rc = rpl_strbuf_puts(out, s);
-    } else if (rc == RPL_OK) {
+    } else if (rc == 0) {
         rc = rpl_strbuf_printf(out, "%s on %s: %zu history entr%s (%s)\n%s", b->test, b->arch,
                                b->nruns, b->nruns == 1 ? "y" : "ies", path, rpl_strbuf_cstr(&text));
     }

@@ -115,7 +115,7 @@ int rpl_baseline_set_static(rpl_baseline *b, rpl_static_kernel *k, size_t n, uns
     b->nstatics = n;
     b->block_size = block;
     b->has_static = true;
-    return RPL_OK;
+    return 0;
 }
 
 /* New history = old history (if the kernel was there) + the new median, last K kept. */
@@ -134,17 +134,17 @@ static int carry_history(rpl_runtime_kernel *n, const rpl_runtime_kernel *o)
     free(n->history);
     n->history = h;
     n->nhistory = total - skip;
-    return RPL_OK;
+    return 0;
 }
 
 int rpl_baseline_set_runtime(rpl_baseline *b, rpl_runtime_kernel *k, size_t n, rpl_strbuf *changes)
 {
-    int rc = RPL_OK;
+    int rc = 0;
 
-    for (size_t i = 0; i < n && rc == RPL_OK; i++)
+    for (size_t i = 0; i < n && rc == 0; i++)
         rc = carry_history(&k[i], b->has_runtime ? find_runtime(b->kernels, b->nkernels, k[i].name)
                                                  : NULL);
-    if (rc != RPL_OK)
+    if (rc != 0)
         return rc;
     if (changes) {
         if (!b->has_runtime)
@@ -157,7 +157,7 @@ int rpl_baseline_set_runtime(rpl_baseline *b, rpl_runtime_kernel *k, size_t n, r
     b->kernels = k;
     b->nkernels = n;
     b->has_runtime = true;
-    return RPL_OK;
+    return 0;
 }
 
 static void str_change(rpl_strbuf *out, const char *what, const char *a, const char *b)
@@ -183,7 +183,7 @@ int rpl_baseline_diff(rpl_strbuf *out, const rpl_baseline *a, const rpl_baseline
                           b->has_runtime ? "yes" : "none");
     else if (a->has_runtime)
         runtime_changes(out, a->kernels, a->nkernels, b->kernels, b->nkernels);
-    return RPL_OK;
+    return 0;
 }
 
 int rpl_baseline_describe(rpl_strbuf *out, const rpl_baseline *b)
@@ -237,5 +237,5 @@ int rpl_baseline_describe(rpl_strbuf *out, const rpl_baseline *b)
                           e->commit ? e->commit : "not recorded", e->accepted ? ", accepted: " : "",
                           e->accepted ? e->accepted : "");
     }
-    return rpl_strbuf_cstr(out)[0] ? RPL_OK : rpl_error_oom();
+    return rpl_strbuf_cstr(out)[0] ? 0 : rpl_error_oom();
 }

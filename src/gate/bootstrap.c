@@ -71,7 +71,7 @@ static int check_inputs(const double *x, size_t n, const char *what)
     for (size_t i = 0; i < n; i++)
         if (!(x[i] > 0) || !isfinite(x[i]))
             return rpl_error_set(RPL_EUSAGE, "%s sample %zu is not a positive duration", what, i);
-    return RPL_OK;
+    return 0;
 }
 
 static rpl_change classify(const rpl_runtime_cmp *c, double delta)
@@ -185,7 +185,7 @@ int rpl_gate_compare_samples(rpl_runtime_cmp *out, const double *base, size_t nb
     gsl_rng_free(rng);
     free(boot);
     free(scratch);
-    return RPL_OK;
+    return 0;
 }
 
 int rpl_gate_holm(bool *reject, const double *p, size_t n, double alpha)
@@ -203,5 +203,5 @@ int rpl_gate_holm(bool *reject, const double *p, size_t n, double alpha)
         reject[order[i]] = true;
     }
     free(order);
-    return RPL_OK;
+    return 0;
 }

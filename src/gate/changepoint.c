@@ -128,7 +128,7 @@ int rpl_change_points(rpl_change_point **out, size_t *nout, const double *x, siz
     rpl_change_point *cp = NULL;
     double *y = NULL, *buf = NULL;
     gsl_rng *rng = NULL;
-    int rc = RPL_OK;
+    int rc = 0;
 
     *out = NULL;
     *nout = 0;
@@ -141,7 +141,7 @@ int rpl_change_points(rpl_change_point **out, size_t *nout, const double *x, siz
         if (!(x[i] > 0) || !isfinite(x[i]))
             return rpl_error_set(RPL_EUSAGE, "history value %zu is not a positive duration", i);
     if (n < 2 * o->min_size)
-        return RPL_OK;
+        return 0;
     y = malloc(n * sizeof(*y));
     buf = malloc(n * sizeof(*buf));
     seg = calloc(maxcp + 1, sizeof(*seg));

@@ -24,7 +24,7 @@ int rpl_gate_result_set(char **field, const char *value)
         return rpl_error_oom();
     free(*field);
     *field = c;
-    return RPL_OK;
+    return 0;
 }
 
 int rpl_gate_result_new(rpl_gate_result **out, const char *test, const char *arch, const char *mode,
@@ -40,7 +40,7 @@ int rpl_gate_result_new(rpl_gate_result **out, const char *test, const char *arc
     }
     rpl_gate_stat_opts_init(&r->stat);
     *out = r;
-    return RPL_OK;
+    return 0;
 }
 
 static void check_release(rpl_gate_check *c)
@@ -79,7 +79,7 @@ static int push_path(char ***list, size_t *n, const char *path)
     if (!(grown[*n] = strdup(path)))
         return rpl_error_oom();
     (*n)++;
-    return RPL_OK;
+    return 0;
 }
 
 int rpl_gate_result_add_attachment(rpl_gate_result *r, const char *path)
@@ -103,14 +103,14 @@ rpl_gate_check *rpl_gate_result_add_check(rpl_gate_result *r, const char *kernel
     rpl_strbuf msg = RPL_STRBUF_INIT;
     int len;
 
-    if (RPL_ARRAY_GROW(r->checks, r->capchecks, r->nchecks + 1) != RPL_OK)
+    if (RPL_ARRAY_GROW(r->checks, r->capchecks, r->nchecks + 1) != 0)
         return NULL;
     c = &r->checks[r->nchecks];
     memset(c, 0, sizeof(*c));
     va_start(ap, fmt);
     len = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
-    if (len < 0 || rpl_strbuf_grow(&msg, (size_t)len) != RPL_OK)
+    if (len < 0 || rpl_strbuf_grow(&msg, (size_t)len) != 0)
         return NULL;
     va_start(ap, fmt);
     vsnprintf(msg.ptr, (size_t)len + 1, fmt, ap);
@@ -151,7 +151,7 @@ static int count_check(rpl_gate_result *r, const char *kernel, const char *famil
                       kernel, metric, (long long)base, (long long)cand);
         if (c)
             set_values(c, base >= 0, (double)base, cand >= 0, (double)cand);
-        return c ? RPL_OK : rpl_error_oom();
+        return c ? 0 : rpl_error_oom();
     }
     if (cand > base)
         c = add_check(r, kernel, family, metric, RPL_VERDICT_FAIL,
@@ -167,7 +167,7 @@ static int count_check(rpl_gate_result *r, const char *kernel, const char *famil
     if (!c)
         return rpl_error_oom();
     set_values(c, true, (double)base, true, (double)cand);
-    return RPL_OK;
+    return 0;
 }
 
 static int occupancy_check(rpl_gate_result *r, const rpl_static_kernel *b,
@@ -196,15 +196,15 @@ static int occupancy_check(rpl_gate_result *r, const rpl_static_kernel *b,
     if (rpl_gate_result_set(&c->base_text, b->limiter) ||
         rpl_gate_result_set(&c->cand_text, k->limiter))
         return rpl_error_oom();
-    return RPL_OK;
+    return 0;
 }
 
 int rpl_gate_compare_static(rpl_gate_result *r, const rpl_static_kernel *base, size_t nbase,
                             const rpl_static_kernel *cand, size_t ncand)
 {
-    int rc = RPL_OK;
+    int rc = 0;
 
-    for (size_t i = 0; i < nbase && rc == RPL_OK; i++) {
+    for (size_t i = 0; i < nbase && rc == 0; i++) {
         const rpl_static_kernel *b = &base[i], *k = NULL;
 
         for (size_t j = 0; j < ncand && !k; j++)
@@ -213,7 +213,7 @@ int rpl_gate_compare_static(rpl_gate_result *r, const rpl_static_kernel *base, s
         if (!k) {
             rc = add_check(r, b->name, "static", "present", RPL_VERDICT_FAIL,
                            "%s: kernel of the baseline is missing from the candidate code", b->name)
-                     ? RPL_OK
+                     ? 0
                      : rpl_error_oom();
             continue;
         }
@@ -250,7 +250,7 @@ static int runtime_check(rpl_gate_result *r, const rpl_runtime_kernel *b,
     int rc = rpl_gate_compare_samples(&cmp, b->samples, b->nsamples, k->samples, k->nsamples,
                                       b->history, b->nhistory, &r->stat);
 
-    if (rc != RPL_OK)
+    if (rc != 0)
         return rc;
     rpl_format_ns(mb, sizeof(mb), cmp.median_base);
     rpl_format_ns(mc, sizeof(mc), cmp.median_cand);
@@ -266,7 +266,7 @@ static int runtime_check(rpl_gate_result *r, const rpl_runtime_kernel *b,
     set_values(c, true, cmp.median_base, true, cmp.median_cand);
     c->has_runtime = true;
     c->rt = cmp;
-    return RPL_OK;
+    return 0;
 }
 
 static int counter_checks(rpl_gate_result *r, const rpl_runtime_kernel *b,
@@ -313,15 +313,15 @@ static int counter_checks(rpl_gate_result *r, const rpl_runtime_kernel *b,
             rpl_gate_result_set(&c->cand_text, k->bottleneck))
             return rpl_error_oom();
     }
-    return RPL_OK;
+    return 0;
 }
 
 int rpl_gate_compare_runtime(rpl_gate_result *r, const rpl_runtime_kernel *base, size_t nbase,
                              const rpl_runtime_kernel *cand, size_t ncand)
 {
-    int rc = RPL_OK;
+    int rc = 0;
 
-    for (size_t i = 0; i < nbase && rc == RPL_OK; i++) {
+    for (size_t i = 0; i < nbase && rc == 0; i++) {
         const rpl_runtime_kernel *b = &base[i], *k = NULL;
 
         for (size_t j = 0; j < ncand && !k; j++)
@@ -330,12 +330,12 @@ int rpl_gate_compare_runtime(rpl_gate_result *r, const rpl_runtime_kernel *base,
         if (!k) {
             rc = add_check(r, b->name, "runtime", "present", RPL_VERDICT_FAIL,
                            "%s: kernel of the baseline did not run in the candidate", b->name)
-                     ? RPL_OK
+                     ? 0
                      : rpl_error_oom();
             continue;
         }
         rc = runtime_check(r, b, k);
-        if (rc == RPL_OK)
+        if (rc == 0)
             rc = counter_checks(r, b, k);
     }
     return rc;
@@ -349,7 +349,7 @@ int rpl_gate_result_nothing_checked(rpl_gate_result *r, const char *why, bool sk
                      skip ? " (skipped: --skip-if-no-checks)"
                           : "; a gate that checks nothing fails (--skip-if-no-checks makes it a "
                             "skip)")
-               ? RPL_OK
+               ? 0
                : rpl_error_oom();
 }
 
@@ -361,6 +361,6 @@ int rpl_gate_result_missing(rpl_gate_result *r, const char *path, const char *co
         return rpl_error_oom();
     return add_check(r, r->test, "baseline", "present", RPL_VERDICT_FAIL,
                      "no baseline '%s'; create it with: %s", path, command)
-               ? RPL_OK
+               ? 0
                : rpl_error_oom();
 }

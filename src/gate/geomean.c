@@ -33,7 +33,7 @@ int rpl_suite_geomean_compute(rpl_suite_geomean *out, const rpl_gate_result *con
     double *sum = malloc((n ? n : 1) * sizeof(*sum)), *boot = NULL, total = 0;
     size_t *count = malloc((n ? n : 1) * sizeof(*count)), *with = NULL, kernels = 0, tests = 0;
     gsl_rng *rng = NULL;
-    int rc = RPL_OK;
+    int rc = 0;
 
     *out = (rpl_suite_geomean){.confidence = RPL_SUITE_GEOMEAN_CONFIDENCE,
                                .bootstrap = RPL_GATE_DEFAULT_BOOTSTRAP};

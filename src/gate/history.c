@@ -43,7 +43,7 @@ static int head_commit(char **out, const char *path)
 static int dup_or_null(char **out, const char *s)
 {
     *out = s ? strdup(s) : NULL;
-    return !s || *out ? RPL_OK : rpl_error_oom();
+    return !s || *out ? 0 : rpl_error_oom();
 }
 
 static int fill_entry(rpl_history_entry *e, const rpl_baseline *b, const char *path,
@@ -70,7 +70,7 @@ static int fill_entry(rpl_history_entry *e, const rpl_baseline *b, const char *p
         e->medians[i].value = b->kernels[i].stats.median;
         e->nmedians++;
     }
-    return RPL_OK;
+    return 0;
 }
 
 int rpl_baseline_record_run(rpl_baseline *b, const char *baseline_path, const rpl_gpu_state *gpu,
@@ -79,7 +79,7 @@ int rpl_baseline_record_run(rpl_baseline *b, const char *baseline_path, const rp
     rpl_history_entry e = {0}, *n;
     int rc = fill_entry(&e, b, baseline_path, gpu, reason);
 
-    if (rc != RPL_OK) {
+    if (rc != 0) {
         rpl_history_entry_release(&e);
         return rc;
     }
@@ -101,7 +101,7 @@ int rpl_baseline_record_run(rpl_baseline *b, const char *baseline_path, const rp
                 k->history[0] = k->history[k->nhistory - 1];
                 k->nhistory = 1;
             }
-    return RPL_OK;
+    return 0;
 }
 
 const rpl_gpu_state *rpl_baseline_last_gpu_state(const rpl_baseline *b)

@@ -102,5 +102,5 @@ int rpl_gate_markdown(rpl_strbuf *out, const rpl_gate_result *r)
             rpl_strbuf_printf(out, "\n- **%s**: %s", rpl_verdict_name(r->checks[i].verdict),
                               r->checks[i].message);
     rpl_strbuf_puts(out, "\n");
-    return rpl_strbuf_cstr(out)[0] ? RPL_OK : rpl_error_oom();
+    return rpl_strbuf_cstr(out)[0] ? 0 : rpl_error_oom();
 }

@@ -38,7 +38,7 @@ static int runtime_json(cJSON *o, const rpl_runtime_cmp *c)
         !rpl_json_add_int64(rt, "history", (int64_t)c->history) ||
         !cJSON_AddNumberToObject(rt, "p_value", c->p_value))
         return rpl_error_oom();
-    return RPL_OK;
+    return 0;
 }
 
 static int check_json(cJSON *arr, const rpl_gate_check *c)
@@ -58,13 +58,13 @@ static int check_json(cJSON *arr, const rpl_gate_check *c)
         return rpl_error_oom();
     if (c->has_runtime)
         return runtime_json(o, &c->rt);
-    return cJSON_AddNullToObject(o, "runtime") ? RPL_OK : rpl_error_oom();
+    return cJSON_AddNullToObject(o, "runtime") ? 0 : rpl_error_oom();
 }
 
 int rpl_gate_result_json(cJSON **out, const rpl_gate_result *r)
 {
     cJSON *doc = cJSON_CreateObject(), *tool, *opt, *arr = NULL, *att = NULL;
-    int rc = RPL_OK;
+    int rc = 0;
 
     if (!doc || !cJSON_AddStringToObject(doc, "schema_version", RPL_GATE_RESULT_SCHEMA_VERSION) ||
         !(tool = cJSON_AddObjectToObject(doc, "tool")) ||
@@ -96,22 +96,22 @@ int rpl_gate_result_json(cJSON **out, const rpl_gate_result *r)
         !(arr = cJSON_AddArrayToObject(doc, "checks")) ||
         !(att = cJSON_AddArrayToObject(doc, "attachments")))
         rc = rpl_error_oom();
-    for (size_t i = 0; rc == RPL_OK && i < r->nchecks; i++)
+    for (size_t i = 0; rc == 0 && i < r->nchecks; i++)
         rc = check_json(arr, &r->checks[i]);
-    for (size_t i = 0; rc == RPL_OK && i < r->nattachments; i++)
+    for (size_t i = 0; rc == 0 && i < r->nattachments; i++)
         if (!cJSON_AddItemToArray(att, cJSON_CreateString(r->attachments[i])))
             rc = rpl_error_oom();
-    if (rc == RPL_OK && r->ntraces && !(arr = cJSON_AddArrayToObject(doc, "traces")))
+    if (rc == 0 && r->ntraces && !(arr = cJSON_AddArrayToObject(doc, "traces")))
         rc = rpl_error_oom();
-    for (size_t i = 0; rc == RPL_OK && i < r->ntraces; i++)
+    for (size_t i = 0; rc == 0 && i < r->ntraces; i++)
         if (!cJSON_AddItemToArray(arr, cJSON_CreateString(r->traces[i])))
             rc = rpl_error_oom();
-    if (rc != RPL_OK) {
+    if (rc != 0) {
         cJSON_Delete(doc);
         return rc;
     }
     *out = doc;
-    return RPL_OK;
+    return 0;
 }
 
 /* ---- reading (suite mode) ---- */
@@ -127,7 +127,7 @@ static int opt_number(const cJSON *o, const char *key, bool *has, double *v)
 
     *has = cJSON_IsNumber(x);
     *v = *has ? x->valuedouble : 0;
-    return *has || cJSON_IsNull(x) ? RPL_OK : RPL_EINPUT;
+    return *has || cJSON_IsNull(x) ? 0 : RPL_EINPUT;
 }
 
 static int read_check(rpl_gate_result *r, const cJSON *o, const char *path)
@@ -163,7 +163,7 @@ static int read_check(rpl_gate_result *r, const cJSON *o, const char *path)
             return bad(path, "a runtime check lacks log_ratio, ci_low, ci_high, history or "
                              "p_value");
         /* Results of versions before the three-way verdict have no change. */
-        if (rpl_json_get_string(rt, "change", &change) == RPL_OK) {
+        if (rpl_json_get_string(rt, "change", &change) == 0) {
             if ((ch = rpl_change_parse(change)) < 0)
                 return bad(path, "a runtime check's change is not same, faster, slower or "
                                  "undecided");
@@ -187,7 +187,7 @@ static int read_check(rpl_gate_result *r, const cJSON *o, const char *path)
     }
     if (c->verdict > r->verdict)
         r->verdict = c->verdict;
-    return RPL_OK;
+    return 0;
 }
 
 int rpl_gate_result_from_json(rpl_gate_result **out, const cJSON *doc, const char *path)
@@ -207,39 +207,39 @@ int rpl_gate_result_from_json(rpl_gate_result **out, const cJSON *doc, const cha
     opt = cJSON_GetObjectItemCaseSensitive(doc, "options");
     if (!cJSON_IsArray(checks) || !cJSON_IsObject(opt))
         return bad(path, "no checks or options");
-    if ((rc = rpl_gate_result_new(&r, test, arch, mode, input)) != RPL_OK)
+    if ((rc = rpl_gate_result_new(&r, test, arch, mode, input)) != 0)
         return rc;
     if (rpl_json_get_number(opt, "tolerance", &r->stat.delta) ||
         rpl_json_get_number(opt, "confidence", &r->stat.confidence))
         rc = bad(path, "options lack tolerance or confidence");
     cJSON_ArrayForEach(o, checks)
     {
-        if (rc == RPL_OK)
+        if (rc == 0)
             rc = read_check(r, o, path);
     }
-    if (rc == RPL_OK && rpl_verdict_parse(verdict) != (int)r->verdict)
+    if (rc == 0 && rpl_verdict_parse(verdict) != (int)r->verdict)
         rc = bad(path, "its verdict disagrees with its checks");
     r->skipped = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(doc, "skipped"));
-    if (rc == RPL_OK &&
+    if (rc == 0 &&
         (rpl_gpu_state_from_json(&r->gpu, cJSON_GetObjectItemCaseSensitive(doc, "gpu_state")) ||
          rpl_gpu_state_from_json(&r->baseline_gpu,
                                  cJSON_GetObjectItemCaseSensitive(doc, "baseline_gpu_state"))))
         rc = bad(path, "gpu_state is malformed");
     o = cJSON_GetObjectItemCaseSensitive(doc, "device");
-    if (rc == RPL_OK && cJSON_IsString(o) && rpl_gate_result_set(&r->device, o->valuestring))
+    if (rc == 0 && cJSON_IsString(o) && rpl_gate_result_set(&r->device, o->valuestring))
         rc = rpl_error_oom();
     o = cJSON_GetObjectItemCaseSensitive(doc, "baseline");
-    if (rc == RPL_OK && cJSON_IsString(o) && rpl_gate_result_set(&r->baseline_path, o->valuestring))
+    if (rc == 0 && cJSON_IsString(o) && rpl_gate_result_set(&r->baseline_path, o->valuestring))
         rc = rpl_error_oom();
     cJSON_ArrayForEach(o, cJSON_GetObjectItemCaseSensitive(doc, "traces"))
     {
-        if (rc == RPL_OK && cJSON_IsString(o))
+        if (rc == 0 && cJSON_IsString(o))
             rc = rpl_gate_result_add_trace(r, o->valuestring);
     }
-    if (rc != RPL_OK) {
+    if (rc != 0) {
         rpl_gate_result_free(r);
         return rc;
     }
     *out = r;
-    return RPL_OK;
+    return 0;
 }

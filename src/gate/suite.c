@@ -51,14 +51,14 @@ static int visit(const char *path, const struct stat *st, int type, struct FTW *
     (void)f;
     if (type != FTW_F || !ends_with(path, ".json"))
         return 0;
-    if (rpl_json_parse_file(&doc, path, 64u << 20) != RPL_OK || !looks_like_result(doc)) {
+    if (rpl_json_parse_file(&doc, path, 64u << 20) != 0 || !looks_like_result(doc)) {
         rpl_log_debug("suite: '%s' is no gate result, skipped", path);
         cJSON_Delete(doc);
         return 0;
     }
     rc = rpl_gate_result_from_json(&r, doc, path);
     cJSON_Delete(doc);
-    if (rc == RPL_OK && s->n == s->cap) {
+    if (rc == 0 && s->n == s->cap) {
         size_t cap = s->cap ? 2 * s->cap : 16;
         rpl_gate_result **nr = realloc(s->results, cap * sizeof(*nr));
         char **np = nr ? realloc(s->paths, cap * sizeof(*np)) : NULL;
@@ -71,14 +71,14 @@ static int visit(const char *path, const struct stat *st, int type, struct FTW *
         else
             s->cap = cap;
     }
-    if (rc == RPL_OK) {
+    if (rc == 0) {
         s->results[s->n] = r;
         if (!(s->paths[s->n] = strdup(path)))
             rc = rpl_error_oom();
         else
             s->n++;
     }
-    if (rc != RPL_OK) {
+    if (rc != 0) {
         rpl_gate_result_free(r);
         s->rc = rc;
         return 1;
@@ -114,7 +114,7 @@ static int sort_by_test(suite *s)
         s->paths[i] = e[i].path;
     }
     free(e);
-    return RPL_OK;
+    return 0;
 }
 
 /* Holm over the runtime checks that failed on their own; a rejected FAIL stays, others WARN. */
@@ -143,7 +143,7 @@ static int apply_holm(suite *s, double alpha, size_t *m_out, size_t *downgraded)
                 p[k++] = s->results[i]->checks[j].rt.p_value;
     rc = rpl_gate_holm(rej, p, m, alpha);
     k = 0;
-    for (size_t i = 0; rc == RPL_OK && i < s->n; i++) {
+    for (size_t i = 0; rc == 0 && i < s->n; i++) {
         rpl_gate_result *r = s->results[i];
         r->verdict = RPL_VERDICT_PASS;
         for (size_t j = 0; j < r->nchecks; j++) {
@@ -217,7 +217,7 @@ static int suite_json(const char *path, const suite *s, const rpl_suite_geomean 
                       size_t m, size_t downgraded, size_t nfail)
 {
     cJSON *doc = cJSON_CreateObject(), *gm = NULL, *arr = NULL;
-    int rc = RPL_OK;
+    int rc = 0;
 
     if (!doc || !cJSON_AddStringToObject(doc, "schema_version", "1.0") ||
         !rpl_json_add_int64(doc, "results", (int64_t)s->n) ||
@@ -229,7 +229,7 @@ static int suite_json(const char *path, const suite *s, const rpl_suite_geomean 
                           : cJSON_AddNullToObject(doc, "geomean")) ||
         !(arr = cJSON_AddArrayToObject(doc, "tests")))
         rc = rpl_error_oom();
-    if (rc == RPL_OK && g->kernels &&
+    if (rc == 0 && g->kernels &&
         (!cJSON_AddNumberToObject(gm, "ratio", g->ratio) ||
          !cJSON_AddNumberToObject(gm, "ci_low", g->ci_low) ||
          !cJSON_AddNumberToObject(gm, "ci_high", g->ci_high) ||
@@ -238,7 +238,7 @@ static int suite_json(const char *path, const suite *s, const rpl_suite_geomean 
          !rpl_json_add_int64(gm, "tests", (int64_t)g->tests) ||
          !rpl_json_add_int64(gm, "kernels", (int64_t)g->kernels)))
         rc = rpl_error_oom();
-    for (size_t i = 0; rc == RPL_OK && i < s->n; i++) {
+    for (size_t i = 0; rc == 0 && i < s->n; i++) {
         const rpl_gate_result *r = s->results[i];
         cJSON *o = cJSON_CreateObject();
         if (!o || !cJSON_AddItemToArray(arr, o) || !cJSON_AddStringToObject(o, "test", r->test) ||
@@ -248,7 +248,7 @@ static int suite_json(const char *path, const suite *s, const rpl_suite_geomean 
             !cJSON_AddStringToObject(o, "file", s->paths[i]))
             rc = rpl_error_oom();
     }
-    if (rc == RPL_OK)
+    if (rc == 0)
         rc = rpl_json_write_file(path, doc);
     cJSON_Delete(doc);
     return rc;
@@ -271,39 +271,39 @@ int rpl_gate_suite_report(rpl_strbuf *out, bool *failed, const rpl_suite_opts *o
         rc = rpl_error_set(RPL_ENOTFOUND, "cannot read the suite folder '%s'", o->dir);
     else
         rc = s.rc;
-    if (rc == RPL_OK && s.n == 0)
+    if (rc == 0 && s.n == 0)
         rc = rpl_error_set(RPL_EINPUT, "no gate result JSON files below '%s'", o->dir);
-    if (rc == RPL_OK)
+    if (rc == 0)
         rc = sort_by_test(&s);
     /* The suite's JUnit links each test's result file. */
-    for (size_t i = 0; rc == RPL_OK && i < s.n; i++)
+    for (size_t i = 0; rc == 0 && i < s.n; i++)
         rc = rpl_gate_result_add_attachment(s.results[i], s.paths[i]);
-    if (rc == RPL_OK)
+    if (rc == 0)
         rc = apply_holm(&s, o->alpha, &m, &downgraded);
-    if (rc == RPL_OK)
+    if (rc == 0)
         rc = rpl_suite_geomean_compute(&g, (const rpl_gate_result *const *)s.results, s.n);
-    if (rc == RPL_OK) {
+    if (rc == 0) {
         summary(out, &s, o->alpha, m, downgraded, &nfail);
         geomean_line(out, &g, "");
         *failed = nfail > 0;
     }
-    if (rc == RPL_OK && o->json)
+    if (rc == 0 && o->json)
         rc = suite_json(o->json, &s, &g, o->alpha, m, downgraded, nfail);
-    if (rc == RPL_OK && o->html)
+    if (rc == 0 && o->html)
         rc = rpl_suite_html(o->html, (const rpl_gate_result *const *)s.results, s.n, &g,
                             o->baseline_dir);
-    if (rc == RPL_OK && o->markdown) {
+    if (rc == 0 && o->markdown) {
         rpl_strbuf md = RPL_STRBUF_INIT;
         rpl_strbuf_printf(&md, "# rocm-perf suite: %zu fail of %zu\n\n%s\n", nfail, s.n,
                           "Family-wise false-alarm control: Holm over the runtime comparisons.");
         geomean_line(&md, &g, "\n**Suite:** ");
-        for (size_t i = 0; rc == RPL_OK && i < s.n; i++)
+        for (size_t i = 0; rc == 0 && i < s.n; i++)
             rc = rpl_gate_markdown(&md, s.results[i]);
-        if (rc == RPL_OK)
+        if (rc == 0)
             rc = rpl_file_write_atomic(o->markdown, md.ptr ? md.ptr : "", md.len);
         rpl_strbuf_release(&md);
     }
-    if (rc == RPL_OK && o->junit)
+    if (rc == 0 && o->junit)
         rc = rpl_gate_junit_write_suite(o->junit, (const rpl_gate_result *const *)s.results, s.n,
                                         &g);
     for (size_t i = 0; i < s.n; i++) {

@@ -389,7 +389,7 @@ static void history_chart(rpl_strbuf *out, const rpl_baseline *b, const char *ke
     if (s.n == 0)
         goto done;
     rpl_cp_opts_init(&o);
-    if (rpl_change_points(&s.cp, &s.ncp, s.x, s.n, &o) != RPL_OK) {
+    if (rpl_change_points(&s.cp, &s.ncp, s.x, s.n, &o) != 0) {
         rpl_error_clear();
         s.ncp = 0;
     }
@@ -419,7 +419,7 @@ static rpl_baseline *load_baseline(const rpl_gate_result *r, const char *dir)
     rpl_baseline *b = NULL;
     char *path = NULL;
 
-    if (dir && rpl_baseline_path(&path, dir, r->arch, r->test) == RPL_OK)
+    if (dir && rpl_baseline_path(&path, dir, r->arch, r->test) == 0)
         rpl_baseline_read(&b, path);
     else if (!dir && r->baseline_path)
         rpl_baseline_read(&b, r->baseline_path);

@@ -22,5 +22,5 @@ int rpl_gate_text(rpl_strbuf *out, const rpl_gate_result *r)
                           r->nchecks == 1 ? "" : "s");
     if (r->confirmation)
         rpl_strbuf_printf(out, "  %s\n", r->confirmation);
-    return rpl_strbuf_cstr(out)[0] ? RPL_OK : rpl_error_oom();
+    return rpl_strbuf_cstr(out)[0] ? 0 : rpl_error_oom();
 }

@@ -38,7 +38,7 @@ static int series_of(series *s, const rpl_baseline *b, const char *kernel)
                 s->entry[s->n++] = i;
                 break;
             }
-    return RPL_OK;
+    return 0;
 }
 
 static cJSON *str_or_null(cJSON *o, const char *key, const char *v)
@@ -79,7 +79,7 @@ static int history_json(cJSON *arr, const rpl_baseline *b, const series *s)
             return rpl_error_oom();
         }
     }
-    return RPL_OK;
+    return 0;
 }
 
 static int kernel_trend(cJSON *karr, rpl_strbuf *text, const rpl_baseline *b, const char *name,
@@ -93,9 +93,9 @@ static int kernel_trend(cJSON *karr, rpl_strbuf *text, const rpl_baseline *b, co
     char c1[16], c2[16], m1[32], m2[32];
     int rc = k && cJSON_AddItemToArray(karr, k) ? series_of(&s, b, name) : rpl_error_oom();
 
-    if (rc == RPL_OK)
+    if (rc == 0)
         rc = rpl_change_points(&cp, &ncp, s.v, s.n, &o->cp);
-    if (rc != RPL_OK)
+    if (rc != 0)
         goto done;
     rpl_drift_find(&d, cp, ncp, s.v, s.n, o->tolerance);
     if (!cJSON_AddStringToObject(k, "name", name) ||
@@ -171,7 +171,7 @@ int rpl_trend_report(cJSON **out, rpl_strbuf *text, const rpl_baseline *b, const
     int rc = rpl_kernel_filter_init(&f, o->kernel_regex, NULL, true);
 
     *out = NULL;
-    if (rc != RPL_OK) {
+    if (rc != 0) {
         cJSON_Delete(doc);
         return rc;
     }
@@ -187,23 +187,23 @@ int rpl_trend_report(cJSON **out, rpl_strbuf *text, const rpl_baseline *b, const
         !rpl_json_add_int64(m, "seed", (int64_t)o->cp.seed) ||
         !(karr = cJSON_AddArrayToObject(doc, "kernels")))
         rc = rpl_error_oom();
-    for (size_t i = 0; rc == RPL_OK && i < b->nkernels; i++) {
+    for (size_t i = 0; rc == 0 && i < b->nkernels; i++) {
         if (!rpl_kernel_filter_selects(&f, b->kernels[i].name, b->kernels[i].name))
             continue;
         selected++;
         rc = kernel_trend(karr, text, b, b->kernels[i].name, o);
     }
     rpl_kernel_filter_release(&f);
-    if (rc == RPL_OK && !selected)
+    if (rc == 0 && !selected)
         rc = rpl_error_set(RPL_EINPUT,
                            "no kernel of the runtime section of baseline '%s' is "
                            "selected%s%s",
                            b->test, o->kernel_regex ? " by --kernel " : "",
                            o->kernel_regex ? o->kernel_regex : "");
-    if (rc != RPL_OK) {
+    if (rc != 0) {
         cJSON_Delete(doc);
         return rc;
     }
     *out = doc;
-    return RPL_OK;
+    return 0;
 }

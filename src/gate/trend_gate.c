@@ -30,7 +30,7 @@ static int series(double **x, size_t **entry, size_t *n, const rpl_baseline *b, 
             }
     (*entry)[*n] = b->nruns; /* this run */
     (*x)[(*n)++] = last;
-    return RPL_OK;
+    return 0;
 }
 
 /* "...; the slower level began at history entry I (commit C, DATE)" appended to *msg. */
@@ -49,7 +49,7 @@ static int append_start(char **msg, size_t index, const rpl_history_entry *e)
                  index, e->commit ? e->commit : "not recorded", e->date ? ", " : "",
                  e->date ? e->date : "");
     *msg = m;
-    return RPL_OK;
+    return 0;
 }
 
 static int kernel_trend(rpl_gate_result *r, const rpl_baseline *b, rpl_gate_check *c,
@@ -63,16 +63,16 @@ static int kernel_trend(rpl_gate_result *r, const rpl_baseline *b, rpl_gate_chec
     int rc = series(&x, &entry, &n, b, k->name, c->rt.median_cand);
 
     rpl_cp_opts_init(&o);
-    if (rc == RPL_OK && n >= 2 * o.min_size)
+    if (rc == 0 && n >= 2 * o.min_size)
         rc = rpl_change_points(&cp, &ncp, x, n, &o);
-    if (rc != RPL_OK || n < 2 * o.min_size)
+    if (rc != 0 || n < 2 * o.min_size)
         goto done;
     if (ncp && cp[ncp - 1].size > r->stat.delta &&
         (c->rt.change == RPL_CHANGE_SLOWER || c->rt.change == RPL_CHANGE_UNDECIDED)) {
         size_t at = entry[cp[ncp - 1].index];
         const rpl_history_entry *e = at < b->nruns ? &b->runs[at] : NULL;
         rc = append_start(&c->message, cp[ncp - 1].index, e);
-        if (rc != RPL_OK)
+        if (rc != 0)
             goto done;
     }
     rpl_drift_find(&d, cp, ncp, x, n, r->stat.delta);
@@ -104,11 +104,11 @@ int rpl_gate_trend_checks(rpl_gate_result *r, const rpl_baseline *b, const rpl_r
                           size_t ncand)
 {
     size_t nchecks = r->nchecks;
-    int rc = RPL_OK;
+    int rc = 0;
 
     if (!b->nruns)
-        return RPL_OK;
-    for (size_t i = 0; i < nchecks && rc == RPL_OK; i++) {
+        return 0;
+    for (size_t i = 0; i < nchecks && rc == 0; i++) {
         const rpl_runtime_kernel *k = NULL;
 
         if (!r->checks[i].has_runtime)

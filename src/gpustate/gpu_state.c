@@ -80,12 +80,12 @@ static int opt_num(const cJSON *o, const char *key, double *out)
 
     *out = -1;
     if (!v || cJSON_IsNull(v))
-        return RPL_OK;
+        return 0;
     if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0 ||
         v->valuedouble > 1e7)
         return RPL_EINPUT;
     *out = v->valuedouble;
-    return RPL_OK;
+    return 0;
 }
 
 int rpl_gpu_state_from_json(rpl_gpu_state *out, const cJSON *item)
@@ -95,7 +95,7 @@ int rpl_gpu_state_from_json(rpl_gpu_state *out, const cJSON *item)
 
     memset(out, 0, sizeof(*out));
     if (!item || cJSON_IsNull(item))
-        return RPL_OK;
+        return 0;
     src = cJSON_GetObjectItemCaseSensitive(item, "source");
     arr = cJSON_GetObjectItemCaseSensitive(item, "throttle_reasons");
     if (!cJSON_IsObject(item) || !cJSON_IsString(src) ||
@@ -119,7 +119,7 @@ int rpl_gpu_state_from_json(rpl_gpu_state *out, const cJSON *item)
         out->throttle |= i < RPL_THROTTLE_NAMES ? 1u << i : RPL_THROTTLE_OTHER;
     }
     out->valid = true;
-    return RPL_OK;
+    return 0;
 }
 
 static void throttle_list(char *buf, size_t cap, unsigned bits)

@@ -65,7 +65,7 @@ int rpl_gpu_sampler_start(rpl_gpu_sampler **out, unsigned index, unsigned period
         return rpl_error_set(RPL_ERROR, "cannot start the GPU state sampler thread");
     }
     *out = s;
-    return RPL_OK;
+    return 0;
 }
 
 void rpl_gpu_sampler_stop(rpl_gpu_sampler *s, rpl_gpu_state *out)

@@ -205,7 +205,7 @@ static int read_nvml(rpl_gpu_state *s, unsigned index)
     s->temperature_c = nvml.temperature(d, NVML_TEMPERATURE_GPU, &v) == 0 ? (double)v : -1;
     s->power_w = nvml.power(d, &v) == 0 ? v / 1000.0 : -1;
     s->throttle = nvml.reasons(d, &r) == 0 ? throttle_bits(r) : 0;
-    return RPL_OK;
+    return 0;
 }
 
 /* The current frequency in MHz of a clock domain, or -1; *max the highest supported. */
@@ -251,15 +251,15 @@ static int read_rsmi(rpl_gpu_state *s, unsigned index)
                            : -1;
     s->power_w = rsmi.power(index, 0, &p) == 0 ? (double)p / 1e6 : -1;
     s->throttle = 0; /* ROCm SMI names no throttle reasons; the clocks tell */
-    return RPL_OK;
+    return 0;
 }
 
 bool rpl_gpu_state_poll(rpl_gpu_state *out, unsigned index)
 {
     memset(out, 0, sizeof(*out));
     pthread_once(&once, load);
-    out->valid = have_nvml   ? read_nvml(out, index) == RPL_OK
-                 : have_rsmi ? read_rsmi(out, index) == RPL_OK
+    out->valid = have_nvml   ? read_nvml(out, index) == 0
+                 : have_rsmi ? read_rsmi(out, index) == 0
                              : false;
     out->samples = out->valid;
     return out->valid;
@@ -268,7 +268,7 @@ bool rpl_gpu_state_poll(rpl_gpu_state *out, unsigned index)
 int rpl_gpu_state_read(rpl_gpu_state *out, unsigned index)
 {
     if (rpl_gpu_state_poll(out, index))
-        return RPL_OK;
+        return 0;
     if (!have_nvml && !have_rsmi)
         return rpl_error_set(RPL_ENODEV, "no GPU management library (libnvidia-ml.so.1, "
                                          "librocm_smi64) could be opened");

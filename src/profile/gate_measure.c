@@ -39,7 +39,7 @@ static int only_arch(char **out, const rpl_codeobj_set *set)
     }
     if (!first)
         return rpl_error_set(RPL_EINPUT, "no kernel in the code objects");
-    return (*out = strdup(first)) ? RPL_OK : rpl_error_oom();
+    return (*out = strdup(first)) ? 0 : rpl_error_oom();
 }
 
 /* --kernel on code objects: keep the kernels whose (mangled) name matches. */
@@ -49,7 +49,7 @@ static int filter_statics(rpl_gate_measurement *m, const char *regex)
     size_t k = 0;
     int rc = rpl_kernel_filter_init(&f, regex, NULL, true);
 
-    if (rc != RPL_OK)
+    if (rc != 0)
         return rc;
     for (size_t i = 0; i < m->nstatics; i++) {
         if (rpl_kernel_filter_selects(&f, m->statics[i].name, m->statics[i].name))
@@ -61,7 +61,7 @@ static int filter_statics(rpl_gate_measurement *m, const char *regex)
     rpl_kernel_filter_release(&f);
     if (k == 0)
         return rpl_error_set(RPL_EINPUT, "no kernel of the code matches --kernel '%s'", regex);
-    return RPL_OK;
+    return 0;
 }
 
 static int measure_static(rpl_gate_measurement *m, const rpl_gate_input *in)
@@ -69,16 +69,16 @@ static int measure_static(rpl_gate_measurement *m, const rpl_gate_input *in)
     rpl_codeobj_set *set = NULL;
     int rc = rpl_codeobj_set_new(&set);
 
-    for (size_t i = 0; rc == RPL_OK && i < in->nstatic; i++)
+    for (size_t i = 0; rc == 0 && i < in->nstatic; i++)
         rc = rpl_codeobj_read_file(set, in->static_files[i]);
-    if (rc == RPL_OK)
-        rc = in->arch ? ((m->arch = strdup(in->arch)) ? RPL_OK : rpl_error_oom())
+    if (rc == 0)
+        rc = in->arch ? ((m->arch = strdup(in->arch)) ? 0 : rpl_error_oom())
                       : only_arch(&m->arch, set);
-    if (rc == RPL_OK)
+    if (rc == 0)
         rc = rpl_baseline_static_from_codeobj(&m->statics, &m->nstatics, set, m->arch, in->block);
-    if (rc == RPL_OK && in->kernel_regex)
+    if (rc == 0 && in->kernel_regex)
         rc = filter_statics(m, in->kernel_regex);
-    for (size_t i = 0; rc == RPL_OK && i < set->count && !m->toolkit; i++) {
+    for (size_t i = 0; rc == 0 && i < set->count && !m->toolkit; i++) {
         char buf[32];
         if (!set->kernels[i].llvm_major || strcasecmp(set->kernels[i].arch, m->arch) != 0)
             continue;
@@ -113,7 +113,7 @@ static int trace_device(rpl_gate_measurement *m, const rpl_trace *t, const rpl_g
     rpl_baseline_device_from_trace(&tmp, t);
     m->device = tmp.device;
     m->driver = tmp.driver;
-    return RPL_OK;
+    return 0;
 }
 
 static int measure_traces(rpl_gate_measurement *m, const rpl_gate_input *in)
@@ -122,11 +122,11 @@ static int measure_traces(rpl_gate_measurement *m, const rpl_gate_input *in)
     rpl_trace *t = NULL;
     int rc = rpl_trace_new(&t);
 
-    for (size_t i = 0; rc == RPL_OK && i < in->ntraces; i++)
+    for (size_t i = 0; rc == 0 && i < in->ntraces; i++)
         rc = rpl_rocpd_read(t, in->traces[i]);
-    if (rc == RPL_OK)
+    if (rc == 0)
         rc = trace_device(m, t, in);
-    if (rc == RPL_OK)
+    if (rc == 0)
         rc = rpl_baseline_runtime_from_trace(&m->kernels, &m->nkernels, t, &ro);
     rpl_trace_free(t);
     return rc;
@@ -166,7 +166,7 @@ static int merge_run(rpl_gate_measurement *m, rpl_runtime_kernel *k, size_t n)
         rpl_stats_compute(&dst->stats, tmp, dst->nsamples);
         free(tmp);
     }
-    return RPL_OK;
+    return 0;
 }
 
 static bool enough(const rpl_gate_measurement *m, unsigned want)
@@ -199,18 +199,18 @@ static int one_run(rpl_gate_measurement *m, const rpl_gate_input *in, const char
     po.quiet_app = in->quiet_app;
     rc = rpl_profile_run(&res, &po);
     /* Each run replaces the kept trace: what stays is the last run the samples came from. */
-    if (rc == RPL_OK && in->keep_trace)
+    if (rc == 0 && in->keep_trace)
         rc = rpl_rocpd_write(res->trace, in->keep_trace, NULL);
-    if (rc == RPL_OK && !m->arch)
+    if (rc == 0 && !m->arch)
         rc = trace_device(m, res->trace, in);
-    if (rc == RPL_OK)
+    if (rc == 0)
         rc = rpl_baseline_runtime_from_trace(&k, &n, res->trace, &ro);
-    if (rc == RPL_OK && m->runs == 0) {
+    if (rc == 0 && m->runs == 0) {
         m->kernels = k;
         m->nkernels = n;
         k = NULL;
         n = 0;
-    } else if (rc == RPL_OK) {
+    } else if (rc == 0) {
         rc = merge_run(m, k, n);
     }
     m->runs++;
@@ -224,16 +224,16 @@ static int measure_app(rpl_gate_measurement *m, const rpl_gate_input *in)
     const char *tmpdir = getenv("TMPDIR");
     char dir[4096];
     rpl_gpu_sampler *sampler = NULL;
-    int rc = RPL_OK;
+    int rc = 0;
 
     snprintf(dir, sizeof(dir), "%s/rocm-perf-gate.XXXXXX", tmpdir && tmpdir[0] ? tmpdir : "/tmp");
     if (!mkdtemp(dir))
         return rpl_error_set(RPL_EENV, "cannot create a work folder in '%s'",
                              tmpdir && tmpdir[0] ? tmpdir : "/tmp");
     /* The clocks while the program runs: GPU 0 as the program sees it (its first device). */
-    if (rpl_gpu_sampler_start(&sampler, 0, RPL_GATE_GPU_SAMPLE_MS) != RPL_OK)
+    if (rpl_gpu_sampler_start(&sampler, 0, RPL_GATE_GPU_SAMPLE_MS) != 0)
         rpl_error_clear();
-    while (rc == RPL_OK && m->runs < in->repetitions && !enough(m, in->repetitions)) {
+    while (rc == 0 && m->runs < in->repetitions && !enough(m, in->repetitions)) {
         rc = one_run(m, in, dir);
         rpl_log_info("gate: run %u of the program: %zu kernel%s", m->runs, m->nkernels,
                      m->nkernels == 1 ? "" : "s");
@@ -256,7 +256,7 @@ int rpl_gate_measure(rpl_gate_measurement *out, const rpl_gate_input *in)
         rc = measure_app(out, in);
     else
         rc = rpl_error_set(RPL_EUSAGE, "nothing to measure: give --static, --trace or -- APP");
-    if (rc != RPL_OK)
+    if (rc != 0)
         rpl_gate_measurement_release(out);
     return rc;
 }

@@ -63,7 +63,7 @@ static int clock_check(gate_run *g)
     if (base)
         g->res->baseline_gpu = *base;
     if (!rpl_gpu_state_unstable(&g->m.gpu, base, why, sizeof(why)))
-        return RPL_OK;
+        return 0;
     rpl_gpu_state_describe(&g->m.gpu, now, sizeof(now));
     rpl_gpu_state_describe(base ? base : &(rpl_gpu_state){0}, then, sizeof(then));
     if (g->opts.require_stable_clocks)
@@ -81,7 +81,7 @@ static int clock_check(gate_run *g)
     c->has_base = base && base->sm_mhz > 0;
     c->base = c->has_base ? base->sm_mhz : 0;
     c->change = c->has_base ? c->cand / c->base - 1.0 : 0;
-    return RPL_OK;
+    return 0;
 }
 
 /*
@@ -98,7 +98,7 @@ static int compare(gate_run *g)
     rpl_kernel_filter f;
     int rc = rpl_kernel_filter_init(&f, g->opts.in.kernel_regex, NULL, true);
 
-    if (rc != RPL_OK)
+    if (rc != 0)
         return rc;
     if (is_static)
         st = malloc((n ? n : 1) * sizeof(*st));
@@ -106,7 +106,7 @@ static int compare(gate_run *g)
         rt = malloc((n ? n : 1) * sizeof(*rt));
     if (!st && !rt)
         rc = rpl_error_oom();
-    for (size_t i = 0; rc == RPL_OK && i < n; i++) {
+    for (size_t i = 0; rc == 0 && i < n; i++) {
         const char *name = is_static ? b->statics[i].name : b->kernels[i].name;
         if (!rpl_kernel_filter_selects(&f, name, name))
             continue;
@@ -115,14 +115,14 @@ static int compare(gate_run *g)
         else
             rt[k++] = b->kernels[i];
     }
-    if (rc == RPL_OK)
+    if (rc == 0)
         rc = is_static ? rpl_gate_compare_static(g->res, st, k, g->m.statics, g->m.nstatics)
                        : rpl_gate_compare_runtime(g->res, rt, k, g->m.kernels, g->m.nkernels);
-    if (rc == RPL_OK && !is_static)
+    if (rc == 0 && !is_static)
         rc = rpl_gate_trend_checks(g->res, b, g->m.kernels, g->m.nkernels);
-    if (rc == RPL_OK && !is_static)
+    if (rc == 0 && !is_static)
         rc = clock_check(g);
-    if (rc == RPL_OK && k == 0)
+    if (rc == 0 && k == 0)
         rc = nothing_checked(g, n);
     free(st);
     free(rt);
@@ -169,10 +169,10 @@ static int add_samples(rpl_gate_measurement *m, const rpl_gate_measurement *more
         memcpy(tmp, k->samples, k->nsamples * sizeof(*tmp));
         rc = rpl_stats_compute(&k->stats, tmp, k->nsamples);
         free(tmp);
-        if (rc != RPL_OK)
+        if (rc != 0)
             return rc;
     }
-    return RPL_OK;
+    return 0;
 }
 
 /*
@@ -182,22 +182,22 @@ static int add_samples(rpl_gate_measurement *m, const rpl_gate_measurement *more
  */
 static int retry_undecided(gate_run *g)
 {
-    int rc = RPL_OK;
+    int rc = 0;
 
     if (!g->opts.retry_undecided || !runtime_undecided(g->res) || g->opts.in.nstatic)
-        return RPL_OK;
+        return 0;
     if (g->opts.in.ntraces) {
         rpl_log_warn("gate: --retry-undecided: --trace input is recorded and cannot be "
                      "measured again");
-        return RPL_OK;
+        return 0;
     }
-    while (rc == RPL_OK && g->res->retries < g->opts.retry_undecided && runtime_undecided(g->res)) {
+    while (rc == 0 && g->res->retries < g->opts.retry_undecided && runtime_undecided(g->res)) {
         rpl_gate_measurement more = {0};
 
         rpl_log_warn("gate: undecided runtime change; measuring again (%u of %u)",
                      g->res->retries + 1, g->opts.retry_undecided);
-        if ((rc = rpl_gate_measure(&more, &g->opts.in)) == RPL_OK &&
-            (rc = add_samples(&g->m, &more)) == RPL_OK) {
+        if ((rc = rpl_gate_measure(&more, &g->opts.in)) == 0 &&
+            (rc = add_samples(&g->m, &more)) == 0) {
             rpl_gate_result_clear_checks(g->res);
             rc = compare(g);
         }
@@ -214,7 +214,7 @@ static int confirm(gate_run *g)
     int rc;
 
     if (!runtime_failed(g->res))
-        return RPL_OK;
+        return 0;
     if (g->opts.in.ntraces)
         return rpl_gate_result_set(&g->res->confirmation,
                                    "no confirmation run: --trace input is recorded and cannot be "
@@ -222,10 +222,10 @@ static int confirm(gate_run *g)
     rpl_log_warn("gate: runtime regression flagged; measuring once more to confirm");
     first = g->res->verdict;
     rpl_gate_measurement_release(&g->m);
-    if ((rc = rpl_gate_measure(&g->m, &g->opts.in)) != RPL_OK)
+    if ((rc = rpl_gate_measure(&g->m, &g->opts.in)) != 0)
         return rc;
     rpl_gate_result_clear_checks(g->res);
-    if ((rc = compare(g)) != RPL_OK)
+    if ((rc = compare(g)) != 0)
         return rc;
     g->res->confirmed = true;
     return rpl_gate_result_set(&g->res->confirmation,
@@ -267,18 +267,18 @@ static int write_reports(gate_run *g)
     const rpl_gate_result *one[1] = {g->res};
     cJSON *doc = NULL;
     rpl_strbuf sb = RPL_STRBUF_INIT;
-    int rc = RPL_OK;
+    int rc = 0;
 
     /* Each report names the others, as JUnit attachments. */
     if (a->json)
         rc = attach(g->res, a->json);
-    if (rc == RPL_OK && a->markdown)
+    if (rc == 0 && a->markdown)
         rc = attach(g->res, a->markdown);
-    if (rc == RPL_OK && a->json && (rc = rpl_gate_result_json(&doc, g->res)) == RPL_OK)
+    if (rc == 0 && a->json && (rc = rpl_gate_result_json(&doc, g->res)) == 0)
         rc = rpl_json_write_file(a->json, doc);
-    if (rc == RPL_OK && a->markdown && (rc = rpl_gate_markdown(&sb, g->res)) == RPL_OK)
+    if (rc == 0 && a->markdown && (rc = rpl_gate_markdown(&sb, g->res)) == 0)
         rc = rpl_file_write_atomic(a->markdown, sb.ptr, sb.len);
-    if (rc == RPL_OK && a->junit)
+    if (rc == 0 && a->junit)
         rc = rpl_gate_junit_write(a->junit, one, 1);
     cJSON_Delete(doc);
     rpl_strbuf_release(&sb);
@@ -291,17 +291,17 @@ static int missing(gate_run *g, const char *why)
     rpl_strbuf cmd = RPL_STRBUF_INIT;
     int rc = rpl_gate_update_command(&cmd, &g->opts, g->m.arch);
 
-    if (rc == RPL_OK && !g->opts.allow_missing)
+    if (rc == 0 && !g->opts.allow_missing)
         rc = rpl_gate_result_missing(g->res, g->path, rpl_strbuf_cstr(&cmd));
-    if (rc == RPL_OK && g->opts.allow_missing) {
+    if (rc == 0 && g->opts.allow_missing) {
         g->res->baseline_missing = true;
         rc = rpl_gate_result_set(&g->res->create_command, rpl_strbuf_cstr(&cmd));
-        if (rc == RPL_OK)
+        if (rc == 0)
             rc = rpl_gate_result_set(&g->res->baseline_path, g->path);
-        if (rc == RPL_OK)
+        if (rc == 0)
             rc = rpl_gate_result_set(&g->res->confirmation, "--allow-missing-baseline: not gated");
     }
-    if (rc == RPL_OK)
+    if (rc == 0)
         rc = rpl_strbuf_printf(g->notice, "%s '%s'%s; create it with:\n  %s\n", why, g->path,
                                g->opts.allow_missing ? " (allowed: not gated)" : "",
                                rpl_strbuf_cstr(&cmd));
@@ -316,29 +316,28 @@ static int run_gate(gate_run *g, rpl_strbuf *text)
     double t0 = rpl_clock_mono_s();
     int rc;
 
-    if ((rc = rpl_gate_measure(&g->m, &a->in)) != RPL_OK ||
-        (rc = rpl_baseline_path(&g->path, a->baseline_dir, g->m.arch, a->test)) != RPL_OK)
+    if ((rc = rpl_gate_measure(&g->m, &a->in)) != 0 ||
+        (rc = rpl_baseline_path(&g->path, a->baseline_dir, g->m.arch, a->test)) != 0)
         return rc;
     if (a->update)
         return rpl_gate_update_baseline(a, g->path, &g->m, text);
     if ((rc = rpl_gate_result_new(&g->res, a->test, g->m.arch, a->in.nstatic ? "static" : "runtime",
-                                  input)) != RPL_OK)
+                                  input)) != 0)
         return rc;
     g->res->stat = a->stat;
     g->res->warmup = a->in.warmup;
     g->res->repetitions = a->in.repetitions;
-    if ((rc = rpl_gate_result_set(&g->res->device, g->m.device)) != RPL_OK)
+    if ((rc = rpl_gate_result_set(&g->res->device, g->m.device)) != 0)
         return rc;
     for (size_t i = 0; i < a->in.ntraces; i++)
-        if ((rc = add_absolute(g->res, a->in.traces[i], rpl_gate_result_add_trace)) != RPL_OK)
+        if ((rc = add_absolute(g->res, a->in.traces[i], rpl_gate_result_add_trace)) != 0)
             return rc;
     if (a->in.keep_trace &&
-        (rc = add_absolute(g->res, a->in.keep_trace, rpl_gate_result_add_trace)) != RPL_OK)
+        (rc = add_absolute(g->res, a->in.keep_trace, rpl_gate_result_add_trace)) != 0)
         return rc;
     rc = rpl_baseline_read(&g->base, g->path);
     /* Without --block, occupancy is compared at the block size the baseline recorded. */
-    if (rc == RPL_OK && a->in.nstatic && !a->in.block && g->base->has_static &&
-        g->base->block_size) {
+    if (rc == 0 && a->in.nstatic && !a->in.block && g->base->has_static && g->base->block_size) {
         g->opts.in.block = g->base->block_size;
         rpl_gate_measurement_release(&g->m);
         rc = rpl_gate_measure(&g->m, &g->opts.in);
@@ -346,26 +345,26 @@ static int run_gate(gate_run *g, rpl_strbuf *text)
     if (rc == RPL_ENOTFOUND) {
         rpl_error_clear();
         rc = missing(g, "no baseline");
-    } else if (rc == RPL_OK &&
+    } else if (rc == 0 &&
                (strcmp(g->base->test, a->test) != 0 || strcmp(g->base->arch, g->m.arch) != 0)) {
         rc = rpl_error_set(RPL_EINPUT, "baseline '%s' is for test '%s' on '%s', not '%s' on '%s'",
                            g->path, g->base->test, g->base->arch, a->test, g->m.arch);
-    } else if (rc == RPL_OK && !(a->in.nstatic ? g->base->has_static : g->base->has_runtime)) {
+    } else if (rc == 0 && !(a->in.nstatic ? g->base->has_static : g->base->has_runtime)) {
         rc = missing(g, a->in.nstatic ? "no static section in the baseline"
                                       : "no runtime section in the baseline");
-    } else if (rc == RPL_OK) {
+    } else if (rc == 0) {
         rc = rpl_gate_result_set(&g->res->baseline_path, g->path);
-        if (rc == RPL_OK)
+        if (rc == 0)
             rc = compare(g);
-        if (rc == RPL_OK)
+        if (rc == 0)
             rc = retry_undecided(g);
-        if (rc == RPL_OK)
+        if (rc == 0)
             rc = confirm(g);
     }
-    if (rc != RPL_OK)
+    if (rc != 0)
         return rc;
     g->res->elapsed_s = rpl_clock_mono_s() - t0;
-    if ((rc = write_reports(g)) != RPL_OK)
+    if ((rc = write_reports(g)) != 0)
         return rc;
     return rpl_gate_text(text, g->res);
 }

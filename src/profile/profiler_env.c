@@ -11,13 +11,13 @@ int rpl_profiler_env(int *backend, int *kernel_timing)
     rpl_kernel_timing kt;
 
     if (b && b[0]) {
-        if (rpl_backend_parse(&be, b) != RPL_OK)
+        if (rpl_backend_parse(&be, b) != 0)
             return rpl_error_set(RPL_EUSAGE,
                                  "ROCM_PERF_BACKEND is '%s'; it takes auto, rocprofv3 or cupti", b);
         *backend = (int)be;
     }
     if (t && t[0]) {
-        if (rpl_kernel_timing_parse(&kt, t) != RPL_OK)
+        if (rpl_kernel_timing_parse(&kt, t) != 0)
             return rpl_error_set(
                 RPL_EUSAGE, "ROCM_PERF_KERNEL_TIMING is '%s'; it takes concurrent or serial", t);
         *kernel_timing = (int)kt;

@@ -592,7 +592,7 @@ static int import_counters(import_ctx *c)
             rc = bad_value(c, &h, c_value, value, "a number");
             goto out;
         }
-        if ((rc = RPL_ARRAY_GROW(p, cap, np + 1)) != RPL_OK)
+        if ((rc = RPL_ARRAY_GROW(p, cap, np + 1)) != 0)
             goto out;
         p[np].dispatch = rpl_idmap_get(&c->by_corr, corr);
         if (p[np].dispatch == RPL_IDMAP_EMPTY) {

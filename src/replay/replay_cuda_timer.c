@@ -76,7 +76,7 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
             records.incomplete++;
             continue;
         }
-        if (RPL_ARRAY_GROW(records.items, records.cap, records.count + 1) != RPL_OK) {
+        if (RPL_ARRAY_GROW(records.items, records.cap, records.count + 1) != 0) {
             records.incomplete++;
             continue;
         }

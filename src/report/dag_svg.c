@@ -315,7 +315,7 @@ static void path_hops(svg *s, const rpl_dag *dag)
             continue;
         memcpy(last, key, sizeof(key));
         put(s, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", h.x1, h.y1, h.x2, h.y2);
-        if (RPL_ARRAY_GROW(s->hops, s->cap_hops, s->nhops + 1) != RPL_OK) {
+        if (RPL_ARRAY_GROW(s->hops, s->cap_hops, s->nhops + 1) != 0) {
             s->rc = RPL_ENOMEM;
             break;
         }

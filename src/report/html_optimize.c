@@ -178,7 +178,7 @@ int rpl_optimize_html_page(rpl_strbuf *out, const cJSON *log, const char *path)
                       "style=\"text-align:center\">rocm-perf %s</p></footer>\n</body>\n"
                       "</html>\n",
                       RPL_VERSION_STRING);
-    return out->ptr ? RPL_OK : rpl_error_oom();
+    return out->ptr ? 0 : rpl_error_oom();
 }
 
 int rpl_optimize_html(const char *html_path, const char *artifacts_dir)
@@ -188,7 +188,7 @@ int rpl_optimize_html(const char *html_path, const char *artifacts_dir)
     char *path = NULL;
     int rc = rpl_path_join(&path, artifacts_dir, LOG_NAME);
 
-    if (!rc && (rc = rpl_json_parse_file(&log, path, LOG_MAX)) != RPL_OK &&
+    if (!rc && (rc = rpl_json_parse_file(&log, path, LOG_MAX)) != 0 &&
         (rc == RPL_EIO || rc == RPL_ENOTFOUND))
         rc = rpl_error_set(RPL_EINPUT,
                            "'%s' has no readable " LOG_NAME "; give the --artifacts folder "

@@ -126,7 +126,7 @@ void rpl_html_trace_figures(rpl_strbuf *out, const char *const *traces, size_t n
         return;
     }
     rc = rpl_kernel_filter_init(&filter, NULL, NULL, false);
-    filter_ready = rc == RPL_OK;
+    filter_ready = rc == 0;
     if (!rc)
         rc = rpl_trace_new(&t);
     for (size_t i = 0; !rc && i < ntraces; i++)

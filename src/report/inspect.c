@@ -46,16 +46,16 @@ static int compute_row(inspect_row *r, const rpl_inspect_opts *o)
     int rc;
 
     if (!r->arch)
-        return RPL_OK;
+        return 0;
     rc = rpl_occ_kernel(&ko, r->k, r->arch, o->block, o->dyn_smem);
-    if (rc != RPL_OK)
+    if (rc != 0)
         return rc;
     r->max_block = ko.max_block;
     r->block = ko.block;
     r->rule = ko.rule;
     r->occ = ko.occ;
     r->have_occ = ko.known;
-    return RPL_OK;
+    return 0;
 }
 
 static void put_count(rpl_strbuf *sb, int64_t v)
@@ -128,7 +128,7 @@ static int render_table(rpl_strbuf *sb, const inspect_row *rows, size_t n)
         if (rpl_log_get_level() >= RPL_LOG_INFO)
             rpl_strbuf_printf(sb, "         from %s\n", k->origin);
     }
-    return rpl_strbuf_cstr(sb)[0] ? RPL_OK : rpl_error_oom();
+    return rpl_strbuf_cstr(sb)[0] ? 0 : rpl_error_oom();
 }
 
 /* A count, or null when unknown (negative). */
@@ -241,7 +241,7 @@ static int render_json(char **out, const rpl_inspect_opts *o, const inspect_row 
 {
     cJSON *doc = cJSON_CreateObject(), *tool, *inputs = NULL, *kernels = NULL, *warn = NULL;
     rpl_json_doc d = {false};
-    int rc = RPL_OK;
+    int rc = 0;
 
     if (!doc || !cJSON_AddStringToObject(doc, "schema_version", INSPECT_SCHEMA_VERSION) ||
         !(tool = cJSON_AddObjectToObject(doc, "tool")) ||
@@ -254,17 +254,17 @@ static int render_json(char **out, const rpl_inspect_opts *o, const inspect_row 
         !(kernels = cJSON_AddArrayToObject(doc, "kernels")) ||
         !(warn = cJSON_AddArrayToObject(doc, "warnings")))
         rc = rpl_error_oom();
-    for (size_t i = 0; rc == RPL_OK && i < o->nfiles; i++)
+    for (size_t i = 0; rc == 0 && i < o->nfiles; i++)
         if (!cJSON_AddItemToArray(inputs, cJSON_CreateString(o->files[i])))
             rc = rpl_error_oom();
-    for (size_t i = 0; rc == RPL_OK && i < n && !d.oom; i++)
+    for (size_t i = 0; rc == 0 && i < n && !d.oom; i++)
         json_kernel(&d, kernels, &rows[i]);
-    if (rc == RPL_OK && d.oom)
+    if (rc == 0 && d.oom)
         rc = rpl_error_oom();
-    for (size_t i = 0; rc == RPL_OK && i < set->n_warnings; i++)
+    for (size_t i = 0; rc == 0 && i < set->n_warnings; i++)
         if (!cJSON_AddItemToArray(warn, cJSON_CreateString(set->warnings[i])))
             rc = rpl_error_oom();
-    if (rc == RPL_OK)
+    if (rc == 0)
         rc = rpl_json_print(out, doc);
     cJSON_Delete(doc);
     return rc;
@@ -275,11 +275,11 @@ int rpl_inspect_render(rpl_strbuf *out, const rpl_inspect_opts *o, rpl_codeobj_s
     inspect_row *rows;
     size_t n = 0;
     char *text = NULL;
-    int rc = RPL_OK;
+    int rc = 0;
 
     for (size_t i = 0; i < o->nfiles; i++) {
         rc = rpl_codeobj_read_file(set, o->files[i]);
-        if (rc != RPL_OK)
+        if (rc != 0)
             return rc;
     }
     for (size_t i = 0; i < set->n_warnings; i++)
@@ -287,7 +287,7 @@ int rpl_inspect_render(rpl_strbuf *out, const rpl_inspect_opts *o, rpl_codeobj_s
     rows = calloc(set->count ? set->count : 1, sizeof(*rows));
     if (!rows)
         return rpl_error_oom();
-    for (size_t i = 0; i < set->count && rc == RPL_OK; i++) {
+    for (size_t i = 0; i < set->count && rc == 0; i++) {
         const rpl_kernel_info *k = &set->kernels[i];
         const rpl_arch *a = rpl_arch_find(k->arch);
 
@@ -300,15 +300,15 @@ int rpl_inspect_render(rpl_strbuf *out, const rpl_inspect_opts *o, rpl_codeobj_s
                          k->arch, k->name);
         rc = compute_row(&rows[n++], o);
     }
-    if (rc == RPL_OK && n == 0)
+    if (rc == 0 && n == 0)
         rc = rpl_error_set(RPL_EINPUT, "no kernel%s found in the input%s",
                            o->narchs ? " for the selected architecture" : "",
                            o->nfiles > 1 ? "s" : "");
-    if (rc == RPL_OK && o->json) {
+    if (rc == 0 && o->json) {
         rc = render_json(&text, o, rows, n, set);
-        if (rc == RPL_OK)
+        if (rc == 0)
             rc = rpl_strbuf_puts(out, text);
-    } else if (rc == RPL_OK) {
+    } else if (rc == 0) {
         rc = render_table(out, rows, n);
     }
     rpl_log_debug("inspect: %zu images, %zu kernels, %zu rows", set->n_images, set->count, n);

@@ -55,7 +55,7 @@ static char *trimmed_copy(const char *s, size_t len)
 
 static int strv_push(char ***v, size_t *count, size_t *cap, char *item)
 {
-    if (RPL_ARRAY_GROW(*v, *cap, *count + 1) != RPL_OK)
+    if (RPL_ARRAY_GROW(*v, *cap, *count + 1) != 0)
         return -1;
     (*v)[(*count)++] = item;
     return 0;

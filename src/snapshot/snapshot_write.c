@@ -115,7 +115,7 @@ static int make_parents(rpl_snapshot_writer *w, const char *rel)
             return rc;
         }
         free(path);
-        if ((rc = RPL_ARRAY_GROW(w->dirs, w->cap_dirs, w->ndirs + 1)) != RPL_OK) {
+        if ((rc = RPL_ARRAY_GROW(w->dirs, w->cap_dirs, w->ndirs + 1)) != 0) {
             free(sub);
             return rc;
         }

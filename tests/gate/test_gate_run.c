@@ -49,7 +49,7 @@ static void update_then_gate(void **state)
     (void)state;
     trace_opts(&o, "streams", RPL_TEST_TMP "/gate_run/b");
     o.update = true;
-    assert_int_equal(rpl_gate_run(&out, &o), RPL_OK);
+    assert_int_equal(rpl_gate_run(&out, &o), 0);
     assert_null(out.result);
     assert_non_null(strstr(rpl_strbuf_cstr(&out.text), "updated baseline " RPL_TEST_TMP));
     assert_non_null(strstr(rpl_strbuf_cstr(&out.text), "runtime section created"));
@@ -60,7 +60,7 @@ static void update_then_gate(void **state)
     snprintf(json, sizeof(json), "%s/gate_run/g.json", RPL_TEST_TMP);
     o.update = false;
     o.json = json;
-    assert_int_equal(rpl_gate_run(&out, &o), RPL_OK);
+    assert_int_equal(rpl_gate_run(&out, &o), 0);
     assert_non_null(out.result);
     assert_int_equal(out.result->verdict, RPL_VERDICT_PASS);
     assert_true(out.result->nchecks > 0);
@@ -78,7 +78,7 @@ static void missing_baseline(void **state)
 
     (void)state;
     trace_opts(&o, "absent", RPL_TEST_TMP "/gate_run/none");
-    assert_int_equal(rpl_gate_run(&out, &o), RPL_OK);
+    assert_int_equal(rpl_gate_run(&out, &o), 0);
     assert_int_equal(out.result->verdict, RPL_VERDICT_FAIL);
     assert_non_null(strstr(rpl_strbuf_cstr(&out.notice), "no baseline '"));
     assert_non_null(strstr(rpl_strbuf_cstr(&out.notice),
@@ -87,7 +87,7 @@ static void missing_baseline(void **state)
     rpl_gate_outcome_release(&out);
 
     o.allow_missing = true;
-    assert_int_equal(rpl_gate_run(&out, &o), RPL_OK);
+    assert_int_equal(rpl_gate_run(&out, &o), 0);
     assert_true(out.result->baseline_missing);
     assert_int_not_equal(out.result->verdict, RPL_VERDICT_FAIL);
     assert_non_null(strstr(rpl_strbuf_cstr(&out.notice), "(allowed: not gated)"));
@@ -103,7 +103,7 @@ static void update_command(void **state)
     (void)state;
     trace_opts(&o, "my test", RPL_TEST_TMP "/gate_run/q");
     o.in.kernel_regex = "gemm|relu";
-    assert_int_equal(rpl_gate_update_command(&cmd, &o, "sm_90"), RPL_OK);
+    assert_int_equal(rpl_gate_update_command(&cmd, &o, "sm_90"), 0);
     assert_string_equal(rpl_strbuf_cstr(&cmd),
                         "rocm-perf baseline update --test 'my test' --baseline-dir " RPL_TEST_TMP
                         "/gate_run/q --arch sm_90 --kernel 'gemm|relu' --warmup 1 --trace " TRACE);
@@ -164,16 +164,16 @@ static void update_refuses_other_test(void **state)
     (void)state;
     trace_opts(&o, "one", RPL_TEST_TMP "/gate_run/other");
     o.update = true;
-    assert_int_equal(rpl_gate_run(&out, &o), RPL_OK);
+    assert_int_equal(rpl_gate_run(&out, &o), 0);
     rpl_gate_outcome_release(&out);
-    assert_int_equal(rpl_gate_measure(&m, &o.in), RPL_OK);
-    assert_int_equal(rpl_baseline_path(&path, o.baseline_dir, m.arch, "one"), RPL_OK);
-    assert_int_equal(rpl_file_read_all(path, 1 << 24, &before, &nb), RPL_OK);
+    assert_int_equal(rpl_gate_measure(&m, &o.in), 0);
+    assert_int_equal(rpl_baseline_path(&path, o.baseline_dir, m.arch, "one"), 0);
+    assert_int_equal(rpl_file_read_all(path, 1 << 24, &before, &nb), 0);
     o.test = "two";
     assert_int_equal(rpl_gate_update_baseline(&o, path, &m, &report), RPL_EINPUT);
     assert_non_null(strstr(rpl_error_last()->message, "is for test 'one'"));
     assert_int_equal(report.len, 0);
-    assert_int_equal(rpl_file_read_all(path, 1 << 24, &after, &na), RPL_OK);
+    assert_int_equal(rpl_file_read_all(path, 1 << 24, &after, &na), 0);
     assert_true(na == nb && memcmp(before, after, nb) == 0);
     free(before);
     free(after);

@@ -65,11 +65,11 @@ static rates simulate(double delta, int k, double shift, unsigned long seed)
         o.seed = (unsigned long)t + 1;
         simulate_run(r, cand, 0);
         assert_int_equal(rpl_gate_compare_samples(&c, base, REPS, cand, REPS, hist, (size_t)k, &o),
-                         RPL_OK);
+                         0);
         ff += c.verdict == RPL_VERDICT_FAIL;
         simulate_run(r, cand, shift);
         assert_int_equal(rpl_gate_compare_samples(&c, base, REPS, cand, REPS, hist, (size_t)k, &o),
-                         RPL_OK);
+                         0);
         caught += c.verdict == RPL_VERDICT_FAIL;
     }
     gsl_rng_free(r);
@@ -134,10 +134,10 @@ static void seeded(void **state)
     rpl_gate_stat_opts_init(&o);
     fill(b, 25, 1000, 0.2);
     fill(c, 25, 1010, 0.2);
-    assert_int_equal(rpl_gate_compare_samples(&x, b, 25, c, 25, NULL, 0, &o), RPL_OK);
-    assert_int_equal(rpl_gate_compare_samples(&y, b, 25, c, 25, NULL, 0, &o), RPL_OK);
+    assert_int_equal(rpl_gate_compare_samples(&x, b, 25, c, 25, NULL, 0, &o), 0);
+    assert_int_equal(rpl_gate_compare_samples(&y, b, 25, c, 25, NULL, 0, &o), 0);
     o.seed = 7;
-    assert_int_equal(rpl_gate_compare_samples(&z, b, 25, c, 25, NULL, 0, &o), RPL_OK);
+    assert_int_equal(rpl_gate_compare_samples(&z, b, 25, c, 25, NULL, 0, &o), 0);
     assert_true(x.lower == y.lower && x.upper == y.upper && x.p_value == y.p_value);
     assert_true(x.lower != z.lower || x.upper != z.upper);
     assert_true(x.lower <= x.log_ratio && x.log_ratio <= x.upper);
@@ -153,29 +153,29 @@ static void verdicts(void **state)
     rpl_gate_stat_opts_init(&o);
     fill(b, 40, 1000, 0.02);
     fill(c, 40, 1200, 0.02); /* +20 %, tight: FAIL */
-    assert_int_equal(rpl_gate_compare_samples(&x, b, 40, c, 40, NULL, 0, &o), RPL_OK);
+    assert_int_equal(rpl_gate_compare_samples(&x, b, 40, c, 40, NULL, 0, &o), 0);
     assert_int_equal(x.verdict, RPL_VERDICT_FAIL);
     assert_true(x.p_value < 0.01);
     fill(c, 40, 800, 0.02); /* -20 %: IMPROVED */
-    assert_int_equal(rpl_gate_compare_samples(&x, b, 40, c, 40, NULL, 0, &o), RPL_OK);
+    assert_int_equal(rpl_gate_compare_samples(&x, b, 40, c, 40, NULL, 0, &o), 0);
     assert_int_equal(x.verdict, RPL_VERDICT_IMPROVED);
     fill(c, 40, 1005, 0.02); /* +0.5 %: PASS */
-    assert_int_equal(rpl_gate_compare_samples(&x, b, 40, c, 40, NULL, 0, &o), RPL_OK);
+    assert_int_equal(rpl_gate_compare_samples(&x, b, 40, c, 40, NULL, 0, &o), 0);
     assert_int_equal(x.verdict, RPL_VERDICT_PASS);
     fill(b, 8, 1000, 0.6); /* +4 % on very noisy small samples: WARN */
     fill(c, 8, 1040, 0.6);
-    assert_int_equal(rpl_gate_compare_samples(&x, b, 8, c, 8, NULL, 0, &o), RPL_OK);
+    assert_int_equal(rpl_gate_compare_samples(&x, b, 8, c, 8, NULL, 0, &o), 0);
     assert_int_equal(x.verdict, RPL_VERDICT_WARN);
     /* Stored mode: a flat history gets the sigma floor; +4 % is not confidently beyond 3 %. */
     fill(b, 40, 1000, 0.02);
     fill(c, 40, 1040, 0.02);
-    assert_int_equal(rpl_gate_compare_samples(&x, b, 40, c, 40, h, 5, &o), RPL_OK);
+    assert_int_equal(rpl_gate_compare_samples(&x, b, 40, c, 40, h, 5, &o), 0);
     assert_int_equal(x.history, 5);
     assert_true(fabs(x.sigma_run - RPL_GATE_SIGMA_FLOOR) < 1e-12);
     assert_true(fabs(x.median_base - 1000) < 1e-9);
     assert_int_equal(x.verdict, RPL_VERDICT_WARN);
     /* Two history entries are too few for the spread: two-sample mode. */
-    assert_int_equal(rpl_gate_compare_samples(&x, b, 40, c, 40, h, 2, &o), RPL_OK);
+    assert_int_equal(rpl_gate_compare_samples(&x, b, 40, c, 40, h, 2, &o), 0);
     assert_int_equal(x.history, 0);
 }
 
@@ -208,7 +208,7 @@ static void undecided_where_straddling(void **state)
                 c[i] = 1e5 * (1 + shifts[s]) * exp(gsl_ran_gaussian(r, noise[n]));
             }
             o.undecided = RPL_VERDICT_WARN;
-            assert_int_equal(rpl_gate_compare_samples(&x, b, 20, c, 20, NULL, 0, &o), RPL_OK);
+            assert_int_equal(rpl_gate_compare_samples(&x, b, 20, c, 20, NULL, 0, &o), 0);
             straddles = (x.lower <= hi && x.upper > hi) || (x.lower < lo && x.upper >= lo);
             assert_int_equal(x.change == RPL_CHANGE_UNDECIDED, straddles);
             seen[x.change]++;
@@ -222,10 +222,10 @@ static void undecided_where_straddling(void **state)
                 continue;
             assert_int_equal(x.verdict, RPL_VERDICT_WARN);
             o.undecided = RPL_VERDICT_FAIL;
-            assert_int_equal(rpl_gate_compare_samples(&y, b, 20, c, 20, NULL, 0, &o), RPL_OK);
+            assert_int_equal(rpl_gate_compare_samples(&y, b, 20, c, 20, NULL, 0, &o), 0);
             assert_int_equal(y.verdict, RPL_VERDICT_FAIL);
             o.undecided = RPL_VERDICT_PASS;
-            assert_int_equal(rpl_gate_compare_samples(&y, b, 20, c, 20, NULL, 0, &o), RPL_OK);
+            assert_int_equal(rpl_gate_compare_samples(&y, b, 20, c, 20, NULL, 0, &o), 0);
             assert_int_equal(y.verdict, RPL_VERDICT_PASS);
         }
     /* The grid reaches all four answers. */
@@ -260,11 +260,11 @@ static void holm(void **state)
     bool rej[5];
 
     (void)state;
-    assert_int_equal(rpl_gate_holm(rej, p, 5, 0.05), RPL_OK);
+    assert_int_equal(rpl_gate_holm(rej, p, 5, 0.05), 0);
     /* 0.005 <= .05/5, 0.01 <= .05/4, 0.03 > .05/3: stop. */
     assert_true(rej[3] && rej[0]);
     assert_false(rej[1] || rej[2] || rej[4]);
-    assert_int_equal(rpl_gate_holm(rej, p, 1, 0.05), RPL_OK);
+    assert_int_equal(rpl_gate_holm(rej, p, 1, 0.05), 0);
     assert_true(rej[0]);
 }
 

@@ -2,7 +2,7 @@
  * Growable arrays kept as a pointer, a count and a capacity by their owner
  * (in the manner of git's ALLOC_GROW):
  *
- *     if ((rc = RPL_ARRAY_GROW(v->items, v->cap, v->count + 1)) != RPL_OK)
+ *     if ((rc = RPL_ARRAY_GROW(v->items, v->cap, v->count + 1)) != 0)
  *         return rc;
  *     v->items[v->count++] = item;
  *
@@ -16,7 +16,7 @@
 
 /*
  * Make room for `need` elements of `size` bytes in the array whose pointer
- * is at `itemsp` and whose capacity is *cap.  Returns RPL_OK, or RPL_ENOMEM
+ * is at `itemsp` and whose capacity is *cap.  Returns 0, or RPL_ENOMEM
  * when the allocation fails or its size overflows (the array is unchanged).
  */
 int rpl_array_grow(void *itemsp, size_t *cap, size_t need, size_t size);

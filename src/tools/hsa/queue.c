@@ -63,7 +63,7 @@ static int remember(hsa_queue_t *queue, hsa_agent_t agent, ch_queue **out)
 
     if (!q)
         return rpl_error_oom();
-    if (RPL_ARRAY_GROW(ch_g.queues, ch_g.cap_queues, ch_g.nqueues + 1) != RPL_OK) {
+    if (RPL_ARRAY_GROW(ch_g.queues, ch_g.cap_queues, ch_g.nqueues + 1) != 0) {
         free(q);
         return RPL_ENOMEM;
     }

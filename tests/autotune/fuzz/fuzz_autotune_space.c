@@ -29,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     memcpy(text, data, size);
     text[size] = '\0';
-    if (rpl_tune_space_parse(&s, (const char *)data, size, "fuzz") == RPL_OK) {
+    if (rpl_tune_space_parse(&s, (const char *)data, size, "fuzz") == 0) {
         char buf[256];
         double v[RPL_TUNE_MAX_PARAMS];
         for (size_t j = 0; j < s->nparams; j++)
@@ -37,9 +37,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         rpl_tune_space_describe(buf, sizeof(buf), s, v);
         rpl_tune_space_free(s);
     }
-    if (rpl_template_parse(&t, text, "fuzz", names, 6) == RPL_OK) {
+    if (rpl_template_parse(&t, text, "fuzz", names, 6) == 0) {
         char **argv = NULL;
-        if (rpl_template_expand(&argv, t, names, values, 6) == RPL_OK)
+        if (rpl_template_expand(&argv, t, names, values, 6) == 0)
             rpl_argv_free(argv);
         rpl_template_free(t);
     }
@@ -47,7 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         char version[64];
         rpl_tune_driver_version(version, sizeof(version), text);
     }
-    if (rpl_expr_parse(&e, text, names, 5) == RPL_OK) {
+    if (rpl_expr_parse(&e, text, names, 5) == 0) {
         double r;
         rpl_expr_eval(e, vals, &r);
         rpl_expr_free(e);

@@ -98,7 +98,7 @@ static void error_is_thread_local(void **state)
 
 static void exit_codes(void **state)
 {
-    assert_int_equal(rpl_exit_code(RPL_OK), RPL_EXIT_OK);
+    assert_int_equal(rpl_exit_code(0), RPL_EXIT_OK);
     assert_int_equal(rpl_exit_code(RPL_EFAIL), RPL_EXIT_FAIL);
     assert_int_equal(rpl_exit_code(RPL_EUSAGE), RPL_EXIT_INPUT);
     assert_int_equal(rpl_exit_code(RPL_EINPUT), RPL_EXIT_INPUT);

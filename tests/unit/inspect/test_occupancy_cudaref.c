@@ -95,7 +95,7 @@ static void sweep(void **state)
                             if (want < 0 ||
                                 (dyns[d] && smems[s] + dyns[d] > a->smem_per_block_optin))
                                 continue; /* the header refuses the input */
-                            assert_int_equal(rpl_occ_nv(&o, a, &in), RPL_OK);
+                            assert_int_equal(rpl_occ_nv(&o, a, &in), 0);
                             if ((int)o.blocks_per_cu != want)
                                 fail_msg("%s regs %u block %u smem %u dyn %u barriers %u: "
                                          "cuda_occupancy.h %d, rpl %u",

@@ -407,13 +407,18 @@ void rpl_llm_pipe_ctx_release(rpl_llm_pipe_ctx *ctx)
     ctx->nnotes = 0;
 }
 
+/* The pipeline's methods; ctx is filled in per run. */
+static const rpl_llm_loop_backend pipe_methods = {
+    .ranking = pb_ranking,
+    .facts = pb_facts,
+    .run = pb_run,
+    .reject = pb_reject,
+    .accept = pb_accept,
+    .reports = pb_reports,
+};
+
 void rpl_llm_loop_pipe_backend(rpl_llm_loop_backend *be, rpl_llm_pipe_ctx *ctx)
 {
+    *be = pipe_methods;
     be->ctx = ctx;
-    be->ranking = pb_ranking;
-    be->facts = pb_facts;
-    be->run = pb_run;
-    be->reject = pb_reject;
-    be->accept = pb_accept;
-    be->reports = pb_reports;
 }

@@ -242,23 +242,11 @@ static char *openmp_include(const rpl_libclang *lc, const rpl_ks_options *o)
             return rc;                                                                             \
     } while (0)
 
-static int build_args(rpl_ks_parse_ctx *c, const rpl_libclang *lc, const rpl_ks_options *o,
-                      const char *name, const char *rocm, const char *cuda)
+/* The words of the parse's language mode: its architecture and toolkit. */
+static int mode_args(rpl_ks_parse_ctx *c, const char *rocm, const char *cuda)
 {
-    build_sink sink = {c, name};
-    char arch_list[128], *openmp;
-    bool user_list;
     int rc;
 
-    ADD("-x", NULL);
-    ADD(c->mode == RPL_KS_MODE_HIP ? "hip" : "cuda", NULL);
-    ADD("--cuda-device-only", NULL);
-    ADD("-std=c++17", NULL);
-    ADD("-Wno-unknown-cuda-version", NULL);
-    if (lc->resource_dir && c->mode != RPL_KS_MODE_CUDA_PRELUDE) {
-        ADD("-resource-dir", NULL);
-        ADD(lc->resource_dir, NULL);
-    }
     switch (c->mode) {
     case RPL_KS_MODE_HIP:
         ADD("--offload-arch=", c->arch);
@@ -304,6 +292,28 @@ static int build_args(rpl_ks_parse_ctx *c, const rpl_libclang *lc, const rpl_ks_
         ADD(KS_STUB_DIR, NULL);
         break;
     }
+    return 0;
+}
+
+static int build_args(rpl_ks_parse_ctx *c, const rpl_libclang *lc, const rpl_ks_options *o,
+                      const char *name, const char *rocm, const char *cuda)
+{
+    build_sink sink = {c, name};
+    char arch_list[128], *openmp;
+    bool user_list;
+    int rc;
+
+    ADD("-x", NULL);
+    ADD(c->mode == RPL_KS_MODE_HIP ? "hip" : "cuda", NULL);
+    ADD("--cuda-device-only", NULL);
+    ADD("-std=c++17", NULL);
+    ADD("-Wno-unknown-cuda-version", NULL);
+    if (lc->resource_dir && c->mode != RPL_KS_MODE_CUDA_PRELUDE) {
+        ADD("-resource-dir", NULL);
+        ADD(lc->resource_dir, NULL);
+    }
+    if ((rc = mode_args(c, rocm, cuda)) != 0)
+        return rc;
     if (c->mode != RPL_KS_MODE_HIP) {
         if ((rc = user_defines(o, "__CUDA_ARCH_LIST__", &user_list)) != 0)
             return rc;

@@ -6,13 +6,13 @@
  * values only, which the trace does not hold.  A program that launches one
  * size fifty times before the next is probed where its sizes change.
  */
-#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "pipe_int.h"
 #include "rpl/error.h"
+#include "rpl/kernel_filter.h"
 #include "rpl/log.h"
 #include "rpl/rocpd.h"
 #include "rpl/trace.h"
@@ -44,18 +44,23 @@ static bool listed(const unsigned *v, size_t n, unsigned x)
     return false;
 }
 
-/* Symbols whose mangled or display name matches `re`. */
-static int matching_symbols(const rpl_trace *t, const regex_t *re, bool **out)
+/* Symbols the kernel pattern selects (its mangled or display name, as `capture` matches). */
+static int matching_symbols(const rpl_trace *t, const char *regex, bool **out)
 {
-    bool *m = calloc(t->symbols.count ? t->symbols.count : 1, sizeof(*m));
+    rpl_kernel_filter filter;
+    bool *m;
+    int rc = rpl_kernel_filter_init(&filter, regex, NULL, true);
 
-    if (!m)
+    if (rc)
+        return rc;
+    if (!(m = calloc(t->symbols.count ? t->symbols.count : 1, sizeof(*m)))) {
+        rpl_kernel_filter_release(&filter);
         return rpl_error_oom();
-    for (uint32_t i = 0; i < t->symbols.count; i++) {
-        const rpl_kernel_symbol *s = &t->symbols.items[i];
-        m[i] = regexec(re, s->display_name ? s->display_name : "", 0, NULL, 0) == 0 ||
-               regexec(re, s->name ? s->name : "", 0, NULL, 0) == 0;
     }
+    for (uint32_t i = 0; i < t->symbols.count; i++)
+        m[i] = rpl_kernel_filter_selects(&filter, t->symbols.items[i].name,
+                                         t->symbols.items[i].display_name);
+    rpl_kernel_filter_release(&filter);
     *out = m;
     return 0;
 }
@@ -67,7 +72,6 @@ int pipe_shape_probes(const rpl_trace *t, const char *regex, unsigned **out, siz
     const rpl_dispatch **order = NULL;
     bool *match = NULL;
     size_t count = 0, nv = 0;
-    regex_t re;
     int rc = 0;
 
     *out = NULL;
@@ -75,12 +79,7 @@ int pipe_shape_probes(const rpl_trace *t, const char *regex, unsigned **out, siz
     if (!v)
         return rpl_error_oom();
     if (t && regex) {
-        if (regcomp(&re, regex, REG_EXTENDED | REG_NOSUB) != 0) {
-            free(v);
-            return rpl_error_set(RPL_EUSAGE, "bad kernel pattern '%s'", regex);
-        }
-        rc = matching_symbols(t, &re, &match);
-        regfree(&re);
+        rc = matching_symbols(t, regex, &match);
         if (rc == 0 && !(order = malloc((t->dispatches.count + 1) * sizeof(*order))))
             rc = rpl_error_oom();
         for (uint32_t i = 0; rc == 0 && i < t->dispatches.count; i++) {

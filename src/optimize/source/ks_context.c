@@ -70,16 +70,45 @@ static bool name_is_cuda(const char *name)
     return dot && (strcmp(dot, ".cu") == 0 || strcmp(dot, ".cuh") == 0);
 }
 
-/* ks_flags_take's sink: is __HIP_PLATFORM_NVIDIA__ among the build's -D words? */
-static int note_nvidia_platform(void *ctx, const char *prefix, const char *value)
-{
-    static const char macro[] = "__HIP_PLATFORM_NVIDIA__";
-    size_t n = sizeof(macro) - 1;
+/* Looking for one macro among the build's -D words (ks_flags_take's sink). */
+typedef struct define_probe {
+    const char *name;
+    bool found;
+} define_probe;
 
-    if (value && strcmp(prefix, "-D") == 0 && strncmp(value, macro, n) == 0 &&
-        (value[n] == '\0' || value[n] == '='))
-        *(bool *)ctx = true;
+static bool defines(const char *def, const char *name)
+{
+    size_t n = strlen(name);
+
+    return strncmp(def, name, n) == 0 && (def[n] == '\0' || def[n] == '=');
+}
+
+static int probe_sink(void *ctx, const char *prefix, const char *value)
+{
+    define_probe *d = ctx;
+
+    d->found |= strcmp(prefix, "-D") == 0 && value && defines(value, d->name);
     return 0;
+}
+
+/* A "-D" word of the build defines `name`. */
+static int build_defines(const rpl_ks_options *o, const char *name, bool *found)
+{
+    define_probe d = {name, false};
+    int rc = ks_flags_take(o->compile_words, NULL, probe_sink, &d);
+
+    *found = d.found;
+    return rc;
+}
+
+/* The build, or one of the --define values, defines `name`. */
+static int user_defines(const rpl_ks_options *o, const char *name, bool *found)
+{
+    int rc = build_defines(o, name, found);
+
+    for (size_t i = 0; o->defines && o->defines[i]; i++)
+        *found |= defines(o->defines[i], name);
+    return rc;
 }
 
 /*
@@ -93,7 +122,7 @@ static bool build_targets_nvidia(const rpl_ks_options *o, const char *build_arch
     bool nvidia = strncmp(build_arch, "sm_", 3) == 0;
 
     if (!nvidia && o->compile_words)
-        (void)ks_flags_take(o->compile_words, NULL, note_nvidia_platform, &nvidia);
+        (void)build_defines(o, "__HIP_PLATFORM_NVIDIA__", &nvidia);
     return nvidia;
 }
 
@@ -149,38 +178,6 @@ static int add_sink(void *ctx, const char *prefix, const char *value)
         return 0;
     }
     return add_arg(c, prefix, value);
-}
-
-/* A "-D" word of the build, or one of the --define values, defines `name`. */
-typedef struct define_probe {
-    const char *name;
-    bool found;
-} define_probe;
-
-static bool defines(const char *def, const char *name)
-{
-    size_t n = strlen(name);
-
-    return strncmp(def, name, n) == 0 && (def[n] == '\0' || def[n] == '=');
-}
-
-static int probe_sink(void *ctx, const char *prefix, const char *value)
-{
-    define_probe *d = ctx;
-
-    d->found |= strcmp(prefix, "-D") == 0 && value && defines(value, d->name);
-    return 0;
-}
-
-static int user_defines(const rpl_ks_options *o, const char *name, bool *found)
-{
-    define_probe d = {name, false};
-    int rc = ks_flags_take(o->compile_words, NULL, probe_sink, &d);
-
-    for (size_t i = 0; o->defines && o->defines[i]; i++)
-        d.found |= defines(o->defines[i], name);
-    *found = d.found;
-    return rc;
 }
 
 /*

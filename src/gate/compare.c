@@ -101,20 +101,19 @@ rpl_gate_check *rpl_gate_result_add_check(rpl_gate_result *r, const char *kernel
     rpl_gate_check *c;
     va_list ap;
     rpl_strbuf msg = RPL_STRBUF_INIT;
-    int len;
+    int rc;
 
     if (RPL_ARRAY_GROW(r->checks, r->capchecks, r->nchecks + 1) != 0)
         return NULL;
     c = &r->checks[r->nchecks];
     memset(c, 0, sizeof(*c));
     va_start(ap, fmt);
-    len = vsnprintf(NULL, 0, fmt, ap);
+    rc = rpl_strbuf_vprintf(&msg, fmt, ap);
     va_end(ap);
-    if (len < 0 || rpl_strbuf_grow(&msg, (size_t)len) != 0)
+    if (rc) {
+        rpl_strbuf_release(&msg);
         return NULL;
-    va_start(ap, fmt);
-    vsnprintf(msg.ptr, (size_t)len + 1, fmt, ap);
-    va_end(ap);
+    }
     c->kernel = strdup(kernel);
     c->family = strdup(family);
     c->metric = strdup(metric);

@@ -141,20 +141,19 @@ const char *pipe_last_line(const char *text)
 
 int pipe_set(char **field, const char *fmt, ...)
 {
+    rpl_strbuf s = RPL_STRBUF_INIT;
     va_list ap;
-    char *s;
-    int n;
+    int rc;
 
     va_start(ap, fmt);
-    n = vsnprintf(NULL, 0, fmt, ap);
+    rc = rpl_strbuf_vprintf(&s, fmt, ap);
     va_end(ap);
-    if (n < 0 || !(s = malloc((size_t)n + 1)))
-        return rpl_error_oom();
-    va_start(ap, fmt);
-    vsnprintf(s, (size_t)n + 1, fmt, ap);
-    va_end(ap);
+    if (rc) {
+        rpl_strbuf_release(&s);
+        return rc;
+    }
     free(*field);
-    *field = s;
+    *field = rpl_strbuf_detach(&s);
     return 0;
 }
 
